@@ -1,0 +1,46 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "PrefetchKit",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "PrefetchKit", targets: ["PrefetchKit"]),
+        .library(name: "PrefetchTesting", targets: ["PrefetchTesting"]),
+        .executable(name: "prefetch-demo", targets: ["prefetch-demo"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .target(
+            name: "PrefetchKit",
+            dependencies: [.product(name: "HeapModule", package: "swift-collections")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "PrefetchTesting",
+            dependencies: ["PrefetchKit"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "prefetch-demo",
+            dependencies: [
+                "PrefetchKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PrefetchKitTests",
+            dependencies: ["PrefetchKit", "PrefetchTesting"],
+            swiftSettings: strict
+        ),
+    ]
+)

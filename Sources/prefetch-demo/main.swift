@@ -1,0 +1,1 @@
+print("prefetch-demo: coming soon")
