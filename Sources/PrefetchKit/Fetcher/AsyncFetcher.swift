@@ -325,9 +325,8 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     private static func request(_ s: inout State, _ id: ID, _ interest: FetchScheduler<ID>.Interest, _ priority: FetchPriority) -> [Effect] {
         let coalesced = s.scheduler.contains(id)
         if coalesced { s.stats.coalescedRequests += 1 }
-        var effects = translate(&s, s.scheduler.request(id, interest: interest, priority: priority))
-        effects.append(.event(.requested(id, coalesced: coalesced)))
-        return effects
+        return [.event(.requested(id, coalesced: coalesced))]
+            + translate(&s, s.scheduler.request(id, interest: interest, priority: priority))
     }
 
     /// Turns scheduler actions into effects, updating the bookkeeping they imply.
@@ -432,7 +431,12 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
         }
         finish(id, load, result!, latency: clock.now() - started, fromStore: fromStore)
         if !fromStore, let store, case .success(let value)? = result {
-            do { try await store.store(value, for: id) } catch { emit(.storeWriteFailed(id, error: error)) }
+            do {
+                try await store.store(value, for: id)
+                emit(.storeWritten(id))
+            } catch {
+                emit(.storeWriteFailed(id, error: error))
+            }
         }
     }
 

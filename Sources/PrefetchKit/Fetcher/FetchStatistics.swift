@@ -79,6 +79,8 @@ public enum FetchEvent<ID: Hashable & Sendable>: Sendable {
     case loadCancelled(ID)
     /// A cancelled load's result arrived anyway.
     case lateResult(ID)
+    /// A loaded value was written to the data store.
+    case storeWritten(ID)
     /// Writing a value to the data store failed.
     case storeWriteFailed(ID, error: any Error)
     /// A call was refused (for example after ``AsyncFetcher/shutdown()``).
