@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "PrefetchKit", targets: ["PrefetchKit"]),
         .library(name: "PrefetchTesting", targets: ["PrefetchTesting"]),
+        .library(name: "PrefetchCollectionView", targets: ["PrefetchCollectionView"]),
         .executable(name: "prefetch-demo", targets: ["prefetch-demo"]),
     ],
     dependencies: [
@@ -29,6 +30,11 @@ let package = Package(
             dependencies: ["PrefetchKit"],
             swiftSettings: strict
         ),
+        .target(
+            name: "PrefetchCollectionView",
+            dependencies: ["PrefetchKit"],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "prefetch-demo",
             dependencies: [
@@ -40,6 +46,11 @@ let package = Package(
         .testTarget(
             name: "PrefetchKitTests",
             dependencies: ["PrefetchKit", "PrefetchTesting"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PrefetchCollectionViewTests",
+            dependencies: ["PrefetchCollectionView", "PrefetchKit", "PrefetchTesting"],
             swiftSettings: strict
         ),
     ]

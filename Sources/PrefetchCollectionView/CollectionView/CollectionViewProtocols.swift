@@ -1,0 +1,73 @@
+import Foundation
+
+/// Provides the items and cells of a ``CollectionView``, like `UICollectionViewDataSource`.
+@MainActor
+public protocol CollectionViewDataSource: AnyObject {
+    /// The number of sections; 1 unless you implement it.
+    func numberOfSections(in collectionView: CollectionView) -> Int
+
+    /// The number of items in `section`.
+    func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int
+
+    /// The cell for the item at `indexPath`, from
+    /// ``CollectionView/dequeueReusableCell(withReuseIdentifier:for:)``.
+    ///
+    /// With ``ItemScrollView/isPrefetchingEnabled`` the view may ask ahead of display, and may
+    /// never display the cell. The item's data may be loaded, loading, or never requested: cope
+    /// with all three (see <doc:PrefetchContract>).
+    func collectionView(_ collectionView: CollectionView, cellForItemAt indexPath: IndexPath) -> CollectionViewCell
+}
+
+extension CollectionViewDataSource {
+    /// One section.
+    public func numberOfSections(in collectionView: CollectionView) -> Int { 1 }
+}
+
+/// Starts and cancels data loads ahead of display, like `UICollectionViewDataSourcePrefetching`.
+///
+/// See <doc:PrefetchContract> for when each method is called.
+@MainActor
+public protocol CollectionViewDataSourcePrefetching: AnyObject {
+    /// Starts loading the data of these items, given nearest first.
+    func collectionView(_ collectionView: CollectionView, prefetchItemsAt indexPaths: [IndexPath])
+
+    /// Cancels loads started for these items, which left the prefetch window without being
+    /// displayed. Does nothing unless you implement it.
+    func collectionView(_ collectionView: CollectionView, cancelPrefetchingForItemsAt indexPaths: [IndexPath])
+}
+
+extension CollectionViewDataSourcePrefetching {
+    /// Does nothing.
+    public func collectionView(_ collectionView: CollectionView, cancelPrefetchingForItemsAt indexPaths: [IndexPath]) {}
+}
+
+/// Hears about cells coming on and off screen, and sizes items, like
+/// `UICollectionViewDelegateFlowLayout`. Every method is optional.
+@MainActor
+public protocol CollectionViewDelegate: AnyObject {
+    /// The item's cell is about to come on screen.
+    func collectionView(_ collectionView: CollectionView, willDisplay cell: CollectionViewCell, forItemAt indexPath: IndexPath)
+
+    /// The item's cell left the screen. For an item deleted by a batch update, `indexPath` is the
+    /// item's index path before the update.
+    func collectionView(_ collectionView: CollectionView, didEndDisplaying cell: CollectionViewCell, forItemAt indexPath: IndexPath)
+
+    /// The size of an item, for ``FlowLayout`` (the first item of each section sizes the section)
+    /// and ``ListLayout`` (the height of each row).
+    ///
+    /// Return ``CollectionView/automaticSize`` (the default) to use the layout's own size. The
+    /// view asks for `[0, 0]` (or the first item) at each reload; when that answer is
+    /// `automaticSize` it assumes you do not size items and never asks again until the next reload.
+    func collectionView(_ collectionView: CollectionView, layout collectionViewLayout: any CollectionLayout, sizeForItemAt indexPath: IndexPath) -> CGSize
+}
+
+extension CollectionViewDelegate {
+    /// Does nothing.
+    public func collectionView(_ collectionView: CollectionView, willDisplay cell: CollectionViewCell, forItemAt indexPath: IndexPath) {}
+    /// Does nothing.
+    public func collectionView(_ collectionView: CollectionView, didEndDisplaying cell: CollectionViewCell, forItemAt indexPath: IndexPath) {}
+    /// ``CollectionView/automaticSize``: use the layout's size.
+    public func collectionView(_ collectionView: CollectionView, layout collectionViewLayout: any CollectionLayout, sizeForItemAt indexPath: IndexPath) -> CGSize {
+        CollectionView.automaticSize
+    }
+}

@@ -1,0 +1,207 @@
+import Foundation
+import PrefetchKit
+
+extension ItemScrollView {
+    /// Whether the view has a size to show anything in.
+    var hasArea: Bool { frame.width > 0 && frame.height > 0 }
+
+    /// The visible rectangle in content coordinates.
+    var viewportRect: CGRect { bounds }
+
+    /// Reads the data source when a reload is pending, and prepares the layout.
+    func prepareData() {
+        if needsReload {
+            needsReload = false
+            var newCounts: [Int] = []
+            let sections = hookNumberOfSections()
+            precondition(sections >= 0, "numberOfSections returned \(sections); it must be at least 0")
+            newCounts.reserveCapacity(sections)
+            for section in 0..<sections {
+                let count = hookNumberOfItems(inSection: section)
+                precondition(count >= 0, "numberOf\(itemNoun == "row" ? "Rows" : "Items")InSection \(section) returned \(count); it must be at least 0")
+                newCounts.append(count)
+            }
+            // Old index paths may mean other items now: end displaying, recycle, forget prefetches.
+            for indexPath in displayed.sorted() {
+                guard let cell = cells[indexPath] else { continue }
+                cell.isDisplayed = false
+                emit(.didEndDisplaying, indexPath)
+                hookDidEndDisplaying(cell, at: indexPath)
+            }
+            displayed.removeAll()
+            for cell in cells.values { recycle(cell) }
+            cells.removeAll()
+            pendingPrefetch.removeAll()
+            counts = newCounts
+            needsLayoutPreparation = true
+        }
+        if needsLayoutPreparation {
+            needsLayoutPreparation = false
+            guard hasArea else { return }
+            do {
+                try layoutObject.prepare(hookLayoutEnvironment(counts: counts))
+            } catch {
+                preconditionFailure("the layout rejected the view's data or size: \(error)")
+            }
+        }
+    }
+
+    /// Runs a layout pass now: reads the data source if a reload is pending, then updates the
+    /// visible cells, the prefetch window and the prepared cells for the current offset.
+    ///
+    /// ``step(to:)`` calls it on every frame. Call it yourself after ``reloadData()`` or a change
+    /// of data to see the result without advancing time. Calls made from inside a callback of a
+    /// pass are ignored; the pass in progress finishes the work.
+    ///
+    /// - Complexity: O(v + p + c) for v visible items, p items in the prefetch window and c
+    ///   changed items, plus the layout's query cost.
+    public func layoutIfNeeded() {
+        guard !isInLayoutPass else { return }
+        isInLayoutPass = true
+        defer { isInLayoutPass = false }
+        var passes = 0
+        var offsetBefore: CGPoint
+        repeat {
+            passes += 1
+            prepareData()
+            offsetBefore = clampedOffset(contentOffsetStorage.y)
+            layoutPass()
+            // A callback may have reloaded the data or moved the content: lay out again.
+        } while (needsReload || needsLayoutPreparation || contentOffsetStorage != offsetBefore) && passes < 4
+        hasLaidOut = true
+    }
+
+    private func layoutPass() {
+        contentOffsetStorage = clampedOffset(contentOffset.y)
+        let viewport = viewportRect
+
+        // 1. What is visible now.
+        var visibleFrames: [IndexPath: CGRect] = [:]
+        if hasArea {
+            layoutObject.forEachItem(in: viewport) { indexPath, frame in visibleFrames[indexPath] = frame }
+        }
+
+        // 2. What the policy wants prefetched: items of its regions, minus the visible ones.
+        var wanted: [IndexPath: (rank: Int, distance: Double)] = [:]
+        let prefetching = isPrefetchingEnabled && hookCanPrefetch && hasArea
+        if prefetching {
+            let plan = prefetchPolicy.plan(for: scrollContext)
+            let contentLength = contentSize.height
+            for (rank, region) in plan.regions.enumerated() {
+                let lower = max(region.lowerBound, 0)
+                let upper = min(region.upperBound, contentLength)
+                guard lower.isFinite, upper.isFinite, lower < upper else { continue }
+                let rect = CGRect(x: viewport.minX, y: lower, width: viewport.width, height: upper - lower)
+                layoutObject.forEachItem(in: rect) { indexPath, frame in
+                    guard visibleFrames[indexPath] == nil, wanted[indexPath] == nil else { return }
+                    wanted[indexPath] = (rank, Self.distance(of: frame, from: viewport))
+                }
+            }
+        }
+
+        // 3. Cancel what left the window without being displayed.
+        var cancelled: [IndexPath] = []
+        for indexPath in pendingPrefetch where wanted[indexPath] == nil && visibleFrames[indexPath] == nil {
+            cancelled.append(indexPath)
+        }
+        cancelled.sort()
+        pendingPrefetch.subtract(cancelled)
+        if !cancelled.isEmpty {
+            for indexPath in cancelled { emit(.cancelPrefetch, indexPath) }
+            if hookCanPrefetch { hookCancelPrefetch(cancelled) }
+        }
+
+        // 4. Cells leaving the screen.
+        let retention = retentionRect(viewport)
+        let ended = displayed.filter { visibleFrames[$0] == nil }.sorted()
+        for indexPath in ended {
+            displayed.remove(indexPath)
+            guard let cell = cells[indexPath] else { continue }
+            cell.isDisplayed = false
+            emit(.didEndDisplaying, indexPath)
+            hookDidEndDisplaying(cell, at: indexPath)
+        }
+
+        // 5. Cells coming on screen, nearest the top first.
+        for (indexPath, frame) in visibleFrames {
+            if displayed.contains(indexPath) { cells[indexPath]?.frame = frame }
+        }
+        let appearing = visibleFrames.keys.filter { !displayed.contains($0) }.sorted()
+        for indexPath in appearing {
+            guard let frame = visibleFrames[indexPath] else { continue }
+            // Displayed items leave the prefetch state without a cancel.
+            pendingPrefetch.remove(indexPath)
+            let cell = cells[indexPath] ?? requestCell(indexPath, frame: frame)
+            cell.frame = frame
+            cell.isDisplayed = true
+            displayed.insert(indexPath)
+            emit(.willDisplay, indexPath)
+            hookWillDisplay(cell, at: indexPath)
+        }
+
+        // 6. Prefetch what entered the window: by plan region, then nearest the viewport.
+        if prefetching {
+            var entering: [(IndexPath, Int, Double)] = []
+            for (indexPath, value) in wanted where !pendingPrefetch.contains(indexPath) && !displayed.contains(indexPath) {
+                entering.append((indexPath, value.rank, value.distance))
+            }
+            entering.sort { a, b in
+                if a.1 != b.1 { return a.1 < b.1 }
+                if a.2 != b.2 { return a.2 < b.2 }
+                return a.0 < b.0
+            }
+            let indexPaths = entering.map(\.0)
+            if !indexPaths.isEmpty {
+                pendingPrefetch.formUnion(indexPaths)
+                for indexPath in indexPaths { emit(.prefetch, indexPath) }
+                hookPrefetch(indexPaths)
+            }
+        }
+
+        // 7. Prepare cells ahead in the direction of travel.
+        if isPrefetchingEnabled, hasArea, velocity != 0 {
+            let distance = preparationDistance
+            if distance > 0 {
+                let ahead = velocity > 0
+                    ? CGRect(x: viewport.minX, y: viewport.maxY, width: viewport.width, height: distance)
+                    : CGRect(x: viewport.minX, y: viewport.minY - distance, width: viewport.width, height: distance)
+                var toPrepare: [(IndexPath, CGRect, Double)] = []
+                layoutObject.forEachItem(in: ahead) { indexPath, frame in
+                    guard cells[indexPath] == nil else { return }
+                    toPrepare.append((indexPath, frame, Self.distance(of: frame, from: viewport)))
+                }
+                toPrepare.sort { $0.2 != $1.2 ? $0.2 < $1.2 : $0.0 < $1.0 }
+                for (indexPath, frame, _) in toPrepare where cells[indexPath] == nil && !displayed.contains(indexPath) {
+                    _ = requestCell(indexPath, frame: frame)
+                }
+            }
+        }
+
+        // 8. Cells that are neither displayed nor near the viewport go back to the pool.
+        var released: [IndexPath] = []
+        for (indexPath, cell) in cells where !displayed.contains(indexPath) {
+            let frame = layoutObject.frameForItem(at: indexPath) ?? cell.frame
+            if !hasArea || !frame.overlapsWithPositiveArea(retention) { released.append(indexPath) }
+        }
+        for indexPath in released {
+            if let cell = cells.removeValue(forKey: indexPath) { recycle(cell) }
+        }
+    }
+
+    var preparationDistance: Double {
+        isPrefetchingEnabled ? (cellPreparationDistance ?? frame.height / 2) : 0
+    }
+
+    /// The viewport, grown by the preparation distance on both sides.
+    func retentionRect(_ viewport: CGRect) -> CGRect {
+        let distance = preparationDistance
+        return CGRect(x: viewport.minX, y: viewport.minY - distance, width: viewport.width, height: viewport.height + 2 * distance)
+    }
+
+    /// The distance along the scroll axis between `frame` and the viewport; 0 when they overlap.
+    static func distance(of frame: CGRect, from viewport: CGRect) -> Double {
+        if frame.maxY <= viewport.minY { return viewport.minY - frame.maxY }
+        if frame.minY >= viewport.maxY { return frame.minY - viewport.maxY }
+        return 0
+    }
+}

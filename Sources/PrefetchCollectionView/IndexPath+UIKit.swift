@@ -1,0 +1,49 @@
+import Foundation
+
+#if !canImport(UIKit)
+extension IndexPath {
+    /// Creates an index path for an item in a section of a collection view, as UIKit does.
+    ///
+    /// ```swift
+    /// let indexPath = IndexPath(item: 3, section: 0)   // [0, 3]
+    /// ```
+    public init(item: Int, section: Int) {
+        self.init(indexes: [section, item])
+    }
+
+    /// Creates an index path for a row in a section of a table view, as UIKit does.
+    public init(row: Int, section: Int) {
+        self.init(indexes: [section, row])
+    }
+
+    /// The section: the first index. Traps when the index path does not have exactly two indexes.
+    public var section: Int {
+        get {
+            precondition(count == 2, "IndexPath \(self) has \(count) indexes; section needs exactly 2 ([section, item])")
+            return self[0]
+        }
+        set {
+            precondition(count == 2, "IndexPath \(self) has \(count) indexes; section needs exactly 2 ([section, item])")
+            self[0] = newValue
+        }
+    }
+
+    /// The item in a collection view section: the second index.
+    public var item: Int {
+        get {
+            precondition(count == 2, "IndexPath \(self) has \(count) indexes; item needs exactly 2 ([section, item])")
+            return self[1]
+        }
+        set {
+            precondition(count == 2, "IndexPath \(self) has \(count) indexes; item needs exactly 2 ([section, item])")
+            self[1] = newValue
+        }
+    }
+
+    /// The row in a table view section: the second index, the same as ``item``.
+    public var row: Int {
+        get { item }
+        set { item = newValue }
+    }
+}
+#endif

@@ -1,0 +1,197 @@
+import Foundation
+import PrefetchKit
+
+/// A headless, frame-driven table view with UIKit's data-source, prefetching and cell-reuse
+/// contracts: the engine of ``CollectionView`` with a ``ListLayout`` and row-named protocols.
+///
+/// ```swift
+/// let tableView = TableView(frame: CGRect(x: 0, y: 0, width: 375, height: 667))
+/// tableView.register(CustomTableViewCell.self, forCellReuseIdentifier: CustomTableViewCell.identifier)
+/// tableView.rowHeight = 66
+/// tableView.dataSource = self
+/// tableView.prefetchDataSource = self
+/// tableView.step(to: 0)
+/// ```
+@MainActor
+public final class TableView: ItemScrollView {
+    /// The height a delegate returns from `heightForRowAt` to use ``rowHeight``.
+    public static let automaticDimension = -1.0
+
+    /// Provides the rows and cells. Held weakly, as in UIKit.
+    public weak var dataSource: (any TableViewDataSource)? {
+        didSet { reloadData() }
+    }
+
+    /// Receives prefetch and cancel callbacks. Held weakly. Setting it to nil turns off data
+    /// prefetching only; pending prefetches are forgotten.
+    public weak var prefetchDataSource: (any TableViewDataSourcePrefetching)? {
+        didSet {
+            if oldValue !== prefetchDataSource { pendingPrefetch.removeAll() }
+        }
+    }
+
+    /// Hears about display and sizes rows. Held weakly.
+    public weak var delegate: (any TableViewDelegate)? {
+        didSet { needsLayoutPreparation = true }
+    }
+
+    /// The height of rows the delegate does not size; 44 by default. Traps unless it is a
+    /// finite number greater than 0.
+    public var rowHeight: Double {
+        get { list.rowHeight }
+        set {
+            do {
+                list = try ListLayout(rowHeight: newValue)
+            } catch {
+                preconditionFailure("TableView.rowHeight: \(error)")
+            }
+            layoutObject = list
+            needsLayoutPreparation = true
+            if hasLaidOut { layoutIfNeeded() }
+        }
+    }
+
+    private var list: ListLayout
+
+    /// Creates a table view with 44-point rows.
+    ///
+    /// A zero size is allowed; negative or non-finite sizes trap with a message naming the size.
+    public init(frame: CGRect) {
+        // 44 is valid, so this cannot throw.
+        let layout = try! ListLayout(rowHeight: 44)
+        list = layout
+        super.init(frame: frame, layout: layout)
+    }
+
+    override var itemNoun: String { "row" }
+
+    // MARK: Cells
+
+    /// Registers the class to create for cells with `identifier`.
+    public func register(_ cellClass: TableViewCell.Type, forCellReuseIdentifier identifier: String) {
+        register(cellClass as ReusableCell.Type, identifier: identifier)
+    }
+
+    /// Returns a recycled cell for `identifier` (after calling its `prepareForReuse()`), or a new
+    /// one of the registered class. Call it from `cellForRowAt`.
+    ///
+    /// Traps with a message naming `identifier` when no class is registered for it.
+    public func dequeueReusableCell(withIdentifier identifier: String, for indexPath: IndexPath) -> TableViewCell {
+        guard let cell = dequeue(identifier: identifier, for: indexPath) as? TableViewCell else {
+            preconditionFailure("the class registered for \"\(identifier)\" is not a TableViewCell")
+        }
+        return cell
+    }
+
+    /// The displayed cell of the row at `indexPath`, or nil when it is not on screen or the
+    /// index path is out of range. Traps for index paths without exactly two non-negative indexes.
+    public func cellForRow(at indexPath: IndexPath) -> TableViewCell? {
+        displayedCell(at: indexPath) as? TableViewCell
+    }
+
+    /// The index paths of the rows on screen, in index path order.
+    public var indexPathsForVisibleRows: [IndexPath] { sortedDisplayed }
+
+    /// The cells on screen, in index path order.
+    public var visibleCells: [TableViewCell] {
+        sortedDisplayed.compactMap { cells[$0] as? TableViewCell }
+    }
+
+    /// The index path of a held (displayed or prepared) cell.
+    public func indexPath(for cell: TableViewCell) -> IndexPath? {
+        cell.owner === self && cell.state == .inUse ? cell.indexPath : nil
+    }
+
+    /// The number of rows in `section`, as the view last read it from the data source.
+    public func numberOfRows(inSection section: Int) -> Int {
+        numberOfItemsStored(inSection: section)
+    }
+
+    /// The frame of the row at `indexPath` in content coordinates, or nil when there is none.
+    public func rectForRow(at indexPath: IndexPath) -> CGRect? {
+        if needsReload || needsLayoutPreparation { prepareData() }
+        return layoutObject.frameForItem(at: indexPath)
+    }
+
+    /// Scrolls so that the row at `indexPath` is at `position` in the viewport.
+    ///
+    /// - Throws: ``PrefetchKit/PrefetchError`` (`invalidArgument`) naming the index path when it is
+    ///   out of range.
+    public func scrollToRow(at indexPath: IndexPath, at position: ScrollPosition, animated: Bool) throws {
+        try scrollToItem(at: indexPath, at: position, animated: animated)
+    }
+
+    // MARK: Batch updates
+
+    /// Applies several changes at once; see ``CollectionView/performBatchUpdates(_:)``.
+    ///
+    /// - Throws: ``PrefetchKit/PrefetchError`` (`invalidArgument`) when an index path is out of
+    ///   range or the data source's counts disagree with the changes, naming the counts.
+    public func performBatchUpdates(_ updates: () throws -> Void) throws {
+        try performUpdates(updates)
+    }
+
+    /// Inserts sections (indexes after the update).
+    public func insertSections(_ sections: IndexSet) { recordInsertSections(sections) }
+    /// Deletes sections (indexes before the update).
+    public func deleteSections(_ sections: IndexSet) { recordDeleteSections(sections) }
+    /// Inserts rows (index paths after the update).
+    public func insertRows(at indexPaths: [IndexPath]) { recordInsertItems(indexPaths) }
+    /// Deletes rows (index paths before the update).
+    public func deleteRows(at indexPaths: [IndexPath]) { recordDeleteItems(indexPaths) }
+    /// Reloads rows (index paths before the update): their cells are requested again.
+    public func reloadRows(at indexPaths: [IndexPath]) { recordReloadItems(indexPaths) }
+    /// Moves a row from `indexPath` (before the update) to `newIndexPath` (after it).
+    public func moveRow(at indexPath: IndexPath, to newIndexPath: IndexPath) { recordMove(from: indexPath, to: newIndexPath) }
+
+    // MARK: Hooks
+
+    override func hookNumberOfSections() -> Int {
+        guard let dataSource else { return 0 }
+        return dataSource.numberOfSections(in: self)
+    }
+
+    override func hookNumberOfItems(inSection section: Int) -> Int {
+        dataSource?.tableView(self, numberOfRowsInSection: section) ?? 0
+    }
+
+    override func hookCell(at indexPath: IndexPath) -> ReusableCell {
+        guard let dataSource else { preconditionFailure("the table view has no data source but needs a cell for \(indexPath)") }
+        return dataSource.tableView(self, cellForRowAt: indexPath)
+    }
+
+    override func hookWillDisplay(_ cell: ReusableCell, at indexPath: IndexPath) {
+        guard let cell = cell as? TableViewCell else { return }
+        delegate?.tableView(self, willDisplay: cell, forRowAt: indexPath)
+    }
+
+    override func hookDidEndDisplaying(_ cell: ReusableCell, at indexPath: IndexPath) {
+        guard let cell = cell as? TableViewCell else { return }
+        delegate?.tableView(self, didEndDisplaying: cell, forRowAt: indexPath)
+    }
+
+    override var hookCanPrefetch: Bool { prefetchDataSource != nil }
+
+    override func hookPrefetch(_ indexPaths: [IndexPath]) {
+        prefetchDataSource?.tableView(self, prefetchRowsAt: indexPaths)
+    }
+
+    override func hookCancelPrefetch(_ indexPaths: [IndexPath]) {
+        prefetchDataSource?.tableView(self, cancelPrefetchingForRowsAt: indexPaths)
+    }
+
+    override func hookLayoutEnvironment(counts: [Int]) -> LayoutEnvironment {
+        var provides = false
+        if let delegate, let first = counts.firstIndex(where: { $0 > 0 }) {
+            provides = delegate.tableView(self, heightForRowAt: IndexPath(indexes: [first, 0])) != Self.automaticDimension
+        }
+        return LayoutEnvironment(
+            boundsSize: size, contentInset: contentInset, numberOfItems: counts, providesItemSizes: provides,
+            sizeForItem: { [weak self] indexPath in
+                guard let self, let delegate = self.delegate else { return nil }
+                let height = delegate.tableView(self, heightForRowAt: indexPath)
+                return height == Self.automaticDimension ? nil : CGSize(width: self.size.width, height: height)
+            }
+        )
+    }
+}
