@@ -13,7 +13,9 @@ let package = Package(
         .library(name: "PrefetchKit", targets: ["PrefetchKit"]),
         .library(name: "PrefetchTesting", targets: ["PrefetchTesting"]),
         .library(name: "PrefetchCollectionView", targets: ["PrefetchCollectionView"]),
+        .library(name: "PrefetchSimulation", targets: ["PrefetchSimulation"]),
         .executable(name: "prefetch-demo", targets: ["prefetch-demo"]),
+        .executable(name: "prefetch-bench", targets: ["prefetch-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
@@ -35,6 +37,22 @@ let package = Package(
             dependencies: ["PrefetchKit"],
             swiftSettings: strict
         ),
+        .target(
+            name: "PrefetchSimulation",
+            dependencies: [
+                "PrefetchKit", "PrefetchCollectionView",
+                .product(name: "HeapModule", package: "swift-collections"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "prefetch-bench",
+            dependencies: [
+                "PrefetchSimulation",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "prefetch-demo",
             dependencies: [
@@ -51,6 +69,11 @@ let package = Package(
         .testTarget(
             name: "PrefetchCollectionViewTests",
             dependencies: ["PrefetchCollectionView", "PrefetchKit", "PrefetchTesting"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PrefetchSimulationTests",
+            dependencies: ["PrefetchSimulation", "PrefetchKit"],
             swiftSettings: strict
         ),
     ]

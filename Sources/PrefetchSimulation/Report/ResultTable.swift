@@ -1,0 +1,29 @@
+import Foundation
+
+/// Formats results as a plain-text table: one row per scenario and policy.
+public enum ResultTable {
+    /// The table, with a header line and aligned columns.
+    public static func render(_ results: [SimulationResult]) -> String {
+        let header = ["scenario", "policy", "ready%", "wait ms", "p95 ms", "blank s", "started", "cancel", "wasted", "peak", "req/s", "frame µs"]
+        var rows = [header]
+        for r in results {
+            rows.append([
+                r.scenario, r.policy,
+                String(format: "%.1f", r.displayReadyRate * 100),
+                String(format: "%.0f", r.visibleWaitMeanMs),
+                String(format: "%.0f", r.visibleWaitP95Ms),
+                String(format: "%.1f", r.blankCellSeconds),
+                "\(r.loadsStarted)", "\(r.loadsCancelled)", "\(r.loadsWasted)", "\(r.peakInFlight)",
+                String(format: "%.1f", r.requestsPerSecond),
+                String(format: "%.0f", r.frameTime.meanMicroseconds),
+            ])
+        }
+        let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { column, cell in
+                column < 2 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[column] - cell.count) + cell
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,164 @@
+import PrefetchKit
+
+/// One scroll scenario: a layout, a viewport, and how the user moves.
+public struct Scenario: Sendable, Hashable {
+    /// The scenario's name, as tables and reports show it.
+    public var name: String
+    /// The grid or list the user scrolls.
+    public var layout: ScenarioLayout
+    /// The visible area.
+    public var viewport: Viewport
+    /// How the user scrolls.
+    public var motion: Motion
+    /// The payload size of one item, for bandwidth-bound latency.
+    public var payloadBytes: Int
+
+    /// How the user scrolls: gestures, or recorded offsets.
+    public enum Motion: Sendable, Hashable {
+        /// Gestures performed one after another.
+        case gestures([Gesture])
+        /// Recorded `(seconds, offset)` samples; offsets are interpolated between samples.
+        case samples([OffsetSample])
+    }
+
+    /// Creates a scenario.
+    public init(name: String, layout: ScenarioLayout, viewport: Viewport, motion: Motion, payloadBytes: Int = 50_000) {
+        self.name = name
+        self.layout = layout
+        self.viewport = viewport
+        self.motion = motion
+        self.payloadBytes = payloadBytes
+    }
+
+    /// Checks the scenario, naming the first bad value.
+    public func validate() throws {
+        try layout.validate()
+        try viewport.validate()
+        guard payloadBytes >= 0 else { throw SimulationError("payloadBytes is \(payloadBytes), but it must be 0 or more") }
+        switch motion {
+        case .gestures(let gestures):
+            for (i, g) in gestures.enumerated() { try g.validate(itemCount: layout.itemCount, at: "gestures[\(i)]") }
+        case .samples(let samples):
+            guard !samples.isEmpty else { throw SimulationError(path: "samples", "a trace needs at least one sample") }
+            for (i, s) in samples.enumerated() {
+                guard s.time.isFinite, s.time >= 0 else { throw SimulationError(path: "samples[\(i)][0]", "time \(s.time) must be a finite number of seconds, at least 0") }
+                guard s.offset.isFinite else { throw SimulationError(path: "samples[\(i)][1]", "offset \(s.offset) must be finite") }
+                if i > 0, s.time < samples[i - 1].time {
+                    throw SimulationError(path: "samples[\(i)][0]", "time \(s.time) is before the previous sample's \(samples[i - 1].time); samples must be in time order")
+                }
+            }
+        }
+    }
+}
+
+/// A recorded scroll position.
+public struct OffsetSample: Sendable, Hashable {
+    /// Seconds since the start.
+    public var time: Double
+    /// The content offset along the scroll axis, in points.
+    public var offset: Double
+    /// Creates a sample.
+    public init(time: Double, offset: Double) {
+        self.time = time
+        self.offset = offset
+    }
+}
+
+/// One user gesture.
+public enum Gesture: Sendable, Hashable {
+    /// Drag at `speed` points per second (negative toward the start) for `duration` seconds, then let go without a fling.
+    case drag(speed: Double, duration: Double)
+    /// Fling at `velocity` points per second and wait until the view comes to rest.
+    case fling(velocity: Double)
+    /// Jump to an item (a tap on an index, a "scroll to top"): no scrolling in between.
+    case jump(item: Int)
+    /// Do nothing for `duration` seconds.
+    case pause(duration: Double)
+
+    func validate(itemCount: Int, at path: String) throws {
+        switch self {
+        case .drag(let speed, let duration):
+            guard speed.isFinite else { throw SimulationError(path: path, "drag speed \(speed) must be finite") }
+            guard duration.isFinite, duration >= 0 else { throw SimulationError(path: path, "drag duration \(duration) must be a finite number of seconds, at least 0") }
+        case .fling(let velocity):
+            guard velocity.isFinite else { throw SimulationError(path: path, "fling velocity \(velocity) must be finite") }
+        case .jump(let item):
+            guard (0..<itemCount).contains(item) else { throw SimulationError(path: path, "jump item \(item) is out of range 0..<\(itemCount)") }
+        case .pause(let duration):
+            guard duration.isFinite, duration >= 0 else { throw SimulationError(path: path, "pause duration \(duration) must be a finite number of seconds, at least 0") }
+        }
+    }
+}
+
+/// The scrolled content: a grid of equal items or a list of equal rows.
+public struct ScenarioLayout: Sendable, Hashable {
+    /// Grid or list.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// A flow layout of equal items (the seeds' collection view).
+        case grid
+        /// A table of equal rows (the tutorial's table view).
+        case list
+    }
+
+    /// Grid or list.
+    public var kind: Kind
+    /// The number of items.
+    public var itemCount: Int
+    /// An item's width (grid only; list rows take the viewport's width).
+    public var itemWidth: Double
+    /// An item's or row's height.
+    public var itemHeight: Double
+    /// The spacing between items and lines (grid only).
+    public var spacing: Double
+
+    /// Creates a layout description.
+    public init(kind: Kind, itemCount: Int, itemWidth: Double, itemHeight: Double, spacing: Double) {
+        self.kind = kind
+        self.itemCount = itemCount
+        self.itemWidth = itemWidth
+        self.itemHeight = itemHeight
+        self.spacing = spacing
+    }
+
+    /// The seeds' grid: 150×100 items with spacing 10.
+    public static func grid(itemCount: Int = 10_000) -> ScenarioLayout {
+        ScenarioLayout(kind: .grid, itemCount: itemCount, itemWidth: 150, itemHeight: 100, spacing: 10)
+    }
+
+    /// The tutorial's list: rows 66 points high.
+    public static func list(itemCount: Int = 10_000) -> ScenarioLayout {
+        ScenarioLayout(kind: .list, itemCount: itemCount, itemWidth: 0, itemHeight: 66, spacing: 0)
+    }
+
+    func validate() throws {
+        guard itemCount >= 1 else { throw SimulationError(path: "layout.itemCount", "\(itemCount) items; a layout needs at least 1") }
+        guard itemHeight.isFinite, itemHeight > 0 else { throw SimulationError(path: "layout.itemHeight", "\(itemHeight) must be a finite number greater than 0") }
+        guard spacing.isFinite, spacing >= 0 else { throw SimulationError(path: "layout.spacing", "\(spacing) must be a finite number, at least 0") }
+        if kind == .grid {
+            guard itemWidth.isFinite, itemWidth > 0 else { throw SimulationError(path: "layout.itemWidth", "\(itemWidth) must be a finite number greater than 0") }
+        }
+    }
+}
+
+/// The size of the visible area, in points.
+public struct Viewport: Sendable, Hashable {
+    /// The width.
+    public var width: Double
+    /// The height.
+    public var height: Double
+    /// Creates a viewport.
+    public init(width: Double, height: Double) {
+        self.width = width
+        self.height = height
+    }
+
+    /// The seeds' collection view: about 343×333 points.
+    public static let seedGrid = Viewport(width: 343, height: 333)
+    /// A phone-sized table view.
+    public static let phoneList = Viewport(width: 375, height: 667)
+
+    func validate() throws {
+        guard width.isFinite, width > 0 else { throw SimulationError(path: "viewport.width", "\(width) must be a finite number greater than 0") }
+        guard height.isFinite, height > 0 else { throw SimulationError(path: "viewport.height", "\(height) must be a finite number greater than 0") }
+    }
+}

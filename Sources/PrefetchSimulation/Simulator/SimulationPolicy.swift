@@ -1,0 +1,73 @@
+import PrefetchKit
+
+/// A policy the simulator can run: any ``PrefetchKit/PrefetchPolicy``, or the clairvoyant reference.
+public enum SimulationPolicy: Sendable, CustomStringConvertible {
+    /// A real policy, driving the collection view's prefetch callbacks.
+    case policy(any PrefetchPolicy)
+    /// The reference: knows the whole trace and every load's latency, and loads
+    /// earliest-deadline-first under the same concurrency cap. No real policy can know as much.
+    case clairvoyant
+
+    /// The policy's name.
+    public var name: String {
+        switch self {
+        case .policy(let p): p.name
+        case .clairvoyant: "clairvoyant"
+        }
+    }
+
+    /// The name.
+    public var description: String { name }
+
+    /// The five policies the suite compares: none, uikitLike, textureLike, adaptive, clairvoyant.
+    public static let standard: [SimulationPolicy] = [
+        .policy(PrefetchPolicies.none), .policy(PrefetchPolicies.uikitLike), .policy(PrefetchPolicies.textureLike),
+        .policy(PrefetchPolicies.Adaptive.standard), .clairvoyant,
+    ]
+
+    /// The standard policy with this name.
+    /// - Throws: ``SimulationError`` naming the unknown name and the known ones.
+    public static func named(_ name: String) throws -> SimulationPolicy {
+        guard let policy = standard.first(where: { $0.name == name }) else {
+            throw SimulationError("unknown policy '\(name)'; expected one of \(standard.map(\.name).joined(separator: ", "))")
+        }
+        return policy
+    }
+}
+
+/// The settings of a simulation run.
+public struct SimulationConfiguration: Sendable {
+    /// How long loads take and how often they fail.
+    public var latency: LatencyModel = .mobile
+    /// The most loads at once (as ``PrefetchKit/FetcherConfiguration/maxConcurrentLoads``).
+    public var maxConcurrentLoads = 6
+    /// Seeds every random draw: the same seed gives the same numbers.
+    public var seed: UInt64 = 1
+    /// Frames per second.
+    public var frameRate: Double = 60
+    /// Retries of failed loads, as in ``PrefetchKit/AsyncFetcher``.
+    public var retry: RetryPolicy = .standard
+    /// The memory cache's count limit.
+    public var cacheCountLimit = 1_000
+    /// Seconds simulated after the motion ends, so loads for visible cells can finish.
+    public var tail: Double = 1
+    /// The longest a run may last, in simulated seconds.
+    public var maxDuration: Double = 600
+
+    /// Creates a configuration with the defaults: mobile latency, cap 6, seed 1, 60 fps.
+    public init() {}
+
+    /// Throws when a value is out of range, naming it and the rule.
+    public func validate() throws {
+        guard maxConcurrentLoads >= 1 else {
+            throw SimulationError("concurrency cap is \(maxConcurrentLoads), but it must be at least 1")
+        }
+        guard frameRate.isFinite, frameRate >= 1, frameRate <= 1_000 else {
+            throw SimulationError("frame rate is \(frameRate), but it must be between 1 and 1000 frames per second")
+        }
+        guard cacheCountLimit >= 1 else { throw SimulationError("cache count limit is \(cacheCountLimit), but it must be at least 1") }
+        guard tail.isFinite, tail >= 0 else { throw SimulationError("tail is \(tail) s, but it must be a finite number, at least 0") }
+        guard maxDuration.isFinite, maxDuration > 0 else { throw SimulationError("maxDuration is \(maxDuration) s, but it must be greater than 0") }
+        do { try retry.validate() } catch let error as PrefetchError { throw SimulationError(error.message) }
+    }
+}

@@ -1,0 +1,107 @@
+/// The measurements of one scenario under one policy.
+///
+/// Every field but ``frameTime`` is deterministic: the same scenario, policy and seed give the same values.
+public struct SimulationResult: Sendable, Codable, Hashable {
+    /// The scenario's name.
+    public var scenario: String
+    /// The policy's name.
+    public var policy: String
+    /// Cell appearances (`willDisplay` calls).
+    public var displayed: Int
+    /// The share of appearances whose data was already there, from 0 to 1.
+    public var displayReadyRate: Double
+    /// The mean time an appearing cell waited for its data, in ms (0 for ready cells).
+    public var visibleWaitMeanMs: Double
+    /// The 95th percentile of that wait, in ms.
+    public var visibleWaitP95Ms: Double
+    /// The total time cells were on screen without their data, in seconds.
+    public var blankCellSeconds: Double
+    /// Loads started.
+    public var loadsStarted: Int
+    /// Loads that ended with a value.
+    public var loadsCompleted: Int
+    /// Loads cancelled because every interest left.
+    public var loadsCancelled: Int
+    /// Loads completed for items never displayed during the run.
+    public var loadsWasted: Int
+    /// The most loads in flight at once.
+    public var peakInFlight: Int
+    /// Loads started per simulated second.
+    public var requestsPerSecond: Double
+    /// The simulated duration, in seconds.
+    public var duration: Double
+    /// Real time spent per frame in the view and the data source (not deterministic; not encoded).
+    public var frameTime = FrameTime()
+
+    /// Real time per frame, in microseconds.
+    public struct FrameTime: Sendable, Hashable {
+        /// The mean.
+        public var meanMicroseconds: Double = 0
+        /// The 95th percentile.
+        public var p95Microseconds: Double = 0
+        /// Creates an empty measurement.
+        public init() {}
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case scenario, policy, displayed, displayReadyRate, visibleWaitMeanMs, visibleWaitP95Ms, blankCellSeconds,
+            loadsStarted, loadsCompleted, loadsCancelled, loadsWasted, peakInFlight, requestsPerSecond, duration
+    }
+}
+
+/// What happened over time in one run, for the report's timeline.
+public struct SimulationTimeline: Sendable {
+    /// The viewport and the prefetch window at one moment, as item indices.
+    public struct Frame: Sendable {
+        /// Seconds since the start.
+        public var time: Double
+        /// The first and last visible items.
+        public var visible: ClosedRange<Int>?
+        /// The lowest and highest items pending prefetch.
+        public var prefetch: ClosedRange<Int>?
+    }
+
+    /// One load of one item.
+    public struct Load: Sendable {
+        /// How a load ended.
+        public enum Outcome: String, Sendable {
+            /// With a value.
+            case completed
+            /// With an error, after any retries.
+            case failed
+            /// Cancelled: nobody wanted it any more.
+            case cancelled
+            /// Still running when the run ended.
+            case running
+        }
+        /// The item.
+        public var item: Int
+        /// When it started.
+        public var start: Double
+        /// When it ended (or the run ended).
+        public var end: Double
+        /// How it ended.
+        public var outcome: Outcome
+    }
+
+    /// A period when a visible cell had no data.
+    public struct Blank: Sendable {
+        /// The item.
+        public var item: Int
+        /// When it appeared without data.
+        public var start: Double
+        /// When its data came, or it left the screen.
+        public var end: Double
+    }
+
+    /// Samples of the viewport and window (about 20 per second).
+    public var frames: [Frame] = []
+    /// Every load.
+    public var loads: [Load] = []
+    /// Every blank period.
+    public var blanks: [Blank] = []
+    /// The number of items.
+    public var itemCount = 0
+    /// The run's duration.
+    public var duration = 0.0
+}
