@@ -123,7 +123,7 @@ struct ScrollingTests {
         let (collectionView, _, _) = try makeSeedCollectionView(itemCount: 10)
         collectionView.step(to: 0)
         collectionView.setContentOffset(CGPoint(x: 0, y: 1e9), animated: false)
-        #expect(collectionView.contentOffset.y == collectionView.contentSize.height - 333)
+        #expect(Double(collectionView.contentOffset.y) == Double(collectionView.contentSize.height) - 333)
         collectionView.setContentOffset(CGPoint(x: 0, y: -50), animated: false)
         #expect(collectionView.contentOffset.y == 0)
         collectionView.fling(velocity: -5000)
@@ -138,7 +138,7 @@ struct ScrollingTests {
         collectionView.setContentOffset(CGPoint(x: 0, y: -1000), animated: false)
         collectionView.step(to: 0)
         #expect(collectionView.contentOffset.y == -40)
-        #expect(collectionView.contentOffsetRange.upperBound == collectionView.contentSize.height + 20 - 333)
+        #expect(collectionView.contentOffsetRange.upperBound == Double(collectionView.contentSize.height) + 20 - 333)
         collectionView._checkInvariants()
     }
 

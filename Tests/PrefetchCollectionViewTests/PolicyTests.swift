@@ -57,6 +57,6 @@ struct PolicyTests {
 
     @Test func degenerateContextsGiveEmptyPlans() {
         #expect(PrefetchPolicies.uikitLike.plan(for: ScrollContext(viewport: 0..<0, contentLength: 100)) == .empty)
-        #expect(PrefetchPolicies.textureLike.plan(for: ScrollContext(viewport: Double.nan..<Double.nan, contentLength: 100)) == .empty)
+        #expect(PrefetchPolicies.textureLike.plan(for: ScrollContext(viewport: 0..<100, contentLength: .nan)) == .empty)
     }
 }

@@ -46,7 +46,9 @@ struct PrefetchContractTests {
 
     @Test func directionReversalCancelsTheItemsAhead() throws {
         // Given a view scrolling down with its window below the screen
-        let (collectionView, dataSource, recorder) = try makeSeedCollectionView()
+        // (loads of 1 s, so they are in flight; no prepared cells, so no cell holds them)
+        let (collectionView, dataSource, recorder) = try makeSeedCollectionView(latency: { _ in 1 })
+        collectionView.cellPreparationDistance = 0
         _ = runFrames(collectionView, dataSource, from: 0, count: 30) { _ in collectionView.drag(by: 10) }
         let ahead = Set(collectionView.indexPathsPendingPrefetch)
         let top = collectionView.contentOffset.y
@@ -114,7 +116,7 @@ struct PrefetchContractTests {
         #expect(context.expectedLatency == .milliseconds(250))
         #expect(context.concurrencyLimit == 4)
         #expect(context.viewport == 0..<333)
-        #expect(context.contentLength == collectionView.contentSize.height)
+        #expect(context.contentLength == Double(collectionView.contentSize.height))
     }
 
     @Test func textureLikePolicyOrdersByRegionThenDistance() throws {

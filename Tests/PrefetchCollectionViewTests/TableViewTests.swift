@@ -43,7 +43,7 @@ struct TableViewTests {
         tableView._checkInvariants()
         // Then rows 0...10 are visible and the next 0.75 screen is prefetched
         #expect(tableView.indexPathsForVisibleRows == (0...10).map { IndexPath(row: $0, section: 0) })
-        #expect(rows.prefetched.map(\.row) == Array(11...18))
+        #expect(rows.prefetched.map(\.row) == Array(11...17))   // 0.75 × 667 = 500 points below the screen
         #expect(tableView.rectForRow(at: IndexPath(row: 2, section: 0)) == CGRect(x: 0, y: 132, width: 375, height: 66))
         // When it scrolls up after going down, rows ahead are cancelled
         for frame in 1...30 {
@@ -66,9 +66,9 @@ struct TableViewTests {
         tableView.step(to: 0)
         tableView._checkInvariants()
         let top = heights[..<250].reduce(0, +)
-        #expect(tableView.contentOffset.y == top)
+        #expect(abs(tableView.contentOffset.y - top) < 1e-6)
         #expect(tableView.indexPathsForVisibleRows.first == IndexPath(row: 250, section: 0))
-        #expect(tableView.contentSize.height == heights.reduce(0, +))
+        #expect(abs(tableView.contentSize.height - heights.reduce(0, +)) < 1e-6)
         #expect(throws: PrefetchError.self) { try tableView.scrollToRow(at: IndexPath(row: 500, section: 0), at: .top, animated: false) }
     }
 

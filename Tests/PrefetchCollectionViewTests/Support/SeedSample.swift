@@ -165,7 +165,11 @@ final class CustomDataSource: CollectionViewDataSource, CollectionViewDataSource
     }
 }
 
-/// The seeds' view: 343×333 points, 150×100 items, spacing 10.
+/// Data sources the views of finished tests held weakly; the views hold them weakly, as UIKit does.
+@MainActor private var keptAlive: [AnyObject] = []
+
+/// The seeds' view: 343×333 points, 150×100 items, spacing 10. The data source is kept alive
+/// for the rest of the test run, since the view holds it weakly.
 @MainActor
 func makeSeedCollectionView(
     itemCount: Int = 1000,
@@ -185,6 +189,7 @@ func makeSeedCollectionView(
     collectionView.prefetchDataSource = dataSource
     let recorder = EventRecorder()
     recorder.attach(to: collectionView)
+    keptAlive.append(dataSource)
     return (collectionView, dataSource, recorder)
 }
 
