@@ -1,0 +1,205 @@
+/// A least-recently-used cache bounded by total cost and by count.
+///
+/// A value type with no lock of its own: ``AsyncFetcher`` keeps one inside its locked state.
+/// Every operation is O(1); entries live in one array threaded by a doubly linked list, so
+/// nothing is allocated per hit.
+///
+/// ```swift
+/// var cache = try MemoryCache<String, [UInt8]>(countLimit: 100, costLimit: 1 << 20) { $0.count }
+/// try cache.insert([1, 2, 3], forKey: "a")
+/// cache.value(forKey: "a")   // [1, 2, 3], now the most recently used
+/// cache.trim(toCost: 0)      // memory pressure: drop everything
+/// ```
+public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private struct Node: Sendable {
+        var key: Key
+        var value: Value?
+        var cost: Int
+        var prev: Int
+        var next: Int
+    }
+
+    /// The most entries the cache keeps.
+    public let countLimit: Int
+    /// The most total cost the cache keeps.
+    public let costLimit: Int
+    private let costOf: @Sendable (Value) -> Int
+
+    private var index: [Key: Int] = [:]
+    private var nodes: ContiguousArray<Node> = []
+    private var free: [Int] = []
+    private var head = -1  // most recently used
+    private var tail = -1  // least recently used
+
+    /// The number of entries.
+    public private(set) var count = 0
+    /// The sum of the entries' costs.
+    public private(set) var totalCost = 0
+    /// How many entries were evicted to stay within the limits (not counting removals and trims).
+    public private(set) var evictions = 0
+
+    /// Creates a cache.
+    ///
+    /// - Parameters:
+    ///   - countLimit: the most entries to keep; at least 1.
+    ///   - costLimit: the most total cost to keep; at least 0.
+    ///   - cost: the cost of one value (for example its size in bytes); must not be negative.
+    /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidConfiguration`` for a limit out of range.
+    public init(countLimit: Int = 1_000, costLimit: Int = .max, cost: @escaping @Sendable (Value) -> Int = { _ in 1 }) throws {
+        guard countLimit >= 1 else {
+            throw PrefetchError(.invalidConfiguration, "MemoryCache countLimit must be at least 1, got \(countLimit)")
+        }
+        guard costLimit >= 0 else {
+            throw PrefetchError(.invalidConfiguration, "MemoryCache costLimit must be 0 or more, got \(costLimit)")
+        }
+        self.countLimit = countLimit
+        self.costLimit = costLimit
+        self.costOf = cost
+    }
+
+    /// Returns the value for `key` and marks it most recently used.
+    /// - Complexity: O(1)
+    public mutating func value(forKey key: Key) -> Value? {
+        guard let slot = index[key] else { return nil }
+        moveToFront(slot)
+        return nodes[slot].value
+    }
+
+    /// Returns the value for `key` without changing the recency order.
+    /// - Complexity: O(1)
+    public func peek(forKey key: Key) -> Value? {
+        index[key].flatMap { nodes[$0].value }
+    }
+
+    /// Whether `key` has a value.
+    public func contains(_ key: Key) -> Bool { index[key] != nil }
+
+    /// Stores `value` for `key` as most recently used, then evicts least recently used entries
+    /// until the cache is within its limits. A value costlier than ``costLimit`` is not kept.
+    ///
+    /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidCost`` when the cost
+    ///   function returns a negative cost; the cache is left unchanged.
+    /// - Complexity: O(1) amortized, plus O(e) for e evictions.
+    public mutating func insert(_ value: Value, forKey key: Key) throws {
+        let cost = costOf(value)
+        guard cost >= 0 else {
+            throw PrefetchError(.invalidCost, "MemoryCache cost function returned \(cost) for key \(key); costs must be 0 or more")
+        }
+        if let slot = index[key] {
+            totalCost -= nodes[slot].cost
+            nodes[slot].value = value
+            nodes[slot].cost = cost
+            totalCost += cost
+            moveToFront(slot)
+        } else {
+            let node = Node(key: key, value: value, cost: cost, prev: -1, next: head)
+            let slot: Int
+            if let reused = free.popLast() {
+                nodes[reused] = node
+                slot = reused
+            } else {
+                nodes.append(node)
+                slot = nodes.count - 1
+            }
+            if head >= 0 { nodes[head].prev = slot }
+            head = slot
+            if tail < 0 { tail = slot }
+            index[key] = slot
+            count += 1
+            totalCost += cost
+        }
+        while count > countLimit || totalCost > costLimit {
+            evictions += 1
+            removeSlot(tail)
+        }
+    }
+
+    /// Removes and returns the value for `key`.
+    /// - Complexity: O(1)
+    @discardableResult
+    public mutating func removeValue(forKey key: Key) -> Value? {
+        guard let slot = index[key] else { return nil }
+        let value = nodes[slot].value
+        removeSlot(slot)
+        return value
+    }
+
+    /// Removes every entry.
+    /// - Complexity: O(n)
+    public mutating func removeAll() {
+        index.removeAll()
+        nodes.removeAll()
+        free.removeAll()
+        head = -1
+        tail = -1
+        count = 0
+        totalCost = 0
+    }
+
+    /// Evicts least recently used entries until the total cost is at most `cost` (for memory pressure).
+    /// - Complexity: O(e) for e evicted entries.
+    public mutating func trim(toCost cost: Int) {
+        while totalCost > max(cost, 0), tail >= 0 { removeSlot(tail) }
+    }
+
+    /// Evicts least recently used entries until at most `count` remain.
+    /// - Complexity: O(e) for e evicted entries.
+    public mutating func trim(toCount count: Int) {
+        while self.count > max(count, 0), tail >= 0 { removeSlot(tail) }
+    }
+
+    /// The keys from most to least recently used.
+    /// - Complexity: O(n)
+    public var keysByRecency: [Key] {
+        var keys: [Key] = []
+        var slot = head
+        while slot >= 0 {
+            keys.append(nodes[slot].key)
+            slot = nodes[slot].next
+        }
+        return keys
+    }
+
+    private mutating func moveToFront(_ slot: Int) {
+        guard slot != head else { return }
+        unlink(slot)
+        nodes[slot].prev = -1
+        nodes[slot].next = head
+        if head >= 0 { nodes[head].prev = slot }
+        head = slot
+        if tail < 0 { tail = slot }
+    }
+
+    private mutating func unlink(_ slot: Int) {
+        let prev = nodes[slot].prev, next = nodes[slot].next
+        if prev >= 0 { nodes[prev].next = next } else { head = next }
+        if next >= 0 { nodes[next].prev = prev } else { tail = prev }
+    }
+
+    private mutating func removeSlot(_ slot: Int) {
+        unlink(slot)
+        index[nodes[slot].key] = nil
+        totalCost -= nodes[slot].cost
+        count -= 1
+        nodes[slot].value = nil
+        nodes[slot].cost = 0
+        free.append(slot)
+    }
+
+    /// Checks that the list, the index and the totals agree; traps with a message otherwise.
+    public func _checkInvariants() {
+        var seen = 0, cost = 0, slot = head, prev = -1
+        while slot >= 0 {
+            precondition(nodes[slot].prev == prev, "broken back link at slot \(slot)")
+            precondition(index[nodes[slot].key] == slot, "index disagrees for slot \(slot)")
+            seen += 1
+            cost += nodes[slot].cost
+            prev = slot
+            slot = nodes[slot].next
+        }
+        precondition(prev == tail, "tail is \(tail), list ends at \(prev)")
+        precondition(seen == count && index.count == count, "count \(count), list \(seen), index \(index.count)")
+        precondition(cost == totalCost, "totalCost \(totalCost), sum \(cost)")
+        precondition(count <= countLimit && totalCost <= costLimit, "limits exceeded")
+    }
+}

@@ -1,0 +1,88 @@
+/// Counters and recent latencies of an ``AsyncFetcher``, read with ``AsyncFetcher/statistics``.
+public struct FetchStatistics: Sendable, Hashable {
+    /// Calls that asked for a value or a prefetch (per id).
+    public var requests = 0
+    /// Requests that joined a load already waiting or running for the same id.
+    public var coalescedRequests = 0
+    /// Requests answered from the memory cache.
+    public var cacheHits = 0
+    /// Loads answered by the ``DataStore`` instead of the loader.
+    public var storeHits = 0
+    /// Loads started (a retried load counts once).
+    public var loadsStarted = 0
+    /// Loads that ended with a value.
+    public var loadsCompleted = 0
+    /// Loads that ended with an error, after any retries.
+    public var loadsFailed = 0
+    /// Loads cancelled because every interest left.
+    public var loadsCancelled = 0
+    /// Retry attempts made.
+    public var retries = 0
+    /// Results that arrived after their load was cancelled (kept in the cache when successful).
+    public var lateResults = 0
+    /// Loads running now.
+    public var inFlight = 0
+    /// The most loads that ran at once.
+    public var peakInFlight = 0
+    /// Ids waiting for a slot now.
+    public var queued = 0
+    /// Latencies of recent successful loads.
+    public var latency = LatencySummary()
+}
+
+/// A summary of recent load latencies: from start to result, retries included.
+public struct LatencySummary: Sendable, Hashable {
+    /// The number of samples summarised.
+    public var count = 0
+    /// The mean, or `nil` without samples.
+    public var mean: Duration?
+    /// The median, or `nil` without samples.
+    public var median: Duration?
+    /// The 90th percentile, or `nil` without samples.
+    public var p90: Duration?
+    /// The largest sample, or `nil` without samples.
+    public var max: Duration?
+
+    /// Creates an empty summary.
+    public init() {}
+
+    /// Summarises the given samples.
+    public init(samples: some Collection<Duration>) {
+        guard !samples.isEmpty else { return }
+        let sorted = samples.sorted()
+        count = sorted.count
+        mean = sorted.reduce(.zero, +) / sorted.count
+        median = sorted[(sorted.count - 1) / 2]
+        p90 = sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.9).rounded(.up)) - 1)]
+        max = sorted.last
+    }
+}
+
+/// Something that happened inside an ``AsyncFetcher``, for logs and metrics.
+///
+/// Events are reported synchronously, outside the fetcher's lock, to the handler given at
+/// creation; keep the handler fast (forward to a logger or an `AsyncStream`).
+public enum FetchEvent<ID: Hashable & Sendable>: Sendable {
+    /// A request joined an existing load (`coalesced`) or created one.
+    case requested(ID, coalesced: Bool)
+    /// A request was answered from the memory cache.
+    case cacheHit(ID)
+    /// A load started.
+    case loadStarted(ID)
+    /// A load was answered by the data store.
+    case storeHit(ID)
+    /// A load ended with a value after `latency`.
+    case loadCompleted(ID, latency: Duration)
+    /// An attempt failed; `willRetry` tells whether another attempt follows.
+    case loadFailed(ID, error: any Error, willRetry: Bool)
+    /// A load was cancelled because every interest left.
+    case loadCancelled(ID)
+    /// A cancelled load's result arrived anyway.
+    case lateResult(ID)
+    /// A loaded value was written to the data store.
+    case storeWritten(ID)
+    /// Writing a value to the data store failed.
+    case storeWriteFailed(ID, error: any Error)
+    /// A call was refused (for example after ``AsyncFetcher/shutdown()``).
+    case rejected(ID, error: PrefetchError)
+}

@@ -1,0 +1,52 @@
+/// The settings of an ``AsyncFetcher``, checked when the fetcher is created.
+///
+/// ```swift
+/// var configuration = FetcherConfiguration()
+/// configuration.maxConcurrentLoads = 4          // the tutorial's download cap
+/// configuration.retry = .standard
+/// let fetcher = try AsyncFetcher(configuration: configuration) { id in try await load(id) }
+/// ```
+public struct FetcherConfiguration: Sendable {
+    /// The most loads that run at once (default 6). At least 1.
+    public var maxConcurrentLoads: Int = 6
+    /// The most values the memory cache keeps (default 1,000). At least 1.
+    public var cacheCountLimit: Int = 1_000
+    /// The most total cost the memory cache keeps, in the cost function's unit (default: no limit). At least 0.
+    public var cacheCostLimit: Int = .max
+    /// When failed loads are tried again (default: never).
+    public var retry: RetryPolicy = .none
+    /// How many recent load latencies the statistics keep (default 64). At least 1.
+    public var latencySamples: Int = 64
+    /// Seeds the random jitter of retries, so a run can be repeated.
+    public var randomSeed: UInt64 = 0x9E37_79B9_7F4A_7C15
+
+    /// Creates a configuration with the defaults.
+    public init() {}
+
+    /// Creates a configuration, checking every value.
+    /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidConfiguration`` naming the bad value.
+    public init(
+        maxConcurrentLoads: Int = 6,
+        cacheCountLimit: Int = 1_000,
+        cacheCostLimit: Int = .max,
+        retry: RetryPolicy = .none,
+        latencySamples: Int = 64
+    ) throws {
+        self.maxConcurrentLoads = maxConcurrentLoads
+        self.cacheCountLimit = cacheCountLimit
+        self.cacheCostLimit = cacheCostLimit
+        self.retry = retry
+        self.latencySamples = latencySamples
+        try validate()
+    }
+
+    /// Throws when a value is out of range, naming it and the rule.
+    public func validate() throws {
+        func fail(_ message: String) -> PrefetchError { PrefetchError(.invalidConfiguration, "FetcherConfiguration \(message)") }
+        guard maxConcurrentLoads >= 1 else { throw fail("maxConcurrentLoads must be at least 1, got \(maxConcurrentLoads)") }
+        guard cacheCountLimit >= 1 else { throw fail("cacheCountLimit must be at least 1, got \(cacheCountLimit)") }
+        guard cacheCostLimit >= 0 else { throw fail("cacheCostLimit must be 0 or more, got \(cacheCostLimit)") }
+        guard latencySamples >= 1 else { throw fail("latencySamples must be at least 1, got \(latencySamples)") }
+        try retry.validate()
+    }
+}
