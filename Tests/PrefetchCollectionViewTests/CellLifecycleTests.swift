@@ -75,6 +75,20 @@ struct CellLifecycleTests {
         #expect(cell.frame == collectionView.frameForItem(at: IndexPath(item: 3, section: 0)))
     }
 
+    @Test func negativeSizesAndNonFiniteOffsetsTrap() async {
+        await #expect(processExitsWith: .failure) {
+            await MainActor.run {
+                _ = CollectionView(frame: CGRect(x: 0, y: 0, width: -10, height: 100), collectionViewLayout: try! FlowLayout())
+            }
+        }
+        await #expect(processExitsWith: .failure) {
+            await MainActor.run {
+                let view = CollectionView(frame: CGRect(x: 0, y: 0, width: 100, height: 100), collectionViewLayout: try! FlowLayout())
+                view.setContentOffset(CGPoint(x: 0, y: Double.nan), animated: false)
+            }
+        }
+    }
+
     @Test func dequeuingAnUnregisteredIdentifierTrapsNamingIt() async {
         await #expect(processExitsWith: .failure) {
             await MainActor.run {
