@@ -1,0 +1,138 @@
+import Foundation
+import PrefetchCollectionView
+import PrefetchKit
+import Testing
+
+@Suite("Prefetch contract")
+@MainActor
+struct PrefetchContractTests {
+    @Test func firstLayoutEmitsTheInitialWindowNearestFirst() throws {
+        // Given the seeds' view at rest
+        let (collectionView, _, recorder) = try makeSeedCollectionView()
+        // When it lays out for the first time
+        collectionView.step(to: 0)
+        collectionView._checkInvariants()
+        // Then the window of 0.75 viewport below the screen is prefetched, nearest row first
+        let prefetched = recorder.events(.prefetch).map(\.indexPath.item)
+        #expect(prefetched == [6, 7, 8, 9, 10, 11])
+        #expect(Set(prefetched).isDisjoint(with: collectionView.indexPathsForVisibleItems.map(\.item)))
+        #expect(recorder.events(.willDisplay).count == 6)
+        #expect(recorder.events.allSatisfy { $0.time == 0 })
+    }
+
+    @Test func visibleItemsAreNeverPrefetchedAndItemsArePrefetchedOnceUntilCancelledOrDisplayed() throws {
+        let (collectionView, dataSource, recorder) = try makeSeedCollectionView()
+        var pending = Set<IndexPath>()
+        collectionView.onEvent = { [weak recorder] event in
+            recorder?.record(event)
+            switch event.kind {
+            case .prefetch:
+                #expect(!pending.contains(event.indexPath), "\(event.indexPath) prefetched twice")
+                #expect(collectionView.cellForItem(at: event.indexPath) == nil)
+                pending.insert(event.indexPath)
+            case .cancelPrefetch: pending.remove(event.indexPath)
+            case .willDisplay: pending.remove(event.indexPath)
+            default: break
+            }
+        }
+        // When the view scrolls down, stops, and scrolls back up
+        let problems = runFrames(collectionView, dataSource, from: 0, count: 240) { frame in
+            if frame < 100 { collectionView.drag(by: 12) } else if frame == 100 { collectionView.endDragging() } else if frame > 140 { collectionView.drag(by: -9) }
+        }
+        #expect(problems.isEmpty)
+        #expect(recorder.events(.prefetch).count > 30)
+        #expect(Set(collectionView.indexPathsPendingPrefetch) == pending)
+    }
+
+    @Test func directionReversalCancelsTheItemsAhead() throws {
+        // Given a view scrolling down with its window below the screen
+        // (loads of 1 s, so they are in flight; no prepared cells, so no cell holds them)
+        let (collectionView, dataSource, recorder) = try makeSeedCollectionView(latency: { _ in 1 })
+        collectionView.cellPreparationDistance = 0
+        _ = runFrames(collectionView, dataSource, from: 0, count: 30) { _ in collectionView.drag(by: 10) }
+        let ahead = Set(collectionView.indexPathsPendingPrefetch)
+        let top = collectionView.contentOffset.y
+        #expect(!ahead.isEmpty)
+        #expect(ahead.allSatisfy { collectionView.frameForItem(at: $0)!.minY >= top + 333 })
+        recorder.removeAll()
+        // When it reverses
+        _ = runFrames(collectionView, dataSource, from: 0.5, count: 1) { _ in collectionView.drag(by: -10) }
+        // Then every item that was ahead is cancelled, and the new window is above the screen
+        #expect(Set(recorder.events(.cancelPrefetch).map(\.indexPath)) == ahead)
+        let newTop = collectionView.contentOffset.y
+        #expect(collectionView.indexPathsPendingPrefetch.allSatisfy { collectionView.frameForItem(at: $0)!.maxY <= newTop })
+        #expect(dataSource.asyncFetcher.cancelled.count == ahead.count)
+    }
+
+    @Test func prefetchingOffStopsBothCellPreparationAndDataPrefetch() throws {
+        let (collectionView, dataSource, recorder) = try makeSeedCollectionView()
+        collectionView.isPrefetchingEnabled = false
+        _ = runFrames(collectionView, dataSource, from: 0, count: 60) { _ in collectionView.drag(by: 8) }
+        #expect(recorder.events(.prefetch).isEmpty)
+        #expect(collectionView.indexPathsForPreparedItems.isEmpty)
+        // Every cell request is for an item that becomes visible in the same frame.
+        let requests = recorder.events(.cellRequest)
+        let displays = recorder.events(.willDisplay)
+        #expect(requests.map(\.indexPath) == displays.map(\.indexPath))
+        #expect(zip(requests, displays).allSatisfy { $0.time == $1.time })
+    }
+
+    @Test func turningPrefetchingOffCancelsPendingItems() throws {
+        let (collectionView, _, recorder) = try makeSeedCollectionView()
+        collectionView.step(to: 0)
+        let pending = collectionView.indexPathsPendingPrefetch
+        #expect(!pending.isEmpty)
+        collectionView.isPrefetchingEnabled = false
+        #expect(recorder.events(.cancelPrefetch).map(\.indexPath) == pending)
+        collectionView._checkInvariants()
+    }
+
+    @Test func nilPrefetchDataSourceStillPreparesCells() throws {
+        let (collectionView, dataSource, recorder) = try makeSeedCollectionView()
+        collectionView.prefetchDataSource = nil
+        _ = runFrames(collectionView, dataSource, from: 0, count: 20) { _ in collectionView.drag(by: 8) }
+        #expect(recorder.events(.prefetch).isEmpty)
+        #expect(!collectionView.indexPathsForPreparedItems.isEmpty)
+        let visible = Set(collectionView.indexPathsForVisibleItems)
+        #expect(collectionView.indexPathsForPreparedItems.allSatisfy { !visible.contains($0) })
+    }
+
+    @Test func policyGetsLatencyAndConcurrencyLimit() throws {
+        struct Spy: PrefetchPolicy {
+            let seen: @Sendable (ScrollContext) -> Void
+            var name: String { "spy" }
+            func plan(for context: ScrollContext) -> PrefetchPlan {
+                seen(context)
+                return .empty
+            }
+        }
+        let (collectionView, _, _) = try makeSeedCollectionView()
+        let contexts = Locked<[ScrollContext]>([])
+        collectionView.prefetchPolicy = Spy { context in contexts.withLock { $0.append(context) } }
+        collectionView.latencyEstimate = .milliseconds(250)
+        collectionView.concurrencyLimit = 4
+        collectionView.step(to: 0)
+        let context = try #require(contexts.withLock { $0.last })
+        #expect(context.expectedLatency == .milliseconds(250))
+        #expect(context.concurrencyLimit == 4)
+        #expect(context.viewport == 0..<333)
+        #expect(context.contentLength == Double(collectionView.contentSize.height))
+    }
+
+    @Test func textureLikePolicyOrdersByRegionThenDistance() throws {
+        let (collectionView, _, recorder) = try makeSeedCollectionView()
+        collectionView.prefetchPolicy = PrefetchPolicies.textureLike
+        collectionView.setContentOffset(CGPoint(x: 0, y: 2200), animated: false)
+        collectionView.step(to: 0)
+        let prefetched = recorder.events(.prefetch).map(\.indexPath)
+        let frames = prefetched.map { collectionView.frameForItem(at: $0)! }
+        let top = collectionView.contentOffset.y
+        // The region ahead (below) comes first, then the region behind; each nearest first.
+        let firstBehind = try #require(frames.firstIndex { $0.maxY <= top })
+        #expect(frames[..<firstBehind].allSatisfy { $0.minY >= top + 333 })
+        #expect(frames[firstBehind...].allSatisfy { $0.maxY <= top })
+        #expect(frames[..<firstBehind].map(\.minY) == frames[..<firstBehind].map(\.minY).sorted())
+        #expect(frames[firstBehind...].map(\.maxY) == frames[firstBehind...].map(\.maxY).sorted(by: >))
+    }
+}
+
