@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+import PrefetchKit
+@testable import PrefetchSimulation
+
+@MainActor
+@Suite struct SimulatorTests {
+    /// Ten rows of 100 pt in a 100 pt viewport: one row visible at a time.
+    private func tinyList(_ gestures: [Gesture]) -> Scenario {
+        Scenario(
+            name: "tiny", layout: ScenarioLayout(kind: .list, itemCount: 10, itemWidth: 0, itemHeight: 100, spacing: 0),
+            viewport: Viewport(width: 100, height: 100), motion: .gestures(gestures))
+    }
+
+    private func fixed(_ seconds: Double) throws -> SimulationConfiguration {
+        var configuration = SimulationConfiguration()
+        configuration.latency = try .fixed(seconds)
+        configuration.retry = .none
+        return configuration
+    }
+
+    @Test func aJumpShowsABlankCellForExactlyOneLoad() throws {
+        // Given a fixed 0.5 s latency and no prefetching
+        // When the view jumps to row 5 on the first frame and stays there
+        let result = try Simulator.run(tinyList([.jump(item: 5), .pause(duration: 1)]), policy: .policy(.none), configuration: fixed(0.5))
+        // Then row 5 appears once, blank, and waits exactly one load
+        #expect(result.displayed == 1)
+        #expect(result.displayReadyRate == 0)
+        #expect(abs(result.visibleWaitMeanMs - 500) < 1e-6)
+        #expect(abs(result.visibleWaitP95Ms - 500) < 1e-6)
+        #expect(abs(result.blankCellSeconds - 0.5) < 1e-9)
+        // Row 1's cell was prepared on the first layout; the jump recycled it and cancelled its load.
+        #expect(result.loadsCancelled >= 1)
+        #expect(result.peakInFlight <= 6)
+    }
+
+    @Test func aPrefetchedRowIsReadyWhenItScrollsIn() throws {
+        // Given a 0.2 s latency and the UIKit-like window, the view rests for a second, then scrolls one row
+        let scenario = tinyList([.pause(duration: 1), .drag(speed: 100, duration: 1), .pause(duration: 0.5)])
+        let prefetched = try Simulator.run(scenario, policy: .policy(.uikitLike), configuration: fixed(0.2))
+        // Then every row that appears after the first screen is ready
+        #expect(prefetched.displayed >= 1)
+        #expect(prefetched.displayReadyRate == 1)
+        #expect(prefetched.visibleWaitMeanMs == 0)
+        #expect(prefetched.blankCellSeconds == 0)
+    }
+
+    @Test func sameSeedSameNumbers() throws {
+        let scenario = StandardSuite.scenario(.repeatedFlings, layout: .grid)
+        var configuration = SimulationConfiguration()
+        configuration.seed = 42
+        for policy in SimulationPolicy.standard {
+            let a = try Simulator.run(scenario, policy: policy, configuration: configuration)
+            let b = try Simulator.run(scenario, policy: policy, configuration: configuration)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            #expect(try encoder.encode(a) == encoder.encode(b), "policy \(policy.name) is not deterministic")
+        }
+        configuration.seed = 43
+        let other = try Simulator.run(scenario, policy: .policy(.uikitLike), configuration: configuration)
+        configuration.seed = 42
+        let base = try Simulator.run(scenario, policy: .policy(.uikitLike), configuration: configuration)
+        #expect(other != base, "a different seed should draw different latencies")
+    }
+
+    @Test func theClairvoyantReferenceIsNeverBeaten() throws {
+        for scenario in StandardSuite.all {
+            let results = try SimulationPolicy.standard.map { try Simulator.run(scenario, policy: $0) }
+            let reference = results.first { $0.policy == "clairvoyant" }!
+            for result in results where result.policy != "clairvoyant" {
+                #expect(
+                    result.displayReadyRate <= reference.displayReadyRate + 1e-9,
+                    "\(result.policy) beats the reference on \(scenario.name): \(result.displayReadyRate) > \(reference.displayReadyRate)")
+            }
+        }
+    }
+
+    @Test func latencyModelsDrawWhatTheyPromise() throws {
+        let model = try LatencyModel.logNormal(median: 0.15, p99: 1.5)
+        let draws = (0..<20_000).map { model.draw(seed: 7, item: $0, load: 0, attempt: 1, payloadBytes: 0).latency }.sorted()
+        let median = draws[draws.count / 2], p99 = draws[Int(Double(draws.count) * 0.99)]
+        #expect(abs(median - 0.15) < 0.01, "median \(median)")
+        #expect(abs(p99 - 1.5) < 0.2, "p99 \(p99)")
+        let link = try LatencyModel.bandwidth(base: 0.05, bytesPerSecond: 100_000)
+        #expect(abs(link.draw(seed: 1, item: 1, load: 0, attempt: 1, payloadBytes: 50_000).latency - 0.55) < 1e-12)
+        let failing = try LatencyModel.fixed(0.1, failureRate: 0.25)
+        let failures = (0..<10_000).filter { failing.draw(seed: 3, item: $0, load: 0, attempt: 1, payloadBytes: 0).fails }.count
+        #expect((2_200...2_800).contains(failures))
+    }
+
+    @Test func impossibleParametersAreRefusedWithTheRule() {
+        #expect { try LatencyModel.fixed(-1) } throws: { ($0 as? SimulationError)?.message.contains("fixed latency is -1.0 s") == true }
+        #expect { try LatencyModel.logNormal(median: 0.5, p99: 0.1) } throws: {
+            ($0 as? SimulationError)?.message.contains("is below the median") == true
+        }
+        #expect { try LatencyModel.fixed(0.1, failureRate: 1.5) } throws: {
+            ($0 as? SimulationError)?.message.contains("between 0 and 1") == true
+        }
+        var configuration = SimulationConfiguration()
+        configuration.maxConcurrentLoads = 0
+        #expect { try Simulator.run(tinyList([]), policy: .policy(.none), configuration: configuration) } throws: {
+            ($0 as? SimulationError)?.message == "concurrency cap is 0, but it must be at least 1"
+        }
+        #expect { try Simulator.run(tinyList([.jump(item: 10)]), policy: .policy(.none)) } throws: {
+            ($0 as? SimulationError)?.description == "gestures[0]: jump item 10 is out of range 0..<10"
+        }
+    }
+}
