@@ -1,13 +1,136 @@
-import PrefetchSimulation
+import ArgumentParser
 import Foundation
+import PrefetchSimulation
 
-@MainActor func main() throws {
-    var results: [SimulationResult] = []
-    for scenario in StandardSuite.all {
-        for policy in SimulationPolicy.standard {
-            results.append(try Simulator.run(scenario, policy: policy))
+/// Runs the scenario suite for every policy and prints, writes and draws the results.
+@main
+struct PrefetchBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prefetch-bench",
+        abstract: "Score prefetch policies against a clairvoyant reference on simulated scrolling.",
+        discussion: """
+            Runs each scenario of the standard suite (or a trace file) through the real collection view and \
+            fetch scheduler on virtual time, once per policy, and prints one row per scenario and policy. \
+            The same seed gives the same numbers.
+            """)
+
+    @Option(name: .long, help: "Run only these scenarios (repeatable). Known: \(StandardSuite.all.map(\.name).joined(separator: ", ")).")
+    var scenario: [String] = []
+
+    @Option(name: .long, help: "Run only these policies (repeatable): none, uikitLike, textureLike, adaptive, clairvoyant.")
+    var policy: [String] = []
+
+    @Option(name: .long, help: "Seed for every random draw.")
+    var seed: UInt64 = 1
+
+    @Option(name: .long, help: "Run a scroll trace from this JSON file instead of the suite.")
+    var trace: String?
+
+    @Option(name: .long, help: "Median load latency in milliseconds (log-normal).")
+    var latencyMedianMs: Double = 150
+
+    @Option(name: .long, help: "99th-percentile load latency in milliseconds (log-normal); at least the median.")
+    var latencyP99Ms: Double = 1_500
+
+    @Option(name: .long, help: "Use a fixed latency in milliseconds instead of the log-normal model.")
+    var latencyFixedMs: Double?
+
+    @Option(name: .long, help: "Share of load attempts that fail, from 0 to 1.")
+    var failureRate: Double = 0
+
+    @Option(name: .long, help: "Most loads at once (1 to 64).")
+    var cap: Int = 6
+
+    @Option(name: .long, help: "Write the results as JSON to this file.")
+    var json: String?
+
+    @Option(name: .long, help: "Write a self-contained HTML report with timelines to this file.")
+    var report: String?
+
+    @Flag(name: .long, help: "No progress line.")
+    var quiet = false
+
+    func validate() throws {
+        guard (1...64).contains(cap) else { throw ValidationError("--cap \(cap) is out of range; use 1 to 64") }
+        guard failureRate.isFinite, (0...1).contains(failureRate) else {
+            throw ValidationError("--failure-rate \(failureRate) is out of range; use 0 to 1")
+        }
+        if let fixed = latencyFixedMs, !(fixed.isFinite && fixed >= 0) {
+            throw ValidationError("--latency-fixed-ms \(fixed) is out of range; use 0 or more")
+        }
+        guard latencyMedianMs.isFinite, latencyMedianMs > 0 else {
+            throw ValidationError("--latency-median-ms \(latencyMedianMs) is out of range; use a number greater than 0")
+        }
+        guard latencyP99Ms.isFinite, latencyP99Ms >= latencyMedianMs else {
+            throw ValidationError("--latency-p99-ms \(latencyP99Ms) is below --latency-median-ms \(latencyMedianMs); the 99th percentile must be at least the median")
+        }
+        let known = StandardSuite.all.map(\.name)
+        for name in scenario where !known.contains(name) {
+            throw ValidationError("--scenario '\(name)' is unknown; known scenarios: \(known.joined(separator: ", "))")
+        }
+        for name in policy { _ = try SimulationPolicy.named(name) }
+        if trace != nil, !scenario.isEmpty { throw ValidationError("--trace and --scenario cannot be combined") }
+    }
+
+    mutating func run() throws {
+        var configuration = SimulationConfiguration()
+        configuration.seed = seed
+        configuration.maxConcurrentLoads = cap
+        if let fixed = latencyFixedMs {
+            configuration.latency = try .fixed(fixed / 1000, failureRate: failureRate)
+        } else {
+            configuration.latency = try .logNormal(median: latencyMedianMs / 1000, p99: latencyP99Ms / 1000, failureRate: failureRate)
+        }
+        let scenarios: [Scenario]
+        if let trace {
+            scenarios = [try TraceFile.load(from: URL(fileURLWithPath: trace))]
+        } else if scenario.isEmpty {
+            scenarios = StandardSuite.all
+        } else {
+            scenarios = StandardSuite.all.filter { scenario.contains($0.name) }
+        }
+        let policies = policy.isEmpty ? SimulationPolicy.standard : try policy.map(SimulationPolicy.named)
+        let wantsTimeline = report != nil
+        let total = scenarios.count * policies.count
+        let quiet = self.quiet
+        let runs: [HTMLReport.Run] = try MainActor.assumeIsolated {
+            var runs: [HTMLReport.Run] = []
+            for scenario in scenarios {
+                for policy in policies {
+                    if !quiet {
+                        FileHandle.standardError.write(Data("\r[\(runs.count + 1)/\(total)] \(scenario.name) · \(policy.name)\u{1B}[K".utf8))
+                    }
+                    if wantsTimeline {
+                        let (result, timeline) = try Simulator.runWithTimeline(scenario, policy: policy, configuration: configuration)
+                        runs.append(HTMLReport.Run(result: result, timeline: timeline))
+                    } else {
+                        let result = try Simulator.run(scenario, policy: policy, configuration: configuration)
+                        runs.append(HTMLReport.Run(result: result, timeline: SimulationTimeline()))
+                    }
+                }
+            }
+            return runs
+        }
+        if !quiet { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        let results = runs.map(\.result)
+        print("latency \(configuration.latency), cap \(cap), seed \(seed)\n")
+        print(ResultTable.render(results))
+        print("\n" + SuiteSummary.render(results))
+        if let json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(BenchOutput(results: results)).write(to: URL(fileURLWithPath: json))
+            print("wrote \(json)")
+        }
+        if let report {
+            let page = HTMLReport.render(runs, subtitle: "latency \(configuration.latency), cap \(cap), seed \(seed)")
+            try page.write(to: URL(fileURLWithPath: report), atomically: true, encoding: .utf8)
+            print("wrote \(report)")
         }
     }
-    print(ResultTable.render(results))
 }
-try MainActor.assumeIsolated { try main() }
+
+/// The JSON file's top level.
+struct BenchOutput: Encodable {
+    var results: [SimulationResult]
+}

@@ -29,7 +29,8 @@ extension ItemScrollView {
                 hookDidEndDisplaying(cell, at: indexPath)
             }
             displayed.removeAll()
-            for cell in cells.values { recycle(cell) }
+            // Sorted, so cells reach the pool (and are reused) in the same order in every process.
+            for indexPath in cells.keys.sorted() { recycle(cells[indexPath]!) }
             cells.removeAll()
             pendingPrefetch.removeAll()
             counts = newCounts
@@ -183,6 +184,7 @@ extension ItemScrollView {
             let frame = layoutObject.frameForItem(at: indexPath) ?? cell.frame
             if !hasArea || !frame.overlapsWithPositiveArea(retention) { released.append(indexPath) }
         }
+        released.sort()  // the same reuse order in every process: Dictionary order is seeded per process
         for indexPath in released {
             if let cell = cells.removeValue(forKey: indexPath) { recycle(cell) }
         }

@@ -242,7 +242,7 @@ final class SimulationCore {
 
     /// The reference's own priority level, above `visible`: its plan outranks cells' requests.
     private static let plannedLevel = FetchPriority.Level(rawValue: FetchPriority.Level.visible.rawValue + 100)
-    private var plannedWaiting = Set<Int>()
+    private var plannedWaiting: [Int] = []  // in request order, so runs repeat across processes
 
     /// The reference: keeps the queue filled, earliest deadline first, with items that can still
     /// be ready in time. It knows every load's duration and when each running load ends, so it
@@ -252,7 +252,7 @@ final class SimulationCore {
         while scheduleCursor < schedule.count, schedule[scheduleCursor].time <= now { scheduleCursor += 1 }
         plannedWaiting = plannedWaiting.filter { scheduler.phase(of: $0) == .waiting }
         // When each slot frees up: running loads end at known times; planned waiting loads follow.
-        var slots = runningLoads.values.map { timeline.loads[$0].end }
+        var slots = runningLoads.values.map { timeline.loads[$0].end }.sorted()
         slots += Array(repeating: now, count: max(0, configuration.maxConcurrentLoads - slots.count))
         for item in plannedWaiting {
             let earliest = slots.indices.min { slots[$0] < slots[$1] }!
@@ -272,7 +272,7 @@ final class SimulationCore {
             // Cannot be ready in time (or will fail): leave the slot to one that can.
             guard succeeds, slots[earliest] + seconds <= next.time else { continue }
             slots[earliest] += seconds
-            plannedWaiting.insert(next.item)
+            plannedWaiting.append(next.item)
             apply(scheduler.request(next.item, interest: .prefetch, priority: FetchPriority(level: Self.plannedLevel, order: next.time)))
         }
     }

@@ -104,4 +104,7 @@ public struct SimulationTimeline: Sendable {
     public var itemCount = 0
     /// The run's duration.
     public var duration = 0.0
+
+    /// Creates an empty timeline.
+    public init() {}
 }

@@ -1,0 +1,144 @@
+import Foundation
+
+/// Reads a user's scroll trace from JSON.
+///
+/// The format:
+/// ```json
+/// {
+///   "name": "my-feed",
+///   "viewport": {"width": 375, "height": 667},
+///   "layout": {"kind": "list", "itemCount": 5000, "itemHeight": 66},
+///   "samples": [[0, 0], [0.5, 400], [1.2, 1800]],
+///   "gestures": [{"pause": {"duration": 1}}, {"fling": {"velocity": 3000}}]
+/// }
+/// ```
+/// - `layout.kind` is `grid` or `list`; a grid also takes `itemWidth` and `spacing` (default 10).
+/// - `samples` are `[seconds, offset]` pairs in time order; offsets are interpolated between them.
+/// - `gestures` (used when there are no samples) are objects with one key each: `drag`
+///   (`speed` pt/s, `duration` s), `fling` (`velocity` pt/s), `jump` (`item`), `pause` (`duration` s).
+/// - `payloadBytes` (default 50,000) feeds bandwidth-bound latency.
+///
+/// Every error names the file and the path to the bad field, such as `trace.json: samples[3][1]: …`.
+public enum TraceFile {
+    /// Reads and checks a trace file.
+    /// - Throws: ``SimulationError`` with the path to the bad field.
+    public static func load(from url: URL) throws -> Scenario {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw SimulationError(path: url.lastPathComponent, "cannot read the trace file at \(url.path): \(error.localizedDescription)")
+        }
+        return try parse(data, fileName: url.lastPathComponent)
+    }
+
+    /// Parses and checks a trace.
+    /// - Throws: ``SimulationError`` with the path to the bad field.
+    public static func parse(_ data: Data, fileName: String = "trace") throws -> Scenario {
+        let root: Any
+        do { root = try JSONSerialization.jsonObject(with: data) } catch {
+            throw SimulationError(path: fileName, "is not valid JSON (\(error.localizedDescription))")
+        }
+        var reader = Reader(file: fileName)
+        let scenario = try reader.scenario(root)
+        do { try scenario.validate() } catch let error as SimulationError {
+            throw SimulationError(path: error.path.isEmpty ? fileName : "\(fileName): \(error.path)", error.message)
+        }
+        return scenario
+    }
+
+    private struct Reader {
+        let file: String
+
+        func fail(_ path: String, _ message: String) -> SimulationError {
+            SimulationError(path: "\(file): \(path)", message)
+        }
+
+        func object(_ value: Any?, _ path: String) throws -> [String: Any] {
+            guard let value else { throw fail(path, "is missing; expected an object") }
+            guard let object = value as? [String: Any] else { throw fail(path, "expected an object, got \(describe(value))") }
+            return object
+        }
+
+        func number(_ value: Any?, _ path: String, default fallback: Double? = nil) throws -> Double {
+            guard let value else {
+                if let fallback { return fallback }
+                throw fail(path, "is missing; expected a number")
+            }
+            // JSON booleans arrive as NSNumber too; their class gives them away on Linux and Darwin alike.
+            if type(of: value) == Bool.self || String(describing: type(of: value)).contains("Boolean") {
+                throw fail(path, "expected a number, got a boolean")
+            }
+            if let number = value as? NSNumber { return number.doubleValue }
+            throw fail(path, "expected a number, got \(describe(value))")
+        }
+
+        func integer(_ value: Any?, _ path: String, default fallback: Int? = nil) throws -> Int {
+            let n = try number(value, path, default: fallback.map(Double.init))
+            guard n.isFinite, n == n.rounded(), abs(n) < 1e15 else { throw fail(path, "expected a whole number, got \(n)") }
+            return Int(n)
+        }
+
+        func describe(_ value: Any) -> String {
+            switch value {
+            case is String: "a string"
+            case is [Any]: "an array"
+            case is [String: Any]: "an object"
+            case is NSNull: "null"
+            default: "\(value)"
+            }
+        }
+
+        mutating func scenario(_ root: Any) throws -> Scenario {
+            guard let top = root as? [String: Any] else { throw SimulationError(path: file, "expected a JSON object at the top level, got \(describe(root))") }
+            let viewportObject = try object(top["viewport"], "viewport")
+            let viewport = Viewport(
+                width: try number(viewportObject["width"], "viewport.width"),
+                height: try number(viewportObject["height"], "viewport.height"))
+            let layoutObject = try object(top["layout"], "layout")
+            guard let kindName = layoutObject["kind"] as? String else {
+                throw fail("layout.kind", "expected \"grid\" or \"list\", got \(layoutObject["kind"].map(describe) ?? "nothing")")
+            }
+            guard let kind = ScenarioLayout.Kind(rawValue: kindName) else {
+                throw fail("layout.kind", "unknown kind \"\(kindName)\"; expected \"grid\" or \"list\"")
+            }
+            let layout = ScenarioLayout(
+                kind: kind,
+                itemCount: try integer(layoutObject["itemCount"], "layout.itemCount"),
+                itemWidth: kind == .grid ? try number(layoutObject["itemWidth"], "layout.itemWidth") : 0,
+                itemHeight: try number(layoutObject["itemHeight"], "layout.itemHeight"),
+                spacing: kind == .grid ? try number(layoutObject["spacing"], "layout.spacing", default: 10) : 0)
+            let motion: Scenario.Motion
+            if let rawSamples = top["samples"] {
+                guard let list = rawSamples as? [Any] else { throw fail("samples", "expected an array of [seconds, offset] pairs, got \(describe(rawSamples))") }
+                motion = .samples(try list.enumerated().map { index, element in
+                    guard let pair = element as? [Any], pair.count == 2 else {
+                        throw fail("samples[\(index)]", "expected a [seconds, offset] pair, got \(describe(element))")
+                    }
+                    return OffsetSample(time: try number(pair[0], "samples[\(index)][0]"), offset: try number(pair[1], "samples[\(index)][1]"))
+                })
+            } else if let rawGestures = top["gestures"] {
+                guard let list = rawGestures as? [Any] else { throw fail("gestures", "expected an array of gestures, got \(describe(rawGestures))") }
+                motion = .gestures(try list.enumerated().map { try gesture($1, "gestures[\($0)]") })
+            } else {
+                throw fail("samples", "is missing; a trace needs \"samples\" or \"gestures\"")
+            }
+            let name = (top["name"] as? String) ?? ((file as NSString).deletingPathExtension)
+            return Scenario(name: name, layout: layout, viewport: viewport, motion: motion,
+                            payloadBytes: try integer(top["payloadBytes"], "payloadBytes", default: 50_000))
+        }
+
+        func gesture(_ value: Any, _ path: String) throws -> Gesture {
+            let object = try object(value, path)
+            guard object.count == 1, let (key, body) = object.first else {
+                throw fail(path, "expected an object with one key (drag, fling, jump or pause), got \(object.count) keys")
+            }
+            let fields = try self.object(body, "\(path).\(key)")
+            switch key {
+            case "drag": return .drag(speed: try number(fields["speed"], "\(path).drag.speed"), duration: try number(fields["duration"], "\(path).drag.duration"))
+            case "fling": return .fling(velocity: try number(fields["velocity"], "\(path).fling.velocity"))
+            case "jump": return .jump(item: try integer(fields["item"], "\(path).jump.item"))
+            case "pause": return .pause(duration: try number(fields["duration"], "\(path).pause.duration"))
+            default: throw fail("\(path).\(key)", "unknown gesture \"\(key)\"; expected drag, fling, jump or pause")
+            }
+        }
+    }
+}
