@@ -281,9 +281,10 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
         }
     }
 
-    /// A latency to plan prefetching with: the 90th percentile of recent loads, or `nil` before any.
+    /// A latency to plan prefetching with: the 90th percentile of recent loads, or `nil` until
+    /// enough loads have finished (see ``LatencySummary/expected``).
     public var expectedLatency: Duration? {
-        state.withLock { LatencySummary(samples: $0.latencies).p90 }
+        state.withLock { LatencySummary(samples: $0.latencies).expected }
     }
 
     /// The number of values in the memory cache.

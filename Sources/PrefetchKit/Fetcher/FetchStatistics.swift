@@ -46,6 +46,15 @@ public struct LatencySummary: Sendable, Hashable {
     /// Creates an empty summary.
     public init() {}
 
+    /// The fewest samples ``expected`` trusts.
+    public static let minimumSamplesForEstimate = 5
+
+    /// A latency to plan with: the 90th percentile, once there are at least
+    /// ``minimumSamplesForEstimate`` samples (one early load says little about the next ones).
+    public var expected: Duration? {
+        count >= Self.minimumSamplesForEstimate ? p90 : nil
+    }
+
     /// Summarises the given samples.
     public init(samples: some Collection<Duration>) {
         guard !samples.isEmpty else { return }

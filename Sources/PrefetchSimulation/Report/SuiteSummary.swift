@@ -37,7 +37,8 @@ public enum SuiteSummary {
     public static func render(_ results: [SimulationResult]) -> String {
         var lines = ["suite totals: policy, mean ready %, mean visible wait ms, wasted loads, loads started"]
         for row in rows(results) {
-            lines.append(String(format: "  %-12@ %6.1f %8.1f %7d %7d", row.policy as NSString,
+            let name = row.policy.padding(toLength: max(12, row.policy.count), withPad: " ", startingAt: 0)
+            lines.append("  " + name + String(format: " %6.1f %8.1f %7d %7d",
                                 row.meanDisplayReadyRate * 100, row.visibleWaitMeanMs, row.loadsWasted, row.loadsStarted))
         }
         return lines.joined(separator: "\n")

@@ -119,10 +119,13 @@ final class SimulationCore {
         }
     }
 
+    /// A cell left the screen: nothing wants its data any more (the view prefetches it again
+    /// if its policy still wants it), so both its consumer and the prefetch interest go.
     func didEndDisplaying(item: Int, slot: CellSlot) {
         onScreen.remove(item)
         endBlank(item, at: now)
         releaseConsumer(of: slot)
+        if !recordOnly { apply(scheduler.release(item, interest: .prefetch)) }
     }
 
     func cellReused(_ slot: CellSlot) {
@@ -232,7 +235,7 @@ final class SimulationCore {
 
     /// Tells the view's policy what the loads measured so far (as `AsyncFetcher.expectedLatency` would).
     func updateLatencyEstimate() {
-        view?.latencyEstimate = LatencySummary(samples: latencies).p90
+        view?.latencyEstimate = LatencySummary(samples: latencies).expected
     }
 
     func afterFrame(time: Double) {
