@@ -1,0 +1,72 @@
+import Foundation
+import IOTestSupport
+import PrefetchDiskCache
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Kills a writing child process with SIGKILL, again and again, and checks what survives.
+///
+/// This test is about real processes and real I/O, so it waits for real: for the child's
+/// "ready" line and for a short, seeded, random moment before each kill.
+@Suite("DiskCache crash safety", .serialized)
+struct CrashSafetyTests {
+    static let rounds = 50
+
+    @Test("50 SIGKILLs mid-write: the database always opens and every readable entry is complete")
+    func killedWhileWriting() async throws {
+        let dir = try TempDirectory()
+        defer { dir.cleanUp() }
+        let crasher = BuiltProducts.executable("disk-cache-crasher")
+        try #require(FileManager.default.isExecutableFile(atPath: crasher.path),
+                     "build the helper first: swift build --product disk-cache-crasher (looked in \(crasher.path))")
+        var random = UInt64(0xC0FFEE)
+        var totalEntries = 0
+        for round in 0..<Self.rounds {
+            // Given a child writing checksummed entries (each write a transaction with eviction)
+            let process = Process()
+            process.executableURL = crasher
+            process.arguments = [dir.database.path, "\(round)", "1500000"]
+            let stdout = Pipe()
+            process.standardOutput = stdout
+            try process.run()
+            let ready = stdout.fileHandleForReading.readLine()
+            #expect(ready == "ready", "round \(round): the child said \(ready ?? "nothing")")
+            // When it is killed at a random moment while writing
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let delayMicros = UInt32((random >> 33) % 40_000)
+            usleep(delayMicros)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal, "round \(round): the child exited early")
+            // Then the database opens without being moved aside, and every entry is whole
+            let cache = try DiskCache<String>(configuration: DiskCacheConfiguration(fileURL: dir.database))
+            #expect(cache.movedAsideFileURL == nil, "round \(round): the database was unreadable")
+            let entries = try await cache.allEntries()
+            let torn = entries.filter { !ChecksummedPayload.isComplete($0.value) }
+            #expect(torn.isEmpty, "round \(round): \(torn.count) torn entries")
+            #expect(try await cache.totalSize() == entries.reduce(0) { $0 + $1.key.count + $1.value.count })
+            #expect(try await cache.totalSize() <= 1_500_000)
+            totalEntries += entries.count
+            try await cache.close()
+        }
+        #expect(totalEntries > 0)
+    }
+}
+
+extension FileHandle {
+    /// Reads bytes up to the first newline or end of file (blocking), as a string without the newline.
+    func readLine() -> String? {
+        var bytes: [UInt8] = []
+        while true {
+            let chunk = try? read(upToCount: 1)
+            guard let byte = chunk?.first else { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
+            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
+        }
+    }
+}
