@@ -57,16 +57,3 @@ struct CrashSafetyTests {
         #expect(totalEntries > 0)
     }
 }
-
-extension FileHandle {
-    /// Reads bytes up to the first newline or end of file (blocking), as a string without the newline.
-    func readLine() -> String? {
-        var bytes: [UInt8] = []
-        while true {
-            let chunk = try? read(upToCount: 1)
-            guard let byte = chunk?.first else { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
-            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
-            bytes.append(byte)
-        }
-    }
-}

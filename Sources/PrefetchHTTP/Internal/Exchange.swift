@@ -82,7 +82,7 @@ final class Exchange: Sendable {
         finish(.success(body))
     }
 
-    /// Ends the exchange once: resumes the caller, cancels the task on failure, stops the timer.
+    /// Ends the exchange once: resumes the caller, stops the timer, cancels the task on failure.
     func finish(_ result: Result<Data, any Error>) {
         let effects = state.withLock { s -> (CheckedContinuation<Data, any Error>?, URLSessionDataTask?, Task<Void, Never>?)? in
             guard s.phase != .done else { return nil }
@@ -97,8 +97,9 @@ final class Exchange: Sendable {
             return effects
         }
         guard let (continuation, task, timer) = effects else { return }
-        if case .failure = result { task?.cancel() }
-        timer?.cancel()
         continuation?.resume(with: result)
+        timer?.cancel()
+        // A failure (cancellation, timeout, size limit, bad status) stops the transfer and closes its connection.
+        if case .failure = result { task?.cancel() }
     }
 }

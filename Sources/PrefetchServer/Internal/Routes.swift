@@ -56,6 +56,8 @@ struct Routes: Sendable {
     private func thumbnail(_ request: Request, _ context: ServerContext) async throws -> Response {
         let raw = context.parameters.get("id") ?? ""
         guard let id = Int(raw), (0..<configuration.itemCount).contains(id) else {
+            events.record(.request(path: request.uri.path, attempt: planner.nextAttempt(request.uri.path)))
+            events.record(.responded(path: request.uri.path, status: 404))
             throw HTTPError(.notFound, message: "no thumbnail \(raw): ids are 0..<\(configuration.itemCount)")
         }
         let body = Payloads.thumbnail(id: id, size: configuration.thumbnailSize, seed: configuration.seed)
