@@ -3,7 +3,7 @@ import GRDB
 import Logging
 import PrefetchKit
 
-/// A persistent, size-bounded, crash-safe ``PrefetchKit/DataStore`` of `Data` values in SQLite.
+/// A persistent, size-bounded, crash-safe `DataStore` of `Data` values in SQLite.
 ///
 /// Use it as the second level of an `AsyncFetcher`, between the memory cache and the loader:
 ///

@@ -20,7 +20,7 @@ public struct FeedConfiguration: Sendable {
     /// Creates a configuration with the defaults.
     public init() {}
 
-    /// Throws ``PrefetchKit/PrefetchError`` with code `invalidConfiguration`, naming the value and the rule.
+    /// Throws `PrefetchError` with code `invalidConfiguration`, naming the value and the rule.
     public func validate() throws {
         func fail(_ message: String) -> PrefetchError { PrefetchError(.invalidConfiguration, "FeedConfiguration \(message)") }
         guard pageSize >= 1 else { throw fail("pageSize must be at least 1, got \(pageSize)") }

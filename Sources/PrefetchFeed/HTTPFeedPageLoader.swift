@@ -2,7 +2,7 @@ import Foundation
 import PrefetchHTTP
 import PrefetchKit
 
-/// Loads pages from a server's `GET /items?offset=&limit=` with an ``PrefetchHTTP/HTTPLoader``.
+/// Loads pages from a server's `GET /items?offset=&limit=` with an `HTTPLoader`.
 ///
 /// ```swift
 /// let pages = try HTTPFeedPageLoader(baseURL: URL(string: "http://127.0.0.1:8080")!)
@@ -14,7 +14,7 @@ public struct HTTPFeedPageLoader: FeedPageLoader {
     public let baseURL: URL
 
     /// Creates a page loader for the server at `baseURL`.
-    /// - Throws: ``PrefetchHTTP/HTTPLoaderError`` for a base URL that is not http(s) with a host, or a bad configuration.
+    /// - Throws: `HTTPLoaderError` for a base URL that is not http(s) with a host, or a bad configuration.
     public init(baseURL: URL, configuration: HTTPLoaderConfiguration = HTTPLoaderConfiguration()) throws {
         try HTTPLoader<URL>.validate(baseURL)
         self.baseURL = baseURL
@@ -22,7 +22,7 @@ public struct HTTPFeedPageLoader: FeedPageLoader {
     }
 
     /// Loads and decodes one page.
-    /// - Throws: ``PrefetchHTTP/HTTPLoaderError`` (a body that does not decode is ``PrefetchHTTP/HTTPLoaderError/Code/invalidResponse``).
+    /// - Throws: `HTTPLoaderError` (a body that does not decode is `HTTPLoaderError.Code.invalidResponse`).
     public func loadPage(offset: Int, limit: Int) async throws -> FeedPage {
         var components = URLComponents(url: baseURL.appendingPathComponent("items"), resolvingAgainstBaseURL: false)!
         components.queryItems = [URLQueryItem(name: "offset", value: "\(offset)"), URLQueryItem(name: "limit", value: "\(limit)")]

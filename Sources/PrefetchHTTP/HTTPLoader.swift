@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 import PrefetchKit
 
-/// Loads bytes over HTTP(S) for an `AsyncFetcher`: a ``PrefetchKit/DataLoader`` with timeouts,
+/// Loads bytes over HTTP(S) for an `AsyncFetcher`: a `DataLoader` with timeouts,
 /// a streamed size limit, prompt cancellation and a per-host connection cap.
 ///
 /// Load by URL, or by any id through a mapping closure:
