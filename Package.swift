@@ -110,7 +110,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PrefetchDiskCacheTests",
-            dependencies: ["PrefetchDiskCache", "PrefetchKit", "PrefetchTesting", "IOTestSupport", "disk-cache-crasher"],
+            dependencies: [
+                "PrefetchDiskCache", "PrefetchKit", "PrefetchTesting", "IOTestSupport", "disk-cache-crasher",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

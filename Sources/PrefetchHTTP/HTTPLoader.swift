@@ -33,6 +33,7 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
     private let delegate: SessionDelegate
     private let clock: any Clock<Duration>
     private let makeURL: @Sendable (ID) throws -> URL
+    private let isInvalidated = Locked(false)
     /// The configuration the loader was created with.
     public let configuration: HTTPLoaderConfiguration
 
@@ -66,7 +67,7 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
     }
 
     deinit {
-        session.invalidateAndCancel()
+        if !isInvalidated.withLock({ $0 }) { session.invalidateAndCancel() }
     }
 
     /// Loads the body at the URL for `id`.
@@ -90,7 +91,12 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
                 guard exchange.install(continuation) else { return }
-                let task = session.dataTask(with: request)
+                // Creating a task in an invalidated session traps, so check under the same lock `invalidate()` takes.
+                let task = isInvalidated.withLock { $0 ? nil : session.dataTask(with: request) }
+                guard let task else {
+                    return exchange.finish(.failure(HTTPLoaderError(.invalidated,
+                        "HTTPLoader was invalidated; GET \(url.absoluteString) was refused", url: url)))
+                }
                 delegate.register(exchange, for: task.taskIdentifier)
                 exchange.attach(task: task, timer: startTimer(for: exchange))
                 task.resume()
@@ -100,9 +106,14 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
         }
     }
 
-    /// Cancels every request in flight and releases the session; later loads fail.
+    /// Cancels every request in flight and releases the session; later loads fail with
+    /// ``HTTPLoaderError/Code/invalidated``. Calling it twice is harmless.
     public func invalidate() {
-        session.invalidateAndCancel()
+        let first = isInvalidated.withLock { invalidated -> Bool in
+            defer { invalidated = true }
+            return !invalidated
+        }
+        if first { session.invalidateAndCancel() }
     }
 
     /// Parses and checks a URL string: absolute, `http` or `https`, with a host.

@@ -16,7 +16,7 @@ public struct HTTPLoaderError: RetryableError, Sendable, CustomStringConvertible
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         fileprivate enum Value: Hashable, Sendable {
             case invalidConfiguration, invalidURL, unsupportedScheme, clientError, serverError
-            case connectTimeout, totalTimeout, connectionFailed, responseTooLarge, invalidResponse
+            case connectTimeout, totalTimeout, connectionFailed, responseTooLarge, invalidResponse, invalidated
         }
         fileprivate let value: Value
 
@@ -40,6 +40,9 @@ public struct HTTPLoaderError: RetryableError, Sendable, CustomStringConvertible
         public static let responseTooLarge = Code(value: .responseTooLarge)
         /// The response was not an HTTP response the loader understands. Retryable.
         public static let invalidResponse = Code(value: .invalidResponse)
+
+        /// The loader was invalidated and takes no more requests. Not retryable.
+        public static let invalidated = Code(value: .invalidated)
 
         /// The code's name.
         public var description: String { "\(value)" }
@@ -69,7 +72,7 @@ public struct HTTPLoaderError: RetryableError, Sendable, CustomStringConvertible
     public var isRetryable: Bool {
         switch code.value {
         case .serverError, .connectTimeout, .totalTimeout, .connectionFailed, .invalidResponse: true
-        case .invalidConfiguration, .invalidURL, .unsupportedScheme, .clientError, .responseTooLarge: false
+        case .invalidConfiguration, .invalidURL, .unsupportedScheme, .clientError, .responseTooLarge, .invalidated: false
         }
     }
 

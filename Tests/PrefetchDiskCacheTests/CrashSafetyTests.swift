@@ -27,22 +27,26 @@ struct CrashSafetyTests {
         var random = UInt64(0xC0FFEE)
         var totalEntries = 0
         for round in 0..<Self.rounds {
-            // Given a child writing checksummed entries (each write a transaction with eviction)
-            let process = Process()
-            process.executableURL = crasher
-            process.arguments = [dir.database.path, "\(round)", "1500000"]
-            let stdout = Pipe()
-            process.standardOutput = stdout
-            try process.run()
-            let ready = stdout.fileHandleForReading.readLine()
-            #expect(ready == "ready", "round \(round): the child said \(ready ?? "nothing")")
-            // When it is killed at a random moment while writing
             random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let delayMicros = UInt32((random >> 33) % 40_000)
-            usleep(delayMicros)
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal, "round \(round): the child exited early")
+            let path = dir.database.path
+            let (ready, killed) = try await onBlockingThread { () throws -> (String?, Bool) in
+                // Given a child writing checksummed entries (each write a transaction with eviction)
+                let process = Process()
+                process.executableURL = crasher
+                process.arguments = [path, "\(round)", "1500000"]
+                let stdout = Pipe()
+                process.standardOutput = stdout
+                try process.run()
+                let ready = stdout.fileHandleForReading.readLine()
+                // When it is killed at a random moment while writing
+                usleep(delayMicros)
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                return (ready, process.terminationReason == .uncaughtSignal)
+            }
+            #expect(ready == "ready", "round \(round): the child said \(ready ?? "nothing")")
+            #expect(killed, "round \(round): the child exited early")
             // Then the database opens without being moved aside, and every entry is whole
             let cache = try DiskCache<String>(configuration: DiskCacheConfiguration(fileURL: dir.database))
             #expect(cache.movedAsideFileURL == nil, "round \(round): the database was unreadable")

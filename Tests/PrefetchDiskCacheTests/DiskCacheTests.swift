@@ -1,5 +1,6 @@
 import Foundation
 import IOTestSupport
+import Logging
 import PrefetchDiskCache
 import PrefetchKit
 import PrefetchTesting
@@ -22,6 +23,22 @@ struct TempDirectory {
     }
     var database: URL { url.appendingPathComponent("cache.sqlite") }
     func cleanUp() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// A log handler that keeps every message, to check what a component logged.
+struct CapturingLogHandler: LogHandler {
+    let messages: Locked<[String]>
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) {
+        let all = (event.metadata ?? [:]).merging(metadata) { a, _ in a }
+        let rendered = all.keys.sorted().map { "\($0)=\(all[$0]!)" }.joined(separator: " ")
+        messages.withLock { $0.append("\(event.level) \(event.message) \(rendered)") }
+    }
 }
 
 func bytes(_ count: Int, _ fill: UInt8) -> Data { Data(repeating: fill, count: count) }
@@ -148,8 +165,16 @@ struct DiskCacheTests {
         let dir = try TempDirectory()
         defer { dir.cleanUp() }
         try Data(repeating: 0x5A, count: 8192).write(to: dir.database)
-        let cache = try DiskCache<String>(configuration: DiskCacheConfiguration(fileURL: dir.database))
+        let messages = Locked([String]())
+        var configuration = DiskCacheConfiguration(fileURL: dir.database)
+        configuration.logger = Logger(label: "test") { _ in CapturingLogHandler(messages: messages) }
+        let cache = try DiskCache<String>(configuration: configuration)
         let aside = try #require(cache.movedAsideFileURL)
+        let logged = messages.withLock { $0 }
+        #expect(logged.count == 1)
+        #expect(logged.first?.hasPrefix("error DiskCache database was unreadable; moved it aside and created a new one") == true)
+        #expect(logged.first?.contains("movedTo=\(aside.path)") == true)
+        #expect(logged.first?.contains("file is not a database") == true)
         #expect(aside.lastPathComponent.hasPrefix("cache.sqlite.corrupt-"))
         #expect(try Data(contentsOf: aside) == Data(repeating: 0x5A, count: 8192))
         #expect(try await cache.count() == 0)

@@ -144,7 +144,7 @@ struct PagedFeedTests {
 struct PagedFeedServerTests {
     static let logger: Logger = {
         var logger = Logger(label: "feed-test-server")
-        logger.logLevel = .warning
+        logger.logLevel = .critical   // Hummingbird logs an error when a stop cancels open connections
         return logger
     }()
 
