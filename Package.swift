@@ -16,10 +16,19 @@ let package = Package(
         .library(name: "PrefetchSimulation", targets: ["PrefetchSimulation"]),
         .executable(name: "prefetch-demo", targets: ["prefetch-demo"]),
         .executable(name: "prefetch-bench", targets: ["prefetch-bench"]),
+        .library(name: "PrefetchHTTP", targets: ["PrefetchHTTP"]),
+        .library(name: "PrefetchDiskCache", targets: ["PrefetchDiskCache"]),
+        .library(name: "PrefetchFeed", targets: ["PrefetchFeed"]),
+        .library(name: "PrefetchServer", targets: ["PrefetchServer"]),
+        .executable(name: "prefetch-server", targets: ["prefetch-server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         .target(
@@ -74,6 +83,81 @@ let package = Package(
         .testTarget(
             name: "PrefetchSimulationTests",
             dependencies: ["PrefetchSimulation", "PrefetchKit"],
+            swiftSettings: strict
+        ),
+
+        // MARK: Real I/O (issue #5): optional modules above the core.
+        .target(
+            name: "PrefetchHTTP",
+            dependencies: ["PrefetchKit"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "PrefetchDiskCache",
+            dependencies: [
+                "PrefetchKit",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "PrefetchFeed",
+            dependencies: ["PrefetchKit", "PrefetchHTTP"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "PrefetchServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "prefetch-server",
+            dependencies: [
+                "PrefetchServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "IOTestSupport",
+            path: "Tests/Support/IOTestSupport",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "disk-cache-crasher",
+            dependencies: ["PrefetchDiskCache", "IOTestSupport"],
+            path: "Tests/Support/disk-cache-crasher",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PrefetchHTTPTests",
+            dependencies: ["PrefetchHTTP", "PrefetchServer", "PrefetchKit", "PrefetchTesting", "IOTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PrefetchDiskCacheTests",
+            dependencies: [
+                "PrefetchDiskCache", "PrefetchKit", "PrefetchTesting", "IOTestSupport", "disk-cache-crasher",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PrefetchFeedTests",
+            dependencies: ["PrefetchFeed", "PrefetchServer", "PrefetchKit", "PrefetchTesting", "IOTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PrefetchServerTests",
+            dependencies: ["PrefetchServer", "IOTestSupport", "prefetch-server"],
             swiftSettings: strict
         ),
     ]

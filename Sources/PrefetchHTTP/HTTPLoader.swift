@@ -1,0 +1,185 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import PrefetchKit
+
+/// Loads bytes over HTTP(S) for an `AsyncFetcher`: a `DataLoader` with timeouts,
+/// a streamed size limit, prompt cancellation and a per-host connection cap.
+///
+/// Load by URL, or by any id through a mapping closure:
+///
+/// ```swift
+/// let loader = try HTTPLoader<Int> { id in URL(string: "http://127.0.0.1:8080/thumb/\(id)")! }
+/// var configuration = FetcherConfiguration()
+/// configuration.retry = .standard                      // retries 5xx, timeouts, resets
+/// let fetcher = try AsyncFetcher(configuration: configuration, loader: loader)
+/// let thumbnail = try await fetcher.value(for: 42)
+/// ```
+///
+/// Each load is one `GET`. A 2xx response returns its body; any other status, a timeout, a
+/// transport failure or an oversized body throws ``HTTPLoaderError`` (see
+/// ``HTTPLoaderError/isRetryable``). Cancelling the calling task cancels the request at once
+/// and closes its connection; it throws `CancellationError`.
+///
+/// Built on `URLSession` (FoundationNetworking on Linux) with a data delegate, so bytes are
+/// counted as they arrive. One loader owns one session: create one per configuration and keep
+/// it; call ``invalidate()`` when done with it.
+public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
+    /// The loaded value: the response body.
+    public typealias Value = Data
+
+    private let session: URLSession
+    private let delegate: SessionDelegate
+    private let clock: any Clock<Duration>
+    private let makeURL: @Sendable (ID) throws -> URL
+    private let isInvalidated = Locked(false)
+    /// The configuration the loader was created with.
+    public let configuration: HTTPLoaderConfiguration
+
+    /// Creates a loader that maps each id to a URL with `url`.
+    ///
+    /// - Parameters:
+    ///   - configuration: timeouts and limits; checked here.
+    ///   - clock: the clock that measures the timeouts (default `ContinuousClock`).
+    ///   - url: the URL for an id; it may throw (for example ``HTTPLoaderError/Code/invalidURL``).
+    /// - Throws: ``HTTPLoaderError`` with code ``HTTPLoaderError/Code/invalidConfiguration``.
+    public init(
+        configuration: HTTPLoaderConfiguration = HTTPLoaderConfiguration(),
+        clock: any Clock<Duration> = ContinuousClock(),
+        url: @escaping @Sendable (ID) throws -> URL
+    ) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        self.clock = clock
+        self.makeURL = url
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.httpMaximumConnectionsPerHost = configuration.maxConnectionsPerHost
+        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        sessionConfiguration.urlCache = nil
+        // Backstops only: the loader's own timers enforce both timeouts.
+        sessionConfiguration.timeoutIntervalForRequest = Self.seconds(configuration.totalTimeout) + 1
+        sessionConfiguration.timeoutIntervalForResource = Self.seconds(configuration.totalTimeout) + 1
+        sessionConfiguration.httpAdditionalHeaders = configuration.headers
+        let delegate = SessionDelegate()
+        self.delegate = delegate
+        self.session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
+    }
+
+    deinit {
+        if !isInvalidated.withLock({ $0 }) { session.invalidateAndCancel() }
+    }
+
+    /// Loads the body at the URL for `id`.
+    ///
+    /// - Throws: ``HTTPLoaderError``, the mapping closure's error, or `CancellationError`.
+    public func load(_ id: ID) async throws -> Data {
+        try await data(from: try makeURL(id))
+    }
+
+    /// Loads the body at `url` with a `GET`.
+    ///
+    /// - Throws: ``HTTPLoaderError`` (``HTTPLoaderError/Code/unsupportedScheme`` for a scheme other than
+    ///   `http` or `https`, ``HTTPLoaderError/Code/invalidURL`` for a URL without a host, and so on),
+    ///   or `CancellationError` when the calling task is cancelled.
+    public func data(from url: URL) async throws -> Data {
+        try Self.validate(url)
+        try Task.checkCancellation()
+        var request = URLRequest(url: url)
+        request.httpMethod = "GET"
+        let exchange = Exchange(url: url, maxResponseSize: configuration.maxResponseSize)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
+                guard exchange.install(continuation) else { return }
+                // Creating a task in an invalidated session traps, so check under the same lock `invalidate()` takes.
+                let task = isInvalidated.withLock { $0 ? nil : session.dataTask(with: request) }
+                guard let task else {
+                    return exchange.finish(.failure(HTTPLoaderError(.invalidated,
+                        "HTTPLoader was invalidated; GET \(url.absoluteString) was refused", url: url)))
+                }
+                delegate.register(exchange, for: task.taskIdentifier)
+                exchange.attach(task: task, timer: startTimer(for: exchange))
+                task.resume()
+            }
+        } onCancel: {
+            exchange.finish(.failure(CancellationError()))
+        }
+    }
+
+    /// Cancels every request in flight and releases the session; later loads fail with
+    /// ``HTTPLoaderError/Code/invalidated``. Calling it twice is harmless.
+    public func invalidate() {
+        let first = isInvalidated.withLock { invalidated -> Bool in
+            defer { invalidated = true }
+            return !invalidated
+        }
+        if first { session.invalidateAndCancel() }
+    }
+
+    /// Parses and checks a URL string: absolute, `http` or `https`, with a host.
+    ///
+    /// ```swift
+    /// let url = try HTTPLoader<URL>.url("http://127.0.0.1:8080/items")
+    /// ```
+    /// - Throws: ``HTTPLoaderError`` with code ``HTTPLoaderError/Code/invalidURL`` or
+    ///   ``HTTPLoaderError/Code/unsupportedScheme``, naming the string and the rule.
+    public static func url(_ string: String) throws -> URL {
+        guard let url = URL(string: string), url.scheme != nil else {
+            throw HTTPLoaderError(.invalidURL,
+                "HTTPLoader cannot parse \"\(string)\" as a URL: it must be an absolute http or https URL with a host")
+        }
+        try validate(url)
+        return url
+    }
+
+    /// Checks that `url` can be loaded: scheme `http` or `https`, and a host.
+    public static func validate(_ url: URL) throws {
+        let scheme = url.scheme?.lowercased() ?? ""
+        guard scheme == "http" || scheme == "https" else {
+            throw HTTPLoaderError(.unsupportedScheme,
+                "HTTPLoader cannot load \(url.absoluteString): the scheme must be http or https, got \"\(scheme)\"",
+                url: url)
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw HTTPLoaderError(.invalidURL,
+                "HTTPLoader cannot load \(url.absoluteString): the URL must have a host", url: url)
+        }
+    }
+
+    private func startTimer(for exchange: Exchange) -> Task<Void, Never> {
+        let clock = clock
+        let connect = configuration.connectTimeout
+        let total = configuration.totalTimeout
+        return Task {
+            do { try await Self.sleep(clock, connect) } catch { return }
+            if !exchange.hasResponseHead {
+                exchange.finish(.failure(HTTPLoaderError(.connectTimeout,
+                    "GET \(exchange.url.absoluteString) got no response head within the connect timeout of \(connect)",
+                    url: exchange.url)))
+                return
+            }
+            do { try await Self.sleep(clock, total - connect) } catch { return }
+            exchange.finish(.failure(HTTPLoaderError(.totalTimeout,
+                "GET \(exchange.url.absoluteString) did not finish within the total timeout of \(total)",
+                url: exchange.url)))
+        }
+    }
+
+    private static func sleep<C: Clock>(_ clock: C, _ duration: Duration) async throws where C.Duration == Duration {
+        try await clock.sleep(for: duration)
+    }
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+    }
+}
+
+extension HTTPLoader where ID == URL {
+    /// Creates a loader whose ids are the URLs themselves.
+    public convenience init(
+        configuration: HTTPLoaderConfiguration = HTTPLoaderConfiguration(),
+        clock: any Clock<Duration> = ContinuousClock()
+    ) throws {
+        try self.init(configuration: configuration, clock: clock, url: { $0 })
+    }
+}

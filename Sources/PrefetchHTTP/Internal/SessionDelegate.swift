@@ -1,0 +1,102 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import PrefetchKit
+
+/// The session's delegate: routes each task's callbacks to its ``Exchange``.
+final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    private let exchanges = Locked([Int: Exchange]())
+
+    func register(_ exchange: Exchange, for taskIdentifier: Int) {
+        exchanges.withLock { $0[taskIdentifier] = exchange }
+    }
+
+    private func exchange(for task: URLSessionTask) -> Exchange? {
+        exchanges.withLock { $0[task.taskIdentifier] }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        guard let exchange = exchange(for: dataTask) else { return completionHandler(.cancel) }
+        exchange.receivedHead()
+        let url = exchange.url
+        guard let http = response as? HTTPURLResponse else {
+            exchange.finish(.failure(HTTPLoaderError(.invalidResponse,
+                "GET \(url.absoluteString) did not get an HTTP response", url: url)))
+            return completionHandler(.cancel)
+        }
+        let status = http.statusCode
+        let reason = HTTPURLResponse.localizedString(forStatusCode: status)
+        switch status {
+        case 200..<300:
+            let declared = http.expectedContentLength
+            if declared > Int64(exchange.maxResponseSize) {
+                exchange.finish(.failure(HTTPLoaderError(.responseTooLarge,
+                    "GET \(url.absoluteString) declared a \(declared)-byte body; the maximum response size is \(exchange.maxResponseSize) bytes",
+                    url: url)))
+                return completionHandler(.cancel)
+            }
+            completionHandler(.allow)
+        case 500..<600:
+            exchange.finish(.failure(HTTPLoaderError(.serverError,
+                "GET \(url.absoluteString) answered \(status) \(reason): a server error, worth retrying",
+                url: url, statusCode: status)))
+            completionHandler(.cancel)
+        default:
+            exchange.finish(.failure(HTTPLoaderError(.clientError,
+                "GET \(url.absoluteString) answered \(status) \(reason): only 2xx responses are loaded",
+                url: url, statusCode: status)))
+            completionHandler(.cancel)
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        exchange(for: dataTask)?.received(data)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        guard let exchange = exchange(for: task), let target = request.url else { return completionHandler(nil) }
+        do {
+            try HTTPLoader<URL>.validate(target)
+            completionHandler(request)
+        } catch {
+            exchange.finish(.failure(HTTPLoaderError(.unsupportedScheme,
+                "GET \(exchange.url.absoluteString) redirected to \(target.absoluteString): redirects must stay on http or https",
+                url: exchange.url, cause: error)))
+            completionHandler(nil)
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        guard let error else { return exchange.succeed() }
+        exchange.finish(.failure(Self.translate(error, url: exchange.url)))
+    }
+
+    static func translate(_ error: any Error, url: URL) -> any Error {
+        guard let urlError = error as? URLError else {
+            return HTTPLoaderError(.connectionFailed, "GET \(url.absoluteString) failed", url: url, cause: error)
+        }
+        switch urlError.code {
+        case .cancelled:
+            return CancellationError()
+        case .timedOut:
+            return HTTPLoaderError(.totalTimeout, "GET \(url.absoluteString) timed out in URLSession", url: url, cause: error)
+        case .unsupportedURL:
+            return HTTPLoaderError(.unsupportedScheme,
+                "HTTPLoader cannot load \(url.absoluteString): the scheme must be http or https", url: url, cause: error)
+        case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData:
+            return HTTPLoaderError(.invalidResponse,
+                "GET \(url.absoluteString) got a response that is not valid HTTP", url: url, cause: error)
+        default:
+            return HTTPLoaderError(.connectionFailed,
+                "GET \(url.absoluteString) lost its connection (refused, reset or closed early)", url: url, cause: error)
+        }
+    }
+}

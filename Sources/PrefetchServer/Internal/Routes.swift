@@ -1,0 +1,163 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import NIOPosix
+
+/// The request context: Hummingbird's core storage plus the connection, to reset it on purpose.
+struct ServerContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
+    }
+}
+
+/// Thrown from a body writer after an injected reset, to stop writing.
+struct InjectedReset: Error {}
+
+/// The routes and the fault-injecting body streamer.
+struct Routes: Sendable {
+    let configuration: ServerConfiguration
+    let events: ServerEventLog
+    let logger: Logger
+    let clock: any Clock<Duration>
+    let planner: FaultPlanner
+
+    init(configuration: ServerConfiguration, events: ServerEventLog, logger: Logger, clock: any Clock<Duration>) {
+        self.configuration = configuration
+        self.events = events
+        self.logger = logger
+        self.clock = clock
+        self.planner = FaultPlanner(configuration: configuration)
+    }
+
+    func register(on router: Router<ServerContext>) {
+        router.get("health") { _, _ in "ok" }
+        router.get("items") { request, context in try await items(request, context) }
+        router.get("thumb/:id") { request, context in try await thumbnail(request, context) }
+    }
+
+    private func items(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        let offset = try integer(query, "offset", default: 0, in: 0...Int.max)
+        let limit = try integer(query, "limit", default: 50, in: 1...configuration.maxPageSize)
+        let authority = request.head.authority ?? "\(configuration.host):\(configuration.port)"
+        let end = min(offset.addingReportingOverflow(limit).overflow ? Int.max : offset + limit, configuration.itemCount)
+        let ids = offset < end ? Array(offset..<end) : []
+        let page = PageJSON(offset: offset, limit: limit, total: configuration.itemCount,
+                            items: ids.map { Payloads.item(id: $0, seed: configuration.seed, baseURL: "http://\(authority)") })
+        let body = ByteBuffer(data: try JSONEncoder().encode(page))
+        return try await respond(path: request.uri.description, body: body, contentType: "application/json", context: context)
+    }
+
+    private func thumbnail(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let raw = context.parameters.get("id") ?? ""
+        guard let id = Int(raw), (0..<configuration.itemCount).contains(id) else {
+            events.record(.request(path: request.uri.path, attempt: planner.nextAttempt(request.uri.path)))
+            events.record(.responded(path: request.uri.path, status: 404))
+            throw HTTPError(.notFound, message: "no thumbnail \(raw): ids are 0..<\(configuration.itemCount)")
+        }
+        let body = Payloads.thumbnail(id: id, size: configuration.thumbnailSize, seed: configuration.seed)
+        // `?chunked=1` leaves out Content-Length, so a client learns the size only by reading.
+        let chunked = request.uri.queryParameters.get("chunked") == "1"
+        return try await respond(path: request.uri.path, body: body, contentType: "application/octet-stream",
+                                 declareLength: !chunked, context: context)
+    }
+
+    private func integer(_ query: Parameters, _ name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {
+        guard let raw = query.get(name) else { return value }
+        guard let parsed = Int(raw), range.contains(parsed) else {
+            let upper = range.upperBound == Int.max ? "" : "\(range.upperBound)"
+            throw HTTPError(.badRequest, message: "\(name) must be an integer in \(range.lowerBound)...\(upper), got \(raw)")
+        }
+        return parsed
+    }
+
+    private func respond(
+        path: String, body: ByteBuffer, contentType: String, declareLength: Bool = true, context: ServerContext
+    ) async throws -> Response {
+        let attempt = planner.nextAttempt(path)
+        events.record(.request(path: path, attempt: attempt))
+        events.enter()
+        let plan = planner.plan(path: path, attempt: attempt, bodySize: body.readableBytes)
+        do {
+            if plan.latency > .zero { try await clock.sleep(for: plan.latency) }
+        } catch {
+            events.leave()
+            throw error
+        }
+        if plan.fail {
+            events.leave()
+            events.record(.responded(path: path, status: 503))
+            return Response(status: .serviceUnavailable, headers: [.contentType: "text/plain"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: "injected fault: 503 for \(path) attempt \(attempt)\n")))
+        }
+        events.record(.responded(path: path, status: 200))
+        let streamer = BodyStreamer(path: path, body: body, plan: plan, configuration: configuration,
+                                    events: events, logger: context.logger, clock: clock, channel: context.channel)
+        return Response(status: .ok, headers: [.contentType: contentType],
+                        body: ResponseBody(contentLength: declareLength ? body.readableBytes : nil) { writer in
+                            defer { streamer.events.leave() }
+                            try await streamer.stream(to: &writer)
+                        })
+    }
+}
+
+/// Writes one body in chunks, pacing it to the bandwidth cap, pausing it when slow, resetting it when told.
+struct BodyStreamer: Sendable {
+    let path: String
+    let body: ByteBuffer
+    let plan: FaultPlan
+    let configuration: ServerConfiguration
+    let events: ServerEventLog
+    let logger: Logger
+    let clock: any Clock<Duration>
+    let channel: any Channel
+
+    func stream(to writer: inout any ResponseBodyWriter) async throws {
+        let total = body.readableBytes
+        let bandwidth = configuration.faults.bandwidth
+        let chunkSize = bandwidth.map { max(1_024, min(16_384, $0 / 50)) } ?? 16_384
+        var sent = 0
+        do {
+            while sent < total {
+                var n = min(chunkSize, total - sent)
+                if let resetAfter = plan.resetAfter, sent + n > resetAfter {
+                    n = resetAfter - sent
+                    if n > 0 { try await writer.write(body.getSlice(at: body.readerIndex + sent, length: n)!) }
+                    sent += n
+                    events.record(.reset(path: path, bytesSent: sent))
+                    logger.info("injected connection reset", metadata: ["path": "\(path)", "bytesSent": "\(sent)"])
+                    await reset()
+                    throw InjectedReset()
+                }
+                try await writer.write(body.getSlice(at: body.readerIndex + sent, length: n)!)
+                sent += n
+                if let bandwidth {
+                    try await clock.sleep(for: .microseconds(Int64(n) * 1_000_000 / Int64(bandwidth)))
+                }
+                if plan.slowBody, sent < total { try await clock.sleep(for: configuration.faults.slowBodyDelay) }
+            }
+            try await writer.finish(nil)
+            events.record(.completed(path: path, bytes: sent))
+        } catch is InjectedReset {
+            throw InjectedReset()
+        } catch {
+            events.record(.clientDisconnected(path: path, bytesSent: sent, of: total))
+            logger.notice("client disconnected mid-body",
+                          metadata: ["path": "\(path)", "bytesSent": "\(sent)", "of": "\(total)", "error": "\(error)"])
+            throw error
+        }
+    }
+
+    /// Closes the connection with a TCP RST (SO_LINGER 0) rather than a FIN.
+    private func reset() async {
+        if let provider = channel as? any SocketOptionProvider {
+            try? await provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+        }
+        try? await channel.close()
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// A local data server for the demo and the I/O tests: a feed of items and their thumbnails,
+/// with seeded, injectable latency, bandwidth limits, errors, resets and slow bodies.
+///
+/// Routes:
+/// - `GET /items?offset=O&limit=L`: a JSON page `{offset, limit, total, items: [{id, title, colour, thumbnailURL}]}`;
+///   `limit` defaults to 50 and is at most ``ServerConfiguration/maxPageSize``.
+/// - `GET /thumb/{id}`: ``ServerConfiguration/thumbnailSize`` deterministic bytes for `id`
+///   (`application/octet-stream`, with `Content-Length`, or chunked without it for `?chunked=1`);
+///   404 for an id outside the feed.
+/// - `GET /health`: `ok`.
+///
+/// Start it in-process on an ephemeral port, and stop it, from a test:
+///
+/// ```swift
+/// var configuration = ServerConfiguration()
+/// configuration.port = 0
+/// let server = try await PrefetchServer.start(configuration)
+/// defer { Task { await server.stop() } }
+/// let url = server.baseURL.appendingPathComponent("thumb/7")
+/// ```
+public final class PrefetchServer: Sendable {
+    /// The configuration the server runs with.
+    public let configuration: ServerConfiguration
+    /// What the server did and saw: requests, responses, disconnects, resets.
+    public let events: ServerEventLog
+    /// The port the server is bound to (the ephemeral one when asked for port 0).
+    public let port: Int
+    private let task: Task<Void, any Error>
+
+    /// `http://HOST:PORT`.
+    public var baseURL: URL { URL(string: "http://\(configuration.host):\(port)")! }
+
+    private init(configuration: ServerConfiguration, events: ServerEventLog, port: Int, task: Task<Void, any Error>) {
+        self.configuration = configuration
+        self.events = events
+        self.port = port
+        self.task = task
+    }
+
+    /// Starts a server in this process and returns once it listens.
+    ///
+    /// - Throws: ``ServerConfigurationError`` for a value out of range, or the bind error.
+    public static func start(
+        _ configuration: ServerConfiguration,
+        logger: Logger = Logger(label: "prefetch-server"),
+        clock: any Clock<Duration> = ContinuousClock()
+    ) async throws -> PrefetchServer {
+        try configuration.validate()
+        let events = ServerEventLog()
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let app = makeApplication(configuration, events: events, logger: logger, clock: clock) { port in
+            continuation.yield(port)
+            continuation.finish()
+        }
+        let task = Task {
+            defer { continuation.finish() }
+            try await app.run()
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else {
+            try await task.value
+            throw ServerConfigurationError("the server at \(configuration.host):\(configuration.port) stopped before it listened")
+        }
+        return PrefetchServer(configuration: configuration, events: events, port: port, task: task)
+    }
+
+    /// Runs a server until SIGINT or SIGTERM, calling `onListening` with the bound port once it listens.
+    public static func run(
+        _ configuration: ServerConfiguration,
+        logger: Logger = Logger(label: "prefetch-server"),
+        onListening: @escaping @Sendable (Int) -> Void
+    ) async throws {
+        try configuration.validate()
+        let app = makeApplication(configuration, events: ServerEventLog(), logger: logger, clock: ContinuousClock(),
+                                  onListening: onListening)
+        try await app.runService()
+    }
+
+    /// Starts a server, runs `body` with it, and stops the server however `body` ends.
+    public static func withServer<T: Sendable>(
+        _ configuration: ServerConfiguration,
+        logger: Logger = Logger(label: "prefetch-server"),
+        _ body: (PrefetchServer) async throws -> T
+    ) async throws -> T {
+        let server = try await start(configuration, logger: logger)
+        do {
+            let result = try await body(server)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    /// Stops the server: closes the listener and every connection, and waits until it has.
+    public func stop() async {
+        task.cancel()
+        _ = try? await task.value
+    }
+
+    private static func makeApplication(
+        _ configuration: ServerConfiguration,
+        events: ServerEventLog,
+        logger: Logger,
+        clock: any Clock<Duration>,
+        onListening: @escaping @Sendable (Int) -> Void
+    ) -> some ApplicationProtocol {
+        let routes = Routes(configuration: configuration, events: events, logger: logger, clock: clock)
+        let router = Router(context: ServerContext.self)
+        router.add(middleware: LogRequestsMiddleware(.info))
+        routes.register(on: router)
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            onServerRunning: { channel in onListening(channel.localAddress?.port ?? configuration.port) },
+            logger: logger)
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+
+/// How long the server waits before it answers a request.
+public enum LatencyModel: Sendable, Hashable {
+    /// No added latency.
+    case none
+    /// The same latency for every request.
+    case fixed(Duration)
+    /// A log-normal latency with this median and 99th percentile (p99 at least the median).
+    case logNormal(median: Duration, p99: Duration)
+}
+
+/// Faults the server injects, each decided per request from the seed, the path and the attempt.
+///
+/// The same seed gives the same faults for the n-th request to a path, whatever the order in
+/// which requests to different paths arrive.
+public struct FaultConfiguration: Sendable, Hashable {
+    /// Added latency before the response head.
+    public var latency: LatencyModel = .none
+    /// The most body bytes per second per response, or `nil` for no cap.
+    public var bandwidth: Int?
+    /// The share of requests answered `503 Service Unavailable`, from 0 to 1.
+    public var errorRate: Double = 0
+    /// The share of responses whose connection is reset (TCP RST) half-way through the body, from 0 to 1.
+    public var resetRate: Double = 0
+    /// The share of responses whose body pauses ``slowBodyDelay`` between chunks, from 0 to 1.
+    public var slowBodyRate: Double = 0
+    /// The pause between body chunks of a slow body.
+    public var slowBodyDelay: Duration = .milliseconds(200)
+    /// The first this many requests to each path are answered `503`, before any other fault.
+    public var failFirst: Int = 0
+    /// The next this many requests to each path (after ``failFirst``) have their connection reset mid-body.
+    public var resetFirst: Int = 0
+
+    /// Creates a configuration with no faults.
+    public init() {}
+}
+
+/// The settings of a ``PrefetchServer``.
+public struct ServerConfiguration: Sendable {
+    /// The address to bind (default `127.0.0.1`, loopback only).
+    public var host: String = "127.0.0.1"
+    /// The port to bind; 0 picks a free ephemeral port (default 8080).
+    public var port: Int = 8080
+    /// How many items the feed has (default 100,000).
+    public var itemCount: Int = 100_000
+    /// The size of each thumbnail payload in bytes (default 16 KiB).
+    public var thumbnailSize: Int = 16 * 1024
+    /// The largest page `/items` serves (default 500).
+    public var maxPageSize: Int = 500
+    /// The seed of the payloads and of every injected fault.
+    public var seed: UInt64 = 1
+    /// The faults to inject.
+    public var faults = FaultConfiguration()
+
+    /// The accepted ranges, used by ``validate()`` and by the command line.
+    public enum Limits {
+        /// Ports.
+        public static let port = 0...65_535
+        /// Item counts.
+        public static let itemCount = 1...10_000_000
+        /// Thumbnail sizes, in bytes.
+        public static let thumbnailSize = 0...(64 * 1024 * 1024)
+        /// Page sizes.
+        public static let maxPageSize = 1...10_000
+        /// Latencies, in milliseconds.
+        public static let latencyMilliseconds = 0...60_000
+        /// Bandwidth caps, in bytes per second.
+        public static let bandwidth = 1_024...(10 * 1024 * 1024 * 1024)
+        /// Rates.
+        public static let rate = 0.0...1.0
+        /// Counts of forced faults per path.
+        public static let forcedFaults = 0...1_000
+    }
+
+    /// Creates a configuration with the defaults.
+    public init() {}
+
+    /// Throws ``ServerConfigurationError`` naming the first value out of range and the accepted range.
+    public func validate() throws {
+        func check<T: Comparable>(_ name: String, _ value: T, _ range: ClosedRange<T>) throws {
+            guard range.contains(value) else {
+                throw ServerConfigurationError("\(name) must be in \(range.lowerBound)...\(range.upperBound), got \(value)")
+            }
+        }
+        guard !host.isEmpty else { throw ServerConfigurationError("host must not be empty") }
+        try check("port", port, Limits.port)
+        try check("itemCount", itemCount, Limits.itemCount)
+        try check("thumbnailSize", thumbnailSize, Limits.thumbnailSize)
+        try check("maxPageSize", maxPageSize, Limits.maxPageSize)
+        switch faults.latency {
+        case .none: break
+        case .fixed(let d):
+            try check("latency (ms)", Self.milliseconds(d), 0...Double(Limits.latencyMilliseconds.upperBound))
+        case .logNormal(let median, let p99):
+            try check("latency median (ms)", Self.milliseconds(median), 0.001...Double(Limits.latencyMilliseconds.upperBound))
+            try check("latency p99 (ms)", Self.milliseconds(p99), Self.milliseconds(median)...Double(Limits.latencyMilliseconds.upperBound))
+        }
+        if let bandwidth = faults.bandwidth { try check("bandwidth (bytes/s)", bandwidth, Limits.bandwidth) }
+        for (name, rate) in [("errorRate", faults.errorRate), ("resetRate", faults.resetRate), ("slowBodyRate", faults.slowBodyRate)] {
+            guard rate.isFinite else { throw ServerConfigurationError("\(name) must be in 0.0...1.0, got \(rate)") }
+            try check(name, rate, Limits.rate)
+        }
+        try check("slowBodyDelay (ms)", Self.milliseconds(faults.slowBodyDelay), 0...Double(Limits.latencyMilliseconds.upperBound))
+        try check("failFirst", faults.failFirst, Limits.forcedFaults)
+        try check("resetFirst", faults.resetFirst, Limits.forcedFaults)
+    }
+
+    static func milliseconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) * 1e-15
+    }
+}
+
+/// A server setting out of its range: the message names the value and the accepted range.
+public struct ServerConfigurationError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// The value, the rule, and what was given.
+    public let message: String
+    /// Creates an error.
+    public init(_ message: String) { self.message = message }
+    /// The message.
+    public var description: String { message }
+}

@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+
+/// The `prefetch-server` command-line flags, checked with ranges named in every error.
+///
+/// ```
+/// prefetch-server --port 0 --items 100000 --thumb-size 16384 \
+///     --latency-median-ms 40 --latency-p99-ms 400 --error-rate 0.05 --seed 7
+/// ```
+public struct ServerOptions: ParsableArguments, Sendable {
+    /// The address to bind.
+    @Option(help: "The address to bind (loopback by default).")
+    public var host: String = "127.0.0.1"
+
+    /// The port; 0 picks a free one.
+    @Option(help: "The port to bind, 0...65535; 0 picks a free ephemeral port.")
+    public var port: Int = 8080
+
+    /// The number of items in the feed.
+    @Option(help: "How many items the feed has, 1...10000000.")
+    public var items: Int = 100_000
+
+    /// The thumbnail payload size.
+    @Option(name: .customLong("thumb-size"), help: "Bytes per thumbnail, 0...67108864.")
+    public var thumbSize: Int = 16 * 1024
+
+    /// The largest page.
+    @Option(name: .customLong("max-page"), help: "The largest page /items serves, 1...10000.")
+    public var maxPage: Int = 500
+
+    /// The seed of payloads and faults.
+    @Option(help: "The seed of payloads and injected faults.")
+    public var seed: UInt64 = 1
+
+    /// A fixed latency.
+    @Option(name: .customLong("latency-ms"), help: "A fixed latency before each response, 0...60000 ms.")
+    public var latencyMs: Double?
+
+    /// The log-normal latency's median.
+    @Option(name: .customLong("latency-median-ms"), help: "Log-normal latency: the median, in ms (needs --latency-p99-ms).")
+    public var latencyMedianMs: Double?
+
+    /// The log-normal latency's 99th percentile.
+    @Option(name: .customLong("latency-p99-ms"), help: "Log-normal latency: the 99th percentile, median...60000 ms.")
+    public var latencyP99Ms: Double?
+
+    /// The bandwidth cap.
+    @Option(help: "The most body bytes per second per response, 1024...10737418240.")
+    public var bandwidth: Int?
+
+    /// The error rate.
+    @Option(name: .customLong("error-rate"), help: "The share of requests answered 503, 0...1.")
+    public var errorRate: Double = 0
+
+    /// The reset rate.
+    @Option(name: .customLong("reset-rate"), help: "The share of responses reset mid-body, 0...1.")
+    public var resetRate: Double = 0
+
+    /// The slow-body rate.
+    @Option(name: .customLong("slow-body-rate"), help: "The share of responses whose body pauses between chunks, 0...1.")
+    public var slowBodyRate: Double = 0
+
+    /// The pause of a slow body.
+    @Option(name: .customLong("slow-body-delay-ms"), help: "The pause between chunks of a slow body, 0...60000 ms.")
+    public var slowBodyDelayMs: Double = 200
+
+    /// Forced errors per path.
+    @Option(name: .customLong("fail-first"), help: "Answer the first N requests to each path with 503, 0...1000.")
+    public var failFirst: Int = 0
+
+    /// Forced resets per path.
+    @Option(name: .customLong("reset-first"), help: "Reset the next N requests to each path mid-body, 0...1000.")
+    public var resetFirst: Int = 0
+
+    /// Creates the options with their defaults.
+    public init() {}
+
+    /// Checks every flag: the error names the flag, the value and the accepted range.
+    public mutating func validate() throws {
+        do {
+            _ = try configuration()
+        } catch let error as ServerConfigurationError {
+            throw ValidationError(error.message)
+        }
+    }
+
+    /// The server configuration these flags describe.
+    ///
+    /// - Throws: ``ServerConfigurationError`` naming the flag, the value and the accepted range.
+    public func configuration() throws -> ServerConfiguration {
+        func range<T: Comparable>(_ flag: String, _ value: T, _ range: ClosedRange<T>) throws {
+            guard range.contains(value) else {
+                throw ServerConfigurationError("\(flag) must be in \(range.lowerBound)...\(range.upperBound), got \(value)")
+            }
+        }
+        func rate(_ flag: String, _ value: Double) throws {
+            guard value.isFinite, (0...1).contains(value) else {
+                throw ServerConfigurationError("\(flag) must be in 0...1, got \(value)")
+            }
+        }
+        func milliseconds(_ flag: String, _ value: Double, from lower: Double = 0) throws -> Duration {
+            let upper = Double(ServerConfiguration.Limits.latencyMilliseconds.upperBound)
+            guard value.isFinite, value >= lower, value <= upper else {
+                throw ServerConfigurationError("\(flag) must be in \(lower.formatted())...\(upper.formatted()) ms, got \(value)")
+            }
+            return .microseconds(Int64((value * 1000).rounded()))
+        }
+        typealias Limits = ServerConfiguration.Limits
+        var c = ServerConfiguration()
+        guard !host.isEmpty else { throw ServerConfigurationError("--host must not be empty") }
+        c.host = host
+        try range("--port", port, Limits.port); c.port = port
+        try range("--items", items, Limits.itemCount); c.itemCount = items
+        try range("--thumb-size", thumbSize, Limits.thumbnailSize); c.thumbnailSize = thumbSize
+        try range("--max-page", maxPage, Limits.maxPageSize); c.maxPageSize = maxPage
+        c.seed = seed
+        switch (latencyMs, latencyMedianMs, latencyP99Ms) {
+        case (nil, nil, nil): c.faults.latency = .none
+        case (let fixed?, nil, nil): c.faults.latency = .fixed(try milliseconds("--latency-ms", fixed))
+        case (nil, let median?, let p99?):
+            let m = try milliseconds("--latency-median-ms", median, from: 0.001)
+            c.faults.latency = .logNormal(median: m, p99: try milliseconds("--latency-p99-ms", p99, from: median))
+        case (_?, _, _):
+            throw ServerConfigurationError("--latency-ms cannot be combined with --latency-median-ms/--latency-p99-ms: choose fixed or log-normal")
+        default:
+            throw ServerConfigurationError("--latency-median-ms and --latency-p99-ms must be given together")
+        }
+        if let bandwidth { try range("--bandwidth", bandwidth, Limits.bandwidth) }
+        c.faults.bandwidth = bandwidth
+        try rate("--error-rate", errorRate); c.faults.errorRate = errorRate
+        try rate("--reset-rate", resetRate); c.faults.resetRate = resetRate
+        try rate("--slow-body-rate", slowBodyRate); c.faults.slowBodyRate = slowBodyRate
+        c.faults.slowBodyDelay = try milliseconds("--slow-body-delay-ms", slowBodyDelayMs)
+        try range("--fail-first", failFirst, Limits.forcedFaults); c.faults.failFirst = failFirst
+        try range("--reset-first", resetFirst, Limits.forcedFaults); c.faults.resetFirst = resetFirst
+        try c.validate()
+        return c
+    }
+}

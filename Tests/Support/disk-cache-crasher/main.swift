@@ -1,0 +1,41 @@
+// A child process for the disk cache's crash test: writes checksummed entries to a DiskCache
+// until the test kills it with SIGKILL. Prints "ready" once the first entry is committed.
+//
+// Usage: disk-cache-crasher <database-path> <seed> [size-limit-bytes]
+import Foundation
+import IOTestSupport
+import PrefetchDiskCache
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3, let seed = UInt64(arguments[2]) else {
+    FileHandle.standardError.write(Data("usage: disk-cache-crasher <database-path> <seed> [size-limit-bytes]\n".utf8))
+    exit(64)
+}
+var configuration = DiskCacheConfiguration(fileURL: URL(fileURLWithPath: arguments[1]))
+configuration.sizeLimit = arguments.count >= 4 ? Int(arguments[3]) ?? 2_000_000 : 2_000_000
+let cache = try DiskCache<String>(configuration: configuration)
+
+struct SplitMix64 {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+var random = SplitMix64(state: seed)
+
+var index = 0
+while index < 1_000_000 {
+    let size = Int(random.next() % 96_000) + 1
+    let value = ChecksummedPayload.encode(ChecksummedPayload.payload(count: size, seed: random.next()))
+    // Keys repeat (overwrite) a quarter of the time, so crashes also land in updates.
+    let key = random.next() % 4 == 0 && index > 0 ? "s\(seed)-\(Int(random.next() % UInt64(index)))" : "s\(seed)-\(index)"
+    try await cache.store(value, for: key)
+    if index == 0 {
+        FileHandle.standardOutput.write(Data("ready\n".utf8))
+    }
+    index += 1
+}
