@@ -341,6 +341,16 @@ private func makeFetcher(
         _ = try await fetcher.value(for: 1)
         #expect(events.withLock { $0 } == ["requested", "started", "completed", "hit"])
         #expect(fetcher.statistics.latency.median == .milliseconds(150))
-        #expect(fetcher.expectedLatency == .milliseconds(150))
+        // One load says little about the next: the estimate waits for five.
+        #expect(fetcher.expectedLatency == nil)
+        for id in 2...5 {
+            let next = Task { try await fetcher.value(for: id) }
+            await loader.waitForCalls(id)
+            clock.advance(by: .milliseconds(100 * id))
+            loader.succeed(id, with: "v\(id)")
+            _ = try await next.value
+        }
+        // Latencies 150, 200, 300, 400, 500 ms: the 90th percentile is the largest.
+        #expect(fetcher.expectedLatency == .milliseconds(500))
     }
 }

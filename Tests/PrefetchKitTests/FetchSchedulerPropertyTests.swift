@@ -77,7 +77,15 @@ import Testing
                 m.interests[id]?[interest] = nil
                 if m.interests[id]?.isEmpty == true { m.interests[id] = nil }
                 actions = s.release(id, interest: interest)
-            case 55..<65:
+            case 55..<60:
+                // Cancel a batch of prefetches at once.
+                let batch = (0..<4).map { _ in Int(rng.next() % 24) }
+                for b in Set(batch) where m.interests[b]?[.prefetch] != nil {
+                    m.interests[b]?[.prefetch] = nil
+                    if m.interests[b]?.isEmpty == true { m.interests[b] = nil }
+                }
+                actions = s.release(batch, interest: .prefetch)
+            case 60..<65:
                 if let held = m.interests[id], let interest = held.keys.first {
                     let priority = FetchPriority(level: .prefetch, order: Double(rng.next() % 10))
                     m.interests[id]?[interest] = priority
@@ -91,7 +99,7 @@ import Testing
             let startedIDs = actions.compactMap { if case .start(let i, _) = $0 { i } else { nil } }
             if roll < 30, freeSlot, !startedIDs.isEmpty {
                 #expect(startedIDs == [id], "seed \(seed) step \(step): a request with a free slot starts its own id")
-            } else if roll >= 30, let first = startedIDs.first, let expectedNext {
+            } else if roll >= 30, !(55..<60).contains(roll), let first = startedIDs.first, let expectedNext {
                 #expect(first == expectedNext, "seed \(seed) step \(step): started \(first), queue order wanted \(expectedNext)")
             }
             apply(actions, step: step)

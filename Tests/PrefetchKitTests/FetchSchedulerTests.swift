@@ -119,6 +119,37 @@ private func load(of id: Int, in scheduler: Scheduler) -> Scheduler.LoadID? {
         }
     }
 
+    @Test func releasingABatchNeverStartsALoadTheBatchReleases() {
+        // Given one running and three queued prefetches, and one more queued that stays
+        var s = Scheduler(maxConcurrentLoads: 1)
+        for id in 1...5 { s.request(id, interest: .prefetch, priority: FetchPriority(level: .prefetch, order: Double(id))) }
+        // When the first four are cancelled together
+        let actions = s.release([1, 2, 3, 4], interest: .prefetch)
+        // Then only the running one is cancelled, and only the survivor starts
+        #expect(cancelled(actions) == [1])
+        #expect(started(actions) == [5])
+        s._checkInvariants()
+        // One by one, the same cancels would have started (and cancelled) 2, 3 and 4.
+        var t = Scheduler(maxConcurrentLoads: 1)
+        for id in 1...5 { t.request(id, interest: .prefetch, priority: FetchPriority(level: .prefetch, order: Double(id))) }
+        let oneByOne = [1, 2, 3, 4].flatMap { t.release($0, interest: .prefetch) }
+        #expect(started(oneByOne) == [2, 3, 4, 5])
+    }
+
+    @Test func priorityFallsBackWhenTheInterestThatSetItLeaves() {
+        var s = Scheduler(maxConcurrentLoads: 1)
+        s.request(0, interest: .prefetch, priority: .prefetch)
+        s.request(1, interest: .prefetch, priority: FetchPriority(level: .prefetch, order: 4))
+        s.request(1, interest: .consumer(Consumer(rawValue: 1)), priority: .visible)
+        s.request(1, interest: .consumer(Consumer(rawValue: 2)), priority: FetchPriority(level: .prefetch, order: 9))
+        #expect(s.priority(of: 1) == .visible)
+        s.release(1, interest: .consumer(Consumer(rawValue: 1)))
+        #expect(s.priority(of: 1) == FetchPriority(level: .prefetch, order: 4))
+        s.request(1, interest: .prefetch, priority: FetchPriority(level: .prefetch, order: 12))  // re-prioritised lower
+        #expect(s.priority(of: 1) == FetchPriority(level: .prefetch, order: 9))
+        s._checkInvariants()
+    }
+
     @Test func equalPrioritiesStartInRequestOrder() {
         var s = Scheduler(maxConcurrentLoads: 1)
         for id in [5, 3, 9, 1] { s.request(id, interest: .prefetch, priority: .prefetch) }

@@ -11,12 +11,22 @@
 /// cache.trim(toCost: 0)      // memory pressure: drop everything
 /// ```
 public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private struct Node: Sendable {
-        var key: Key
-        var value: Value?
-        var cost: Int
-        var prev: Int
-        var next: Int
+    @usableFromInline
+    struct Node: Sendable {
+        @usableFromInline var key: Key
+        @usableFromInline var value: Value?
+        @usableFromInline var cost: Int
+        @usableFromInline var prev: Int
+        @usableFromInline var next: Int
+
+        @usableFromInline
+        init(key: Key, value: Value?, cost: Int, prev: Int, next: Int) {
+            self.key = key
+            self.value = value
+            self.cost = cost
+            self.prev = prev
+            self.next = next
+        }
     }
 
     /// The most entries the cache keeps.
@@ -25,11 +35,11 @@ public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     public let costLimit: Int
     private let costOf: @Sendable (Value) -> Int
 
-    private var index: [Key: Int] = [:]
-    private var nodes: ContiguousArray<Node> = []
+    @usableFromInline var index: [Key: Int] = [:]
+    @usableFromInline var nodes: ContiguousArray<Node> = []
     private var free: [Int] = []
-    private var head = -1  // most recently used
-    private var tail = -1  // least recently used
+    @usableFromInline var head = -1  // most recently used
+    @usableFromInline var tail = -1  // least recently used
 
     /// The number of entries.
     public private(set) var count = 0
@@ -59,6 +69,7 @@ public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Returns the value for `key` and marks it most recently used.
     /// - Complexity: O(1)
+    @inlinable
     public mutating func value(forKey key: Key) -> Value? {
         guard let slot = index[key] else { return nil }
         moveToFront(slot)
@@ -160,7 +171,8 @@ public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         return keys
     }
 
-    private mutating func moveToFront(_ slot: Int) {
+    @inlinable
+    mutating func moveToFront(_ slot: Int) {
         guard slot != head else { return }
         unlink(slot)
         nodes[slot].prev = -1
@@ -170,7 +182,8 @@ public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         if tail < 0 { tail = slot }
     }
 
-    private mutating func unlink(_ slot: Int) {
+    @inlinable
+    mutating func unlink(_ slot: Int) {
         let prev = nodes[slot].prev, next = nodes[slot].next
         if prev >= 0 { nodes[prev].next = next } else { head = next }
         if next >= 0 { nodes[next].prev = prev } else { tail = prev }

@@ -30,7 +30,7 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     /// The result given to a completion handler.
     public typealias Completion = @Sendable (Result<Value, any Error>) -> Void
 
-    private enum Consumer: Sendable {
+    enum Consumer: Sendable {
         case handler(Completion)
         case continuation(CheckedContinuation<Value, any Error>)
 
@@ -42,9 +42,12 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
         }
     }
 
-    private struct State: Sendable {
+    @usableFromInline
+    struct State: Sendable {
         var scheduler: FetchScheduler<ID>
-        var cache: MemoryCache<ID, Value>
+        @usableFromInline var cache: MemoryCache<ID, Value>
+        /// Whether anyone listens to events; when not, none are built.
+        let observing: Bool
         var consumers: [FetchScheduler<ID>.ConsumerID: Consumer] = [:]
         var cancelledEarly: Set<FetchScheduler<ID>.ConsumerID> = []
         var tasks: [FetchScheduler<ID>.LoadID: Task<Void, Never>] = [:]
@@ -66,7 +69,7 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
         case event(FetchEvent<ID>)
     }
 
-    private let state: Locked<State>
+    @usableFromInline let state: Locked<State>
     private let loader: any DataLoader<ID, Value>
     private let store: (any DataStore<ID, Value>)?
     private let clock: ErasedClock
@@ -108,6 +111,7 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
         self.state = Locked(State(
             scheduler: FetchScheduler(maxConcurrentLoads: configuration.maxConcurrentLoads),
             cache: cache,
+            observing: onEvent != nil,
             random: SplitMix64(seed: configuration.randomSeed)))
     }
 
@@ -134,6 +138,7 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     ///
     /// Synchronous and cheap (one lock and one hash look-up), for `cellForItemAt` on every frame.
     /// - Complexity: O(1)
+    @inlinable
     public func fetchedData(for id: ID) -> Value? {
         state.withLock { $0.cache.value(forKey: id) }
     }
@@ -245,7 +250,7 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
                 s.stats.requests += 1
                 if s.cache.contains(id) {
                     s.stats.cacheHits += 1
-                    effects.append(.event(.cacheHit(id)))
+                    if s.observing { effects.append(.event(.cacheHit(id))) }
                     continue
                 }
                 effects += Self.request(&s, id, .prefetch, FetchPriority(level: priority.level, order: order))
@@ -259,11 +264,7 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     /// Withdraws the prefetch interest in each of `ids`; loads that consumers still want go on.
     public func cancelPrefetching(_ ids: some Sequence<ID>) {
         let effects = state.withLock { s -> [Effect] in
-            var effects: [Effect] = []
-            for id in ids {
-                effects += Self.translate(&s, s.scheduler.release(id, interest: .prefetch))
-            }
-            return effects
+            Self.translate(&s, s.scheduler.release(ids, interest: .prefetch))
         }
         perform(effects)
     }
@@ -326,8 +327,8 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     private static func request(_ s: inout State, _ id: ID, _ interest: FetchScheduler<ID>.Interest, _ priority: FetchPriority) -> [Effect] {
         let coalesced = s.scheduler.contains(id)
         if coalesced { s.stats.coalescedRequests += 1 }
-        return [.event(.requested(id, coalesced: coalesced))]
-            + translate(&s, s.scheduler.request(id, interest: interest, priority: priority))
+        let effects = translate(&s, s.scheduler.request(id, interest: interest, priority: priority))
+        return s.observing ? [.event(.requested(id, coalesced: coalesced))] + effects : effects
     }
 
     /// Turns scheduler actions into effects, updating the bookkeeping they imply.
@@ -339,11 +340,11 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
                 s.stats.loadsStarted += 1
                 s.stats.peakInFlight = max(s.stats.peakInFlight, s.scheduler.runningCount)
                 effects.append(.start(id, load))
-                effects.append(.event(.loadStarted(id)))
+                if s.observing { effects.append(.event(.loadStarted(id))) }
             case .cancel(let id, let load):
                 s.stats.loadsCancelled += 1
                 effects.append(.cancelTask(s.tasks.removeValue(forKey: load)))
-                effects.append(.event(.loadCancelled(id)))
+                if s.observing { effects.append(.event(.loadCancelled(id))) }
             case .abandon(let id, let consumers):
                 for c in consumers {
                     if let consumer = s.consumers.removeValue(forKey: c) {

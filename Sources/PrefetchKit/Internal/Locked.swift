@@ -11,16 +11,20 @@ import Foundation
 /// and `State: Sendable` keeps non-sendable values from escaping through the closure's result.
 /// `NSLock` rather than `Synchronization.Mutex`: on this toolchain ThreadSanitizer reports false
 /// races on `Mutex` almost every run, and is clean with `NSLock`. Swap it here if that changes.
+///
+/// `withLock` is inlinable so that callers in other modules (``AsyncFetcher/fetchedData(for:)``)
+/// are specialized for their state type instead of going through generic metadata look-ups.
+@usableFromInline
 package final class Locked<State: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var state: State
+    @usableFromInline let lock = NSLock()
+    @usableFromInline var state: State
 
     package init(_ state: State) {
         self.state = state
     }
 
     /// Runs `body` with exclusive access to the state.
-    @inline(__always)
+    @inlinable
     package func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
         lock.lock()
         defer { lock.unlock() }

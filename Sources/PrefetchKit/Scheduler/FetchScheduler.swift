@@ -159,12 +159,18 @@ public struct FetchScheduler<ID: Hashable & Sendable>: Sendable {
     @discardableResult
     public mutating func request(_ id: ID, interest: Interest, priority: FetchPriority) -> [Action] {
         if var entry = entries[id] {
+            let replaced: FetchPriority?
             switch interest {
-            case .prefetch: entry.prefetch = priority
-            case .consumer(let c): entry.consumers[c] = priority
+            case .prefetch: replaced = entry.prefetch; entry.prefetch = priority
+            case .consumer(let c): replaced = entry.consumers.updateValue(priority, forKey: c)
             }
             let old = entry.priority
-            entry.priority = entry.effectivePriority()!
+            // A new interest can only raise the priority; only a replaced one that set it needs a rescan.
+            if let replaced, replaced == old, priority < old {
+                entry.priority = entry.effectivePriority()!
+            } else if priority > old {
+                entry.priority = priority
+            }
             entries[id] = entry
             if case .waiting = entry.phase, entry.priority != old { requeue(id) }
             return []
@@ -189,33 +195,55 @@ public struct FetchScheduler<ID: Hashable & Sendable>: Sendable {
     /// - Complexity: O(log n) amortized, plus O(k) in the number of consumers of `id`.
     @discardableResult
     public mutating func release(_ id: ID, interest: Interest) -> [Action] {
-        guard var entry = entries[id] else { return [] }
+        var actions: [Action] = []
+        if withdraw(id, interest: interest, into: &actions) { startEligible(into: &actions) }
+        return actions
+    }
+
+    /// Withdraws one interest from each of `ids`, then fills the freed slots once.
+    ///
+    /// Cancelling a batch this way never starts a load for an id that a later element of the
+    /// same batch releases: `release` one by one would start, then cancel, such loads.
+    /// - Complexity: O(m log n) for m ids.
+    @discardableResult
+    public mutating func release(_ ids: some Sequence<ID>, interest: Interest) -> [Action] {
+        var actions: [Action] = []
+        var freed = false
+        for id in ids where withdraw(id, interest: interest, into: &actions) { freed = true }
+        if freed { startEligible(into: &actions) }
+        return actions
+    }
+
+    /// Withdraws one interest; returns whether a running load lost its last one (a slot is free).
+    private mutating func withdraw(_ id: ID, interest: Interest, into actions: inout [Action]) -> Bool {
+        guard var entry = entries[id] else { return false }
+        let removed: FetchPriority?
         switch interest {
         case .prefetch:
-            guard entry.prefetch != nil else { return [] }
+            removed = entry.prefetch
             entry.prefetch = nil
         case .consumer(let c):
-            guard entry.consumers.removeValue(forKey: c) != nil else { return [] }
+            removed = entry.consumers.removeValue(forKey: c)
         }
-        var actions: [Action] = []
+        guard let removed else { return false }
         guard entry.hasInterest else {
             entries[id] = nil
+            defer { compactIfNeeded() }
             switch entry.phase {
             case .waiting:
                 waiting -= 1
+                return false
             case .running(let load):
                 running[load] = nil
                 actions.append(.cancel(id, load))
-                startEligible(into: &actions)
+                return true
             }
-            compactIfNeeded()
-            return actions
         }
         let old = entry.priority
-        entry.priority = entry.effectivePriority()!
+        if removed == old { entry.priority = entry.effectivePriority()! }
         entries[id] = entry
         if case .waiting = entry.phase, entry.priority != old { requeue(id) }
-        return actions
+        return false
     }
 
     /// Changes the priority of an interest that is held; a no-op otherwise.
