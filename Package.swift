@@ -82,7 +82,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PrefetchSimulationTests",
-            dependencies: ["PrefetchSimulation", "PrefetchKit"],
+            dependencies: ["PrefetchSimulation", "PrefetchKit", "prefetch-bench"],
             swiftSettings: strict
         ),
 

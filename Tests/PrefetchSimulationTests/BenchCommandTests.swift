@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+
+/// Runs the built `prefetch-bench` the way a person would, and reads what it prints and writes.
+@Suite(.serialized) struct BenchCommandTests {
+    static var productsDirectory: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    }
+
+    static func run(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+        let process = Process()
+        process.executableURL = productsDirectory.appendingPathComponent("prefetch-bench")
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+
+    static func temporaryFile(_ name: String) -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("prefetch-bench-\(UUID().uuidString)-\(name)")
+    }
+
+    @Test func writesTheSameJSONInTwoProcesses() throws {
+        // Swift seeds hashing per process: two processes catch any order that leaks from a Set or Dictionary.
+        let a = Self.temporaryFile("a.json"), b = Self.temporaryFile("b.json")
+        defer { try? FileManager.default.removeItem(at: a); try? FileManager.default.removeItem(at: b) }
+        let args = ["--quiet", "--scenario", "jumps-list", "--scenario", "flings-grid", "--seed", "7"]
+        let first = try Self.run(args + ["--json", a.path])
+        let second = try Self.run(args + ["--json", b.path])
+        #expect(first.status == 0 && second.status == 0, "\(first.err)\(second.err)")
+        let dataA = try Data(contentsOf: a), dataB = try Data(contentsOf: b)
+        #expect(dataA == dataB)
+        let object = try JSONSerialization.jsonObject(with: dataA) as? [String: Any]
+        let results = try #require(object?["results"] as? [[String: Any]])
+        #expect(results.count == 10)
+        let keys: Set<String> = ["scenario", "policy", "displayReadyRate", "visibleWaitMeanMs", "visibleWaitP95Ms", "blankCellSeconds",
+                                 "loadsStarted", "loadsCancelled", "loadsWasted", "peakInFlight"]
+        for result in results { #expect(keys.isSubset(of: Set(result.keys)), "missing \(keys.subtracting(result.keys))") }
+        #expect(first.out.contains("jumps-list") && first.out.contains("clairvoyant"))
+    }
+
+    @Test func badFlagsNameTheValueAndTheRule() throws {
+        let cap = try Self.run(["--cap", "0"])
+        #expect(cap.status != 0)
+        #expect(cap.err.contains("--cap 0 is out of range; use 1 to 64"))
+        let p99 = try Self.run(["--latency-median-ms", "200", "--latency-p99-ms", "100"])
+        #expect(p99.status != 0)
+        #expect(p99.err.contains("--latency-p99-ms 100.0 is below --latency-median-ms 200.0"))
+        let policy = try Self.run(["--policy", "psychic"])
+        #expect(policy.status != 0)
+        #expect(policy.err.contains("unknown policy 'psychic'; expected one of none, uikitLike, textureLike, adaptive, clairvoyant"))
+        let scenario = try Self.run(["--scenario", "nope"])
+        #expect(scenario.err.contains("--scenario 'nope' is unknown"))
+    }
+
+    @Test func aBadTraceFileNamesThePathToTheField() throws {
+        let trace = Self.temporaryFile("trace.json")
+        defer { try? FileManager.default.removeItem(at: trace) }
+        try Data(#"{"viewport": {"width": 375, "height": 667}, "layout": {"kind": "list", "itemCount": 10, "itemHeight": "tall"}, "samples": [[0, 0]]}"#.utf8)
+            .write(to: trace)
+        let result = try Self.run(["--trace", trace.path, "--quiet"])
+        #expect(result.status != 0)
+        #expect(result.err.contains("layout.itemHeight: expected a number, got a string"))
+    }
+
+    @Test func theHTMLReportRendersInAHeadlessBrowser() throws {
+        let report = Self.temporaryFile("report.html"), shot = Self.temporaryFile("report.png")
+        defer { try? FileManager.default.removeItem(at: report); try? FileManager.default.removeItem(at: shot) }
+        let result = try Self.run(["--quiet", "--scenario", "flings-grid", "--policy", "adaptive", "--policy", "clairvoyant", "--report", report.path])
+        #expect(result.status == 0, "\(result.err)")
+        let html = try String(contentsOf: report, encoding: .utf8)
+        // Self-contained: no scripts, and nothing fetched (the SVG namespace URI is a name, not a fetch).
+        for external in ["<script", "<link", "src=", "href=", "url(", "@import"] {
+            #expect(!html.contains(external), "the report refers to something outside it: \(external)")
+        }
+        #expect(html.contains("<svg") && html.contains("flings-grid") && html.contains("clairvoyant"))
+        guard let browser = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
+            .first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+        else {
+            print("skipped the browser rendering: no Chromium found (.ci/run installs it with apt-get)")
+            return
+        }
+        let chromium = Process()
+        chromium.executableURL = URL(fileURLWithPath: browser)
+        chromium.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1000,1200",
+                              "--screenshot=\(shot.path)", report.absoluteString]
+        chromium.standardOutput = FileHandle.nullDevice
+        chromium.standardError = FileHandle.nullDevice
+        try chromium.run()
+        chromium.waitUntilExit()
+        let png = try Data(contentsOf: shot)
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]), "not a PNG")
+        // A blank page compresses to a few kilobytes; the charts and timelines make it far larger.
+        #expect(png.count > 20_000, "screenshot is only \(png.count) bytes")
+    }
+}
