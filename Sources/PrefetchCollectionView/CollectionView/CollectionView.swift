@@ -119,7 +119,7 @@ public final class CollectionView: ItemScrollView {
     /// and the prefetch state move with their items; every callback after the update uses the
     /// new index paths (only `didEndDisplaying` of a deleted item carries its old index path).
     ///
-    /// - Throws: ``PrefetchKit/PrefetchError`` (`invalidArgument`) when an index path is out of
+    /// - Throws: `PrefetchError` (`invalidArgument`) when an index path is out of
     ///   range or the data source's counts disagree with the changes, naming the counts. The
     ///   view then keeps its state from before the update; call ``ItemScrollView/reloadData()``.
     public func performBatchUpdates(_ updates: () throws -> Void) throws {

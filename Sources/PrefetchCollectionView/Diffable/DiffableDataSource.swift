@@ -47,7 +47,7 @@ public final class DiffableDataSource<SectionIdentifierType: Hashable, ItemIdent
     /// The headless view does not animate; `animatingDifferences` is accepted for source
     /// compatibility and ignored.
     ///
-    /// - Throws: ``PrefetchKit/PrefetchError`` if the collection view rejects the update (which
+    /// - Throws: `PrefetchError` if the collection view rejects the update (which
     ///   means a bug in this type: the update is computed from the two snapshots).
     /// - Complexity: O(n log n) for n items, plus the view's update.
     public func apply(_ snapshot: Snapshot<SectionIdentifierType, ItemIdentifierType>, animatingDifferences: Bool = true) throws {

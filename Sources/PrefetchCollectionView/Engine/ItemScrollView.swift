@@ -68,13 +68,13 @@ public class ItemScrollView {
         didSet { if hasLaidOut && oldValue != isPrefetchingEnabled { layoutIfNeeded() } }
     }
 
-    /// The policy that chooses what to prefetch; ``PrefetchKit/PrefetchPolicies/uikitLike`` by default.
+    /// The policy that chooses what to prefetch; `PrefetchPolicies/uikitLike` by default.
     public var prefetchPolicy: any PrefetchPolicy = PrefetchPolicies.uikitLike
 
-    /// The fetcher's expected latency, passed to the policy as ``PrefetchKit/ScrollContext/expectedLatency``.
+    /// The fetcher's expected latency, passed to the policy as `ScrollContext/expectedLatency`.
     public var latencyEstimate: Duration?
 
-    /// The fetcher's concurrency limit, passed to the policy as ``PrefetchKit/ScrollContext/concurrencyLimit``.
+    /// The fetcher's concurrency limit, passed to the policy as `ScrollContext/concurrencyLimit`.
     public var concurrencyLimit: Int?
 
     /// How quickly a fling slows down; ``DecelerationRate/normal`` (0.998 per ms) by default.
@@ -326,7 +326,7 @@ public class ItemScrollView {
 
     /// Scrolls so that the item at `indexPath` is at `position` in the viewport.
     ///
-    /// - Throws: ``PrefetchKit/PrefetchError`` (`invalidArgument`) naming the index path when it is
+    /// - Throws: `PrefetchError` (`invalidArgument`) naming the index path when it is
     ///   out of range.
     public func scrollToItem(at indexPath: IndexPath, at position: ScrollPosition, animated: Bool) throws {
         try checkedIndexPath(indexPath, in: "scrollTo\(itemNoun == "row" ? "Row" : "Item")(at:)")

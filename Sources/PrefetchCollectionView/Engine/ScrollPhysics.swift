@@ -15,7 +15,7 @@ public struct DecelerationRate: Hashable, Sendable {
 
     /// Creates a rate.
     ///
-    /// - Throws: ``PrefetchKit/PrefetchError`` (`invalidConfiguration`) unless `0 < rawValue < 1`.
+    /// - Throws: `PrefetchError` (`invalidConfiguration`) unless `0 < rawValue < 1`.
     public init(rawValue: Double) throws {
         guard rawValue > 0, rawValue < 1 else {
             throw PrefetchError(.invalidConfiguration, "DecelerationRate \(rawValue) must lie strictly between 0 and 1")

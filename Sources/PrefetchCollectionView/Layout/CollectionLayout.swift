@@ -13,7 +13,7 @@ import Foundation
 public protocol CollectionLayout: AnyObject {
     /// Computes the layout for the view's current data and size.
     ///
-    /// - Throws: ``PrefetchKit/PrefetchError`` when the environment breaks a rule of the
+    /// - Throws: `PrefetchError` when the environment breaks a rule of the
     ///   layout, such as an item wider than the view.
     /// - Complexity: Should be O(sections) for uniform layouts; O(items) is acceptable for
     ///   layouts that store one value per item.

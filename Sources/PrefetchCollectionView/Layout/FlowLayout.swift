@@ -49,7 +49,7 @@ public final class FlowLayout: CollectionLayout {
 
     /// Creates a flow layout.
     ///
-    /// - Throws: ``PrefetchKit/PrefetchError`` (`invalidConfiguration`) when a size is not a
+    /// - Throws: `PrefetchError` (`invalidConfiguration`) when a size is not a
     ///   finite number greater than 0, or a spacing or inset is negative or not finite.
     public init(
         itemSize: CGSize = CGSize(width: 50, height: 50),
@@ -96,7 +96,7 @@ public final class FlowLayout: CollectionLayout {
 
     /// Computes each section's rows and columns.
     ///
-    /// - Throws: ``PrefetchKit/PrefetchError`` (`invalidArgument`) when an item is wider than the
+    /// - Throws: `PrefetchError` (`invalidArgument`) when an item is wider than the
     ///   content minus the section insets, or the delegate gives an invalid size.
     /// - Complexity: O(sections), plus one `sizeForItemAt` call per non-empty section when the
     ///   delegate gives sizes.

@@ -4,7 +4,7 @@ import PrefetchKit
 /// Full-width rows stacked top to bottom, like a plain `UITableView`.
 ///
 /// Rows share ``rowHeight`` unless heights are given per row, either at creation
-/// (``init(rowHeights:)``) or by the delegate (`heightForRowAt`, `sizeForItemAt`). With one
+/// (``init(rowHeights:defaultRowHeight:)``) or by the delegate (`heightForRowAt`, `sizeForItemAt`). With one
 /// height the layout stores nothing per row and answers in O(1) per row; with per-row heights
 /// it keeps one prefix sum per row and finds rows by binary search in O(log n).
 ///
@@ -32,7 +32,7 @@ public final class ListLayout: CollectionLayout {
 
     /// Creates a list whose rows are all `rowHeight` points high (unless the delegate gives heights).
     ///
-    /// - Throws: ``PrefetchKit/PrefetchError`` (`invalidConfiguration`) when `rowHeight` is not a
+    /// - Throws: `PrefetchError` (`invalidConfiguration`) when `rowHeight` is not a
     ///   finite number greater than 0.
     public init(rowHeight: Double = 44) throws {
         try Self.validate(height: rowHeight, what: "ListLayout rowHeight")
@@ -44,7 +44,7 @@ public final class ListLayout: CollectionLayout {
     ///
     /// Sections or rows beyond the arrays use `defaultRowHeight`.
     ///
-    /// - Throws: ``PrefetchKit/PrefetchError`` (`invalidConfiguration`) naming the first height
+    /// - Throws: `PrefetchError` (`invalidConfiguration`) naming the first height
     ///   that is not a finite number greater than 0.
     public init(rowHeights: [[Double]], defaultRowHeight: Double = 44) throws {
         try Self.validate(height: defaultRowHeight, what: "ListLayout defaultRowHeight")
@@ -65,7 +65,7 @@ public final class ListLayout: CollectionLayout {
 
     /// Computes each section's extent, and prefix sums when rows have their own heights.
     ///
-    /// - Throws: ``PrefetchKit/PrefetchError`` (`invalidArgument`) when the delegate gives a
+    /// - Throws: `PrefetchError` (`invalidArgument`) when the delegate gives a
     ///   height that is not a finite number greater than 0.
     /// - Complexity: O(sections) with one row height; O(rows) with per-row heights.
     public func prepare(_ environment: LayoutEnvironment) throws {

@@ -115,7 +115,7 @@ public final class TableView: ItemScrollView {
 
     /// Scrolls so that the row at `indexPath` is at `position` in the viewport.
     ///
-    /// - Throws: ``PrefetchKit/PrefetchError`` (`invalidArgument`) naming the index path when it is
+    /// - Throws: `PrefetchError` (`invalidArgument`) naming the index path when it is
     ///   out of range.
     public func scrollToRow(at indexPath: IndexPath, at position: ScrollPosition, animated: Bool) throws {
         try scrollToItem(at: indexPath, at: position, animated: animated)
@@ -125,7 +125,7 @@ public final class TableView: ItemScrollView {
 
     /// Applies several changes at once; see ``CollectionView/performBatchUpdates(_:)``.
     ///
-    /// - Throws: ``PrefetchKit/PrefetchError`` (`invalidArgument`) when an index path is out of
+    /// - Throws: `PrefetchError` (`invalidArgument`) when an index path is out of
     ///   range or the data source's counts disagree with the changes, naming the counts.
     public func performBatchUpdates(_ updates: () throws -> Void) throws {
         try performUpdates(updates)

@@ -399,9 +399,16 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
         let started = clock.now()
         var fromStore = false
         var result: Result<Value, any Error>?
-        if let store, let stored = try? await store.value(for: id) {
-            result = .success(stored)
-            fromStore = true
+        if let store {
+            do {
+                if let stored = try await store.value(for: id) {
+                    result = .success(stored)
+                    fromStore = true
+                }
+            } catch {
+                // A store that cannot answer is not fatal: the loader still can.
+                emit(.storeReadFailed(id, error: error))
+            }
         }
         var attempt = 0
         while result == nil {

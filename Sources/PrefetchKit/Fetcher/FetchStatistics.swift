@@ -90,6 +90,8 @@ public enum FetchEvent<ID: Hashable & Sendable>: Sendable {
     case lateResult(ID)
     /// A loaded value was written to the data store.
     case storeWritten(ID)
+    /// Reading from the data store failed; the load went on to the loader.
+    case storeReadFailed(ID, error: any Error)
     /// Writing a value to the data store failed.
     case storeWriteFailed(ID, error: any Error)
     /// A call was refused (for example after ``AsyncFetcher/shutdown()``).

@@ -1,6 +1,6 @@
 import PrefetchKit
 
-/// A policy the simulator can run: any ``PrefetchKit/PrefetchPolicy``, or the clairvoyant reference.
+/// A policy the simulator can run: any `PrefetchPolicy`, or the clairvoyant reference.
 public enum SimulationPolicy: Sendable, CustomStringConvertible {
     /// A real policy, driving the collection view's prefetch callbacks.
     case policy(any PrefetchPolicy)
@@ -39,13 +39,13 @@ public enum SimulationPolicy: Sendable, CustomStringConvertible {
 public struct SimulationConfiguration: Sendable {
     /// How long loads take and how often they fail.
     public var latency: LatencyModel = .mobile
-    /// The most loads at once (as ``PrefetchKit/FetcherConfiguration/maxConcurrentLoads``).
+    /// The most loads at once (as `FetcherConfiguration/maxConcurrentLoads`).
     public var maxConcurrentLoads = 6
     /// Seeds every random draw: the same seed gives the same numbers.
     public var seed: UInt64 = 1
     /// Frames per second.
     public var frameRate: Double = 60
-    /// Retries of failed loads, as in ``PrefetchKit/AsyncFetcher``.
+    /// Retries of failed loads, as in `AsyncFetcher`.
     public var retry: RetryPolicy = .standard
     /// The memory cache's count limit.
     public var cacheCountLimit = 1_000

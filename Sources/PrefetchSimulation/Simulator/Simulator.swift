@@ -3,8 +3,8 @@ import HeapModule
 import PrefetchCollectionView
 import PrefetchKit
 
-/// Replays a ``Scenario`` on virtual time through the real ``PrefetchCollectionView/CollectionView``
-/// (or ``PrefetchCollectionView/TableView``) and the real ``PrefetchKit/FetchScheduler``, with
+/// Replays a ``Scenario`` on virtual time through the real `CollectionView`
+/// (or `TableView`) and the real `FetchScheduler`, with
 /// simulated loads that finish at virtual times, and measures what a user would see.
 ///
 /// Each frame, the simulator applies the scenario's gesture input, steps the view (which calls
