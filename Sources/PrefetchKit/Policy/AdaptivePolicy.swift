@@ -35,17 +35,17 @@ extension PrefetchPolicies {
         public let inTimeShare: Double
 
         /// The defaults, chosen by sweeping the standard suite (`prefetch-bench`): margin 0.5, lead
-        /// 1.25 to 6 viewports, 0.1 behind, 1.5 × the expected latency, 300 ms until measured.
+        /// 1.25 to 6 viewports, 0.1 behind, 2.5 × the expected latency, 300 ms until measured.
         public static let standard = Adaptive(
             validatedMargin: 0.5, minimumLead: 1.25, maximumLead: 6, behind: 0.1, fallbackLatency: .milliseconds(300),
-            latencyMultiplier: 1.5, inTimeShare: 0.35)
+            latencyMultiplier: 2.5, inTimeShare: 0.35)
 
         /// Creates an adaptive policy.
         /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidConfiguration`` when a
         ///   length is negative or not finite, `minimumLead > maximumLead`, or the latency is negative.
         public init(
             margin: Double = 0.5, minimumLead: Double = 1.25, maximumLead: Double = 6, behind: Double = 0.1,
-            fallbackLatency: Duration = .milliseconds(300), latencyMultiplier: Double = 1.5, inTimeShare: Double = 0.35
+            fallbackLatency: Duration = .milliseconds(300), latencyMultiplier: Double = 2.5, inTimeShare: Double = 0.35
         ) throws {
             let lengths = [(margin, "margin"), (minimumLead, "minimumLead"), (maximumLead, "maximumLead"), (behind, "behind"),
                            (latencyMultiplier, "latencyMultiplier"), (inTimeShare, "inTimeShare")]
