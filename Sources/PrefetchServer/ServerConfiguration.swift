@@ -36,7 +36,7 @@ public struct FaultConfiguration: Sendable, Hashable {
     public init() {}
 }
 
-/// The settings of a ``PrefetchServer``.
+/// The settings of a ``DataServer``.
 public struct ServerConfiguration: Sendable {
     /// The address to bind (default `127.0.0.1`, loopback only).
     public var host: String = "127.0.0.1"

@@ -18,7 +18,7 @@ struct PrefetchServerCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = try options.configuration()
         let host = configuration.host
-        try await PrefetchServer.run(configuration) { port in
+        try await DataServer.run(configuration) { port in
             FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
         }
     }

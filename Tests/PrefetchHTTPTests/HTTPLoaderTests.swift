@@ -27,9 +27,9 @@ let quietLogger: Logger = {
 
 func withServer<T: Sendable>(
     _ change: (inout ServerConfiguration) -> Void = { _ in },
-    _ body: (PrefetchServer) async throws -> T
+    _ body: (DataServer) async throws -> T
 ) async throws -> T {
-    try await PrefetchServer.withServer(serverConfiguration(change), logger: quietLogger, body)
+    try await DataServer.withServer(serverConfiguration(change), logger: quietLogger, body)
 }
 
 func seconds(_ d: Duration) -> Double {
@@ -236,7 +236,7 @@ struct HTTPLoaderTests {
 
     @Test("a refused connection is a retryable connectionFailed error")
     func connectionRefused() async throws {
-        let server = try await PrefetchServer.start(serverConfiguration(), logger: quietLogger)
+        let server = try await DataServer.start(serverConfiguration(), logger: quietLogger)
         let url = server.baseURL.appendingPathComponent("thumb/1")
         await server.stop()
         let error = await #expect(throws: HTTPLoaderError.self) { try await HTTPLoader<URL>().load(url) }

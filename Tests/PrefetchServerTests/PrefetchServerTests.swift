@@ -128,7 +128,7 @@ struct PrefetchServerTests {
         configuration.port = 0
         configuration.itemCount = 120
         configuration.thumbnailSize = 1_000
-        try await PrefetchServer.withServer(configuration, logger: Self.logger) { server in
+        try await DataServer.withServer(configuration, logger: Self.logger) { server in
             let base = server.baseURL.absoluteString
             let (status, data) = try await get(URL(string: "\(base)/items?offset=100&limit=50")!)
             #expect(status == 200)
@@ -154,10 +154,10 @@ struct PrefetchServerTests {
     func portInUse() async throws {
         var configuration = ServerConfiguration()
         configuration.port = 0
-        try await PrefetchServer.withServer(configuration, logger: Self.logger) { server in
+        try await DataServer.withServer(configuration, logger: Self.logger) { server in
             var clash = configuration
             clash.port = server.port
-            await #expect(throws: (any Error).self) { try await PrefetchServer.start(clash, logger: Self.logger) }
+            await #expect(throws: (any Error).self) { try await DataServer.start(clash, logger: Self.logger) }
         }
     }
 }

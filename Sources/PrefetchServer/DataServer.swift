@@ -19,11 +19,11 @@ import NIOCore
 /// ```swift
 /// var configuration = ServerConfiguration()
 /// configuration.port = 0
-/// let server = try await PrefetchServer.start(configuration)
+/// let server = try await DataServer.start(configuration)
 /// defer { Task { await server.stop() } }
 /// let url = server.baseURL.appendingPathComponent("thumb/7")
 /// ```
-public final class PrefetchServer: Sendable {
+public final class DataServer: Sendable {
     /// The configuration the server runs with.
     public let configuration: ServerConfiguration
     /// What the server did and saw: requests, responses, disconnects, resets.
@@ -49,7 +49,7 @@ public final class PrefetchServer: Sendable {
         _ configuration: ServerConfiguration,
         logger: Logger = Logger(label: "prefetch-server"),
         clock: any Clock<Duration> = ContinuousClock()
-    ) async throws -> PrefetchServer {
+    ) async throws -> DataServer {
         try configuration.validate()
         let events = ServerEventLog()
         let (ports, continuation) = AsyncStream<Int>.makeStream()
@@ -66,7 +66,7 @@ public final class PrefetchServer: Sendable {
             try await task.value
             throw ServerConfigurationError("the server at \(configuration.host):\(configuration.port) stopped before it listened")
         }
-        return PrefetchServer(configuration: configuration, events: events, port: port, task: task)
+        return DataServer(configuration: configuration, events: events, port: port, task: task)
     }
 
     /// Runs a server until SIGINT or SIGTERM, calling `onListening` with the bound port once it listens.
@@ -85,7 +85,7 @@ public final class PrefetchServer: Sendable {
     public static func withServer<T: Sendable>(
         _ configuration: ServerConfiguration,
         logger: Logger = Logger(label: "prefetch-server"),
-        _ body: (PrefetchServer) async throws -> T
+        _ body: (DataServer) async throws -> T
     ) async throws -> T {
         let server = try await start(configuration, logger: logger)
         do {
