@@ -20,14 +20,22 @@ let package = Package(
         ),
         .target(
             name: "Workloads",
-            dependencies: ["Baseline", .product(name: "PrefetchKit", package: "PrefetchKit")],
+            dependencies: [
+                "Baseline",
+                .product(name: "PrefetchKit", package: "PrefetchKit"),
+                .product(name: "PrefetchCollectionView", package: "PrefetchKit"),
+            ],
             path: "Sources/Workloads",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // The workloads with no harness around them, for callgrind and perf.
         .executableTarget(
             name: "fetcher-profile",
-            dependencies: ["Baseline", "Workloads", .product(name: "PrefetchKit", package: "PrefetchKit")],
+            dependencies: [
+                "Baseline", "Workloads",
+                .product(name: "PrefetchKit", package: "PrefetchKit"),
+                .product(name: "PrefetchCollectionView", package: "PrefetchKit"),
+            ],
             path: "Sources/fetcher-profile",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
@@ -40,6 +48,19 @@ let package = Package(
                 "Workloads",
             ],
             path: "Benchmarks/FetcherBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // The collection view's frame step and the policies' planning; same `swift package benchmark` run.
+        .executableTarget(
+            name: "ViewBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "PrefetchKit", package: "PrefetchKit"),
+                .product(name: "PrefetchCollectionView", package: "PrefetchKit"),
+                "Workloads",
+            ],
+            path: "Benchmarks/ViewBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),

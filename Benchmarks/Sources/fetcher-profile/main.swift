@@ -6,8 +6,15 @@
 // Workloads: hit-prefetchkit, hit-seedstyle, cancel-prefetchkit, cancel-seedstyle,
 // cancel-reversed-prefetchkit (diagnostic),
 // cycle-prefetchkit, cycle-seedstyle. The second argument is the repetition count.
+//
+// Frame step (the count is the number of measured frames; `FlingDriver.frame()` is the
+// measured part, so count only it with `--toggle-collect='*FlingDriver.frame*'`):
+// step-uikit-10m, step-uikit-1k, step-adaptive-10m, step-adaptive-1k, step-noprefetch-10m,
+// step-noprefetch-1k. Policies (the count is the number of calls): plan-uikit, plan-texture,
+// plan-adaptive. Set SWIFT_DETERMINISTIC_HASHING=1 so that counts repeat exactly.
 import Baseline
 import Foundation
+import PrefetchCollectionView
 import PrefetchKit
 import Workloads
 
@@ -89,6 +96,29 @@ case "cycle-seedstyle":
         answered.wait()
         fetcher.waitUntilFetchesEnd()
     }
+case "step-uikit-10m", "step-uikit-1k", "step-adaptive-10m", "step-adaptive-1k",
+     "step-noprefetch-10m", "step-noprefetch-1k":
+    let parts = arguments[1].split(separator: "-")
+    let items = parts[2] == "10m" ? largeGrid : smallGrid
+    let policy: any PrefetchPolicy = parts[1] == "adaptive" ? PrefetchPolicies.Adaptive.standard : PrefetchPolicies.uikitLike
+    let prefetching = parts[1] != "noprefetch"
+    MainActor.assumeIsolated {
+        let driver = FlingDriver(items: items, policy: policy, prefetching: prefetching)
+        for _ in 0..<count {
+            driver.prepareFrame()
+            driver.frame()
+        }
+        print("\(driver.frames) frames, \(driver.jumps) jumps; offset \(driver.view.contentOffset.y), \(driver.view.indexPathsPendingPrefetch.count) pending prefetch")
+    }
+case "plan-uikit", "plan-texture", "plan-adaptive":
+    let policy: any PrefetchPolicy = switch arguments[1] {
+    case "plan-uikit": PrefetchPolicies.uikitLike
+    case "plan-texture": PrefetchPolicies.textureLike
+    default: PrefetchPolicies.Adaptive.standard
+    }
+    var regions = 0
+    for _ in 0..<count { regions &+= policy.plan(for: flingContext).regions.count }
+    print("\(regions) regions")
 default:
     FileHandle.standardError.write(Data("unknown workload \(arguments[1])\n".utf8))
     exit(2)
