@@ -84,6 +84,8 @@ extension ItemScrollView {
 
         // 2. What the policy wants prefetched: items of its regions, minus the visible ones.
         var wanted: [IndexPath: (rank: Int, distance: Double)] = [:]
+        wanted.reserveCapacity(lastWantedCount)  // the window changes little between frames: no regrowth
+        defer { lastWantedCount = wanted.count }
         let prefetching = isPrefetchingEnabled && hookCanPrefetch && hasArea
         if prefetching {
             let plan = prefetchPolicy.plan(for: scrollContext)

@@ -131,6 +131,8 @@ public class ItemScrollView {
     var displayed: Set<IndexPath> = []
     /// Items sent to `prefetchItemsAt`, not since cancelled or displayed.
     var pendingPrefetch: Set<IndexPath> = []
+    /// How many items the prefetch window held last frame, to size this frame's table.
+    var lastWantedCount = 0
     var pool = ReusePool()
     var registry: [String: ReusableCell.Type] = [:]
 

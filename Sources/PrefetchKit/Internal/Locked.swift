@@ -17,7 +17,9 @@ import Foundation
 @usableFromInline
 package final class Locked<State: Sendable>: @unchecked Sendable {
     @usableFromInline let lock = NSLock()
-    @usableFromInline var state: State
+    /// Only touched inside `withLock`, which the lock serializes; dynamic exclusivity checks
+    /// would only repeat that guarantee on every access.
+    @exclusivity(unchecked) @usableFromInline var state: State
 
     package init(_ state: State) {
         self.state = state
