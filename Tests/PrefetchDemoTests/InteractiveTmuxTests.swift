@@ -105,7 +105,7 @@ struct InteractiveTmuxTests {
 
             // Then the grid's frame, its cells and the status line appear, on the alternate screen
             let first = try await tmux.waitFor("the grid with loaded cells") { screen in
-                screen.contains("┌") && screen.contains("└") && screen.contains("#1 ") && screen.contains("✓ prefetched")
+                screen.contains("┌") && screen.contains("└") && screen.contains("#1 ") && screen.contains("✓ cached")
             }
             #expect(first.contains("offset 0 pt"))
             #expect(first.contains("visible #1–#6"))

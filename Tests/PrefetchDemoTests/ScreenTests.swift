@@ -33,7 +33,7 @@ struct ScreenTests {
         let text = screen.joined(separator: "\n")
         #expect(screen.filter { $0.hasPrefix(" ┌") }.count == 1)
         #expect(screen.filter { $0.hasPrefix(" └") }.count == 1)
-        #expect(text.contains("◌ loading") || text.contains("✓ prefetched"))
+        #expect(text.contains("◌ loading") || text.contains("✓ cached"))
         #expect(text.contains("offset 0 pt") == false)
         #expect(screen[37].hasPrefix("offset "))
         #expect(screen[37].contains("visible #"))

@@ -6,7 +6,7 @@ package struct Tile: Sendable {
     package enum State: Sendable {
         /// A cell on screen showing its data.
         case shown(DisplayData)
-        /// No cell on screen, but the data is cached: prefetched (or loaded earlier).
+        /// No cell on screen, but the data is cached: prefetched (or loaded when it was on screen).
         case cached(DisplayData)
         /// A load is running for it.
         case loading
@@ -217,7 +217,7 @@ package struct ScreenRenderer: Sendable {
         let name = layout == .list ? tile.title : "#\(tile.index + 1)"
         switch tile.state {
         case .shown: return name
-        case .cached: return "\(name) ✓ prefetched"
+        case .cached: return "\(name) ✓ cached"
         case .loading: return "\(name) ◌ loading"
         case .waiting: return "\(name) … queued"
         case .blank: return "\(name) · not loaded"
@@ -234,7 +234,7 @@ package struct ScreenRenderer: Sendable {
     /// The figures behind the status line, and what the markers mean.
     private func detailLine(_ s: StatusFigures) -> String {
         let estimate = s.expectedLatencyMs.map { String(format: "%.0f ms", $0) } ?? "–"
-        return "queued \(s.queued)  appearances \(s.appearances)  load p90 \(estimate)   dimmed, outside the frame: ✓ prefetched  ◌ loading  … queued  · none"
+        return "queued \(s.queued)  seen \(s.appearances)  p90 \(estimate) │ dimmed: outside the frame  ✓ cached  ◌ loading  … queued"
     }
 
     private func put(_ text: String, row: Int, in grid: inout [[Glyph]], style: Glyph, fill: Bool) {
