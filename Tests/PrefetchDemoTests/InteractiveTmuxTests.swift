@@ -83,6 +83,11 @@ struct InteractiveTmuxTests {
         }
     }
 
+    /// Whether the shell printed its verdict on the terminal modes (a line of its own, not the typed command).
+    static func hasSttyVerdict(_ screen: String) -> Bool {
+        screen.range(of: #"(?m)^stty=(restored|changed)$"#, options: .regularExpression) != nil
+    }
+
     func withTmux(_ body: (Tmux) async throws -> Void) async throws {
         guard Tmux.path != nil else {
             print("InteractiveTmuxTests: skipped, tmux is not installed (CI installs it with apt-get install tmux)")
@@ -127,7 +132,7 @@ struct InteractiveTmuxTests {
 
             // When q is pressed the demo exits and prints its summary on the normal screen
             try tmux.type("q")
-            let after = try await tmux.waitFor("the demo to exit") { $0.contains("stty=") }
+            let after = try await tmux.waitFor("the demo to exit") { Self.hasSttyVerdict($0) }
             #expect(after.contains("demo-exit=0"))
             #expect(after.contains("display-ready rate"))
             #expect(!after.contains("┌"), "the grid is gone: the alternate screen was left")
@@ -146,7 +151,7 @@ struct InteractiveTmuxTests {
             let list = try await tmux.waitFor("the list") { $0.contains("Item 1 ") && $0.contains("in flight") }
             #expect(list.contains("┌"))
             try tmux.send("C-c")
-            let after = try await tmux.waitFor("the demo to exit") { $0.contains("stty=") }
+            let after = try await tmux.waitFor("the demo to exit") { Self.hasSttyVerdict($0) }
             #expect(after.contains("demo-exit=130"))
             #expect(after.contains("stty=restored"))
             #expect(!after.contains("┌"))
