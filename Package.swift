@@ -62,10 +62,18 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "PrefetchDemoKit",
+            dependencies: [
+                "PrefetchKit", "PrefetchCollectionView", "PrefetchSimulation",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "prefetch-demo",
             dependencies: [
-                "PrefetchKit",
+                "PrefetchDemoKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -78,6 +86,11 @@ let package = Package(
         .testTarget(
             name: "PrefetchCollectionViewTests",
             dependencies: ["PrefetchCollectionView", "PrefetchKit", "PrefetchTesting"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PrefetchDemoTests",
+            dependencies: ["PrefetchDemoKit", "prefetch-demo", "PrefetchKit", "PrefetchCollectionView"],
             swiftSettings: strict
         ),
         .testTarget(

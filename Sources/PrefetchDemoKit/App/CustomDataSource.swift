@@ -1,0 +1,202 @@
+import Foundation
+import PrefetchCollectionView
+import PrefetchKit
+
+/// Fills cells the seeds' way, shared by the grid's and the list's data sources.
+///
+/// `cellForItemAt` checks the fetcher's cache; on a miss it clears the cell and adds a consumer
+/// with a completion that hops to the main actor and configures the cell only if it still
+/// represents the same identifier. The consumer's handle is kept on the cell, which withdraws it
+/// when it is reused.
+@MainActor
+package final class CellFiller {
+    let asyncFetcher: AsyncFetcher<UUID, DisplayData>
+    let metrics: DemoMetrics
+    let signal: ChangeSignal
+    /// Consumers added per id whose completion has not run on the main actor yet.
+    private(set) var liveConsumers: [UUID: Int] = [:]
+    /// Cells holding a consumer, with the item they hold it for.
+    private var holders: [ObjectIdentifier: (cell: any DataCell, item: Int)] = [:]
+
+    init(asyncFetcher: AsyncFetcher<UUID, DisplayData>, metrics: DemoMetrics, signal: ChangeSignal) {
+        self.asyncFetcher = asyncFetcher
+        self.metrics = metrics
+        self.signal = signal
+    }
+
+    func populate(_ cell: some DataCell, with model: Model) {
+        let identifier = model.identifier
+        cell.representedIdentifier = identifier
+
+        // Check if the `asyncFetcher` has already fetched data for the specified identifier.
+        if let fetchedData = asyncFetcher.fetchedData(for: identifier) {
+            // The data is cached: use it to configure the cell.
+            cell.configure(with: fetchedData)
+            return
+        }
+        // There is no data available; clear the cell until the fetched data arrives.
+        cell.configure(with: nil)
+
+        // Ask the `asyncFetcher` to fetch data for the specified identifier.
+        liveConsumers[identifier, default: 0] += 1
+        let signal = self.signal
+        cell.fetchHandle = asyncFetcher.fetchAsync(identifier) { [weak self] result in
+            signal.deliveryScheduled()
+            Task { @MainActor in
+                defer { signal.deliveryFinished() }
+                self?.delivered(result, for: identifier, to: cell)
+            }
+        }
+        if cell.fetchHandle != nil { holders[ObjectIdentifier(cell)] = (cell, model.index) }
+    }
+
+    /// Withdraws the consumers of cells the view has put back in its reuse pool, in item order.
+    ///
+    /// A pooled cell would otherwise keep its consumer until the view reuses it, and which
+    /// pooled cell is reused first depends on the pool's order, so the loads it keeps alive would
+    /// too. Releasing them when they enter the pool keeps runs repeatable; `prepareForReuse()`
+    /// releases the rest.
+    func releasePooledConsumers() {
+        let pooled = holders.filter { $0.value.cell.indexPath == nil || $0.value.cell.fetchHandle == nil }
+            .sorted { $0.value.item < $1.value.item }
+        for (key, holder) in pooled {
+            holders[key] = nil
+            holder.cell.fetchHandle?.cancel()
+            holder.cell.fetchHandle = nil
+        }
+    }
+
+    private func delivered(_ result: Result<DisplayData, any Error>, for identifier: UUID, to cell: some DataCell) {
+        liveConsumers[identifier, default: 1] -= 1
+        if liveConsumers[identifier] == 0 { liveConsumers[identifier] = nil }
+        // Before updating the cell, check whether the view has recycled it to represent other data.
+        guard cell.representedIdentifier == identifier else { return }
+        // The consumer has heard: there is nothing left to withdraw.
+        cell.fetchHandle = nil
+        guard case .success(let data) = result else { return }
+        cell.configure(with: data)
+        if cell.isDisplayed, let item = cell.indexPath?.last { metrics.dataArrived(item: item) }
+    }
+
+    /// Whether a consumer of `id` still waits for its completion to run.
+    func hasLiveConsumers(_ id: UUID) -> Bool { liveConsumers[id] != nil }
+}
+
+/// The seeds' `CustomDataSource`: the collection view's data source and prefetch data source.
+@MainActor
+package final class CustomDataSource: CollectionViewDataSource, CollectionViewDataSourcePrefetching {
+    let models: [Model]
+    let asyncFetcher: AsyncFetcher<UUID, DisplayData>
+    let filler: CellFiller
+    /// Items sent to `cancelPrefetchingForItemsAt`.
+    private(set) var prefetchCancels = 0
+
+    init(models: [Model], filler: CellFiller) {
+        self.models = models
+        self.asyncFetcher = filler.asyncFetcher
+        self.filler = filler
+    }
+
+    package func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int {
+        models.count
+    }
+
+    package func collectionView(_ collectionView: CollectionView, cellForItemAt indexPath: IndexPath) -> CollectionViewCell {
+        guard let cell = collectionView.dequeueReusableCell(withReuseIdentifier: Cell.reuseIdentifier, for: indexPath) as? Cell else {
+            fatalError("Expected `\(Cell.self)` type for reuseIdentifier \(Cell.reuseIdentifier).")
+        }
+        filler.populate(cell, with: models[indexPath.row])
+        return cell
+    }
+
+    package func collectionView(_ collectionView: CollectionView, prefetchItemsAt indexPaths: [IndexPath]) {
+        // Begin asynchronously fetching data for the requested index paths.
+        for indexPath in indexPaths {
+            let model = models[indexPath.row]
+            asyncFetcher.fetchAsync(model.identifier)
+        }
+    }
+
+    package func collectionView(_ collectionView: CollectionView, cancelPrefetchingForItemsAt indexPaths: [IndexPath]) {
+        // Cancel any in-flight requests for data for the specified index paths.
+        for indexPath in indexPaths {
+            let model = models[indexPath.row]
+            asyncFetcher.cancelFetch(model.identifier)
+        }
+        prefetchCancels += indexPaths.count
+    }
+}
+
+/// The tutorial's table view data source: a title per row at once, the thumbnail when it loads.
+@MainActor
+package final class ListDataSource: TableViewDataSource, TableViewDataSourcePrefetching {
+    let models: [Model]
+    let asyncFetcher: AsyncFetcher<UUID, DisplayData>
+    let filler: CellFiller
+    /// Rows sent to `cancelPrefetchingForRowsAt`.
+    private(set) var prefetchCancels = 0
+
+    init(models: [Model], filler: CellFiller) {
+        self.models = models
+        self.asyncFetcher = filler.asyncFetcher
+        self.filler = filler
+    }
+
+    package func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int {
+        models.count
+    }
+
+    package func tableView(_ tableView: TableView, cellForRowAt indexPath: IndexPath) -> TableViewCell {
+        guard let cell = tableView.dequeueReusableCell(withIdentifier: ListCell.identifier, for: indexPath) as? ListCell else {
+            fatalError("Expected `\(ListCell.self)` type for reuseIdentifier \(ListCell.identifier).")
+        }
+        let model = models[indexPath.row]
+        cell.title = model.title
+        filler.populate(cell, with: model)
+        return cell
+    }
+
+    package func tableView(_ tableView: TableView, prefetchRowsAt indexPaths: [IndexPath]) {
+        // Nearest first: the fetcher starts them in this order.
+        asyncFetcher.prefetch(indexPaths.map { models[$0.row].identifier })
+    }
+
+    package func tableView(_ tableView: TableView, cancelPrefetchingForRowsAt indexPaths: [IndexPath]) {
+        asyncFetcher.cancelPrefetching(indexPaths.map { models[$0.row].identifier })
+        prefetchCancels += indexPaths.count
+    }
+}
+
+/// Tells the metrics when cells come on and leave the screen, for both layouts.
+@MainActor
+package final class AppearanceObserver: CollectionViewDelegate, TableViewDelegate {
+    let metrics: DemoMetrics
+    let asyncFetcher: AsyncFetcher<UUID, DisplayData>
+
+    init(metrics: DemoMetrics, asyncFetcher: AsyncFetcher<UUID, DisplayData>) {
+        self.metrics = metrics
+        self.asyncFetcher = asyncFetcher
+    }
+
+    private func appeared(_ cell: ReusableCell, item: Int) {
+        guard let cell = cell as? any DataCell else { return }
+        let ready = cell.data != nil || cell.representedIdentifier.flatMap { asyncFetcher.fetchedData(for: $0) } != nil
+        metrics.willDisplay(item: item, hasData: ready)
+    }
+
+    package func collectionView(_ collectionView: CollectionView, willDisplay cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
+        appeared(cell, item: indexPath.item)
+    }
+
+    package func collectionView(_ collectionView: CollectionView, didEndDisplaying cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
+        metrics.didEndDisplaying(item: indexPath.item)
+    }
+
+    package func tableView(_ tableView: TableView, willDisplay cell: TableViewCell, forRowAt indexPath: IndexPath) {
+        appeared(cell, item: indexPath.row)
+    }
+
+    package func tableView(_ tableView: TableView, didEndDisplaying cell: TableViewCell, forRowAt indexPath: IndexPath) {
+        metrics.didEndDisplaying(item: indexPath.row)
+    }
+}

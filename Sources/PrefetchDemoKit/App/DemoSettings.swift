@@ -1,0 +1,58 @@
+import Foundation
+import PrefetchKit
+import PrefetchSimulation
+
+/// The two screens of the sample app.
+public enum DemoLayout: String, CaseIterable, Sendable {
+    /// The seeds' collection view: a two-column grid of coloured cells.
+    case grid
+    /// The tutorial's table view: a title and a thumbnail per row, at most 4 loads at once.
+    case list
+}
+
+/// The prefetch policies the demo can use.
+public enum PolicyName: String, CaseIterable, Sendable {
+    /// Prefetch nothing.
+    case none
+    /// UIKit's observed window: 0.75 screen ahead.
+    case uikitLike
+    /// Texture's preload range: 2.5 screens ahead, 1.5 behind.
+    case textureLike
+    /// Lead from speed and measured latency, aimed at where a fling stops.
+    case adaptive
+
+    /// The policy itself.
+    public var policy: any PrefetchPolicy {
+        switch self {
+        case .none: PrefetchPolicies.none
+        case .uikitLike: PrefetchPolicies.uikitLike
+        case .textureLike: PrefetchPolicies.textureLike
+        case .adaptive: PrefetchPolicies.Adaptive.standard
+        }
+    }
+}
+
+/// Everything that decides what a run does, checked.
+public struct DemoSettings: Sendable {
+    /// Grid or list.
+    public var layout: DemoLayout = .grid
+    /// Whether the view prefetches (`isPrefetchingEnabled`).
+    public var prefetching = true
+    /// The prefetch policy.
+    public var policy: PolicyName = .uikitLike
+    /// The simulated network's latency.
+    public var latency: LatencyModel = try! .fixed(0.3)
+    /// Seeds the identifiers and the latency draws.
+    public var seed: UInt64 = 1
+    /// The number of items: the seeds' 1,000.
+    public var itemCount = 1_000
+
+    /// Creates the defaults: grid, uikitLike, prefetching on, 300 ms fixed latency, seed 1.
+    public init() {}
+
+    /// The most loads at once: the fetcher's default 6 for the grid, the tutorial's 4 for the list.
+    public var maxConcurrentLoads: Int { layout == .list ? 4 : 6 }
+
+    /// The visible area in points: the seeds' collection view, or a phone-sized table view.
+    public var viewport: Viewport { layout == .grid ? .seedGrid : .phoneList }
+}

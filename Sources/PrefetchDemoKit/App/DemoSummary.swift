@@ -1,0 +1,70 @@
+import Foundation
+
+/// The measurements at the end of a run, as plain mode prints them and `--json` encodes them.
+///
+/// The definitions are the simulator's (see `PrefetchSimulation.SimulationResult`): appearances
+/// on the first screen are not counted, and every counted appearance contributes a wait, 0 when
+/// its data was ready.
+public struct DemoSummary: Codable, Hashable, Sendable {
+    /// Cell appearances after the first screen.
+    public var displayed: Int
+    /// The share of those appearances whose data was already there, from 0 to 1.
+    public var displayReadyRate: Double
+    /// The mean time an appearing cell waited for its data, zeros included, in ms.
+    public var visibleWaitMeanMs: Double
+    /// The 95th percentile of that wait, in ms.
+    public var visibleWaitP95Ms: Double
+    /// Loads started.
+    public var loadsStarted: Int
+    /// Loads cancelled because every interest left.
+    public var loadsCancelled: Int
+    /// Loads completed for items never displayed.
+    public var loadsWasted: Int
+    /// The most loads in flight at once.
+    public var peakInFlight: Int
+
+    /// Creates a summary.
+    public init(displayed: Int, displayReadyRate: Double, visibleWaitMeanMs: Double, visibleWaitP95Ms: Double,
+                loadsStarted: Int, loadsCancelled: Int, loadsWasted: Int, peakInFlight: Int) {
+        self.displayed = displayed
+        self.displayReadyRate = displayReadyRate
+        self.visibleWaitMeanMs = visibleWaitMeanMs
+        self.visibleWaitP95Ms = visibleWaitP95Ms
+        self.loadsStarted = loadsStarted
+        self.loadsCancelled = loadsCancelled
+        self.loadsWasted = loadsWasted
+        self.peakInFlight = peakInFlight
+    }
+
+    /// One JSON object with exactly the eight keys, sorted; rates and waits rounded to 0.001.
+    public var json: String {
+        var rounded = self
+        rounded.displayReadyRate = (displayReadyRate * 10_000).rounded() / 10_000
+        rounded.visibleWaitMeanMs = (visibleWaitMeanMs * 1_000).rounded() / 1_000
+        rounded.visibleWaitP95Ms = (visibleWaitP95Ms * 1_000).rounded() / 1_000
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Encoding eight numbers cannot fail.
+        return String(decoding: try! encoder.encode(rounded), as: UTF8.self)
+    }
+
+    /// The human summary, one figure per line under `title`.
+    public func text(title: String) -> String {
+        """
+        \(title)
+          cells displayed      \(displayed) (after the first screen)
+          display-ready rate   \(formatPercent(displayReadyRate))
+          visible wait         mean \(formatMs(visibleWaitMeanMs)), p95 \(formatMs(visibleWaitP95Ms))
+          loads                started \(loadsStarted), cancelled \(loadsCancelled), wasted \(loadsWasted) (completed, never displayed)
+          peak in flight       \(peakInFlight)
+        """
+    }
+}
+
+func formatPercent(_ rate: Double) -> String {
+    String(format: "%.1f%%", rate * 100)
+}
+
+func formatMs(_ ms: Double) -> String {
+    String(format: "%.1f ms", ms)
+}

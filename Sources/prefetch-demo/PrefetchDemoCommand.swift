@@ -1,0 +1,35 @@
+import ArgumentParser
+import PrefetchDemoKit
+
+/// `prefetch-demo`: the seeds' sample app, prefetching collection view data, in a terminal.
+///
+/// - Interactive (stdin and stdout are terminals, no `--script`): scroll with the keys and watch
+///   cells load ahead of the viewport.
+/// - Scripted on a terminal (`--script`): the scenario plays on virtual time, drawn in real time.
+/// - Plain (`--plain`, `--json`, or stdout is not a terminal): progress lines and a summary.
+@main
+struct PrefetchDemoCommand: AsyncParsableCommand {
+    /// The command's name, abstract and key help.
+    static let configuration = CommandConfiguration(
+        commandName: "prefetch-demo",
+        abstract: "Apple's prefetching sample app in a terminal: a grid (or list) of 1,000 cells loading over a simulated network.",
+        discussion: """
+        With a terminal and no --script it is interactive: ↑↓ or j/k scroll, PgUp/PgDn or space fling, \
+        g/G top/bottom, +/- change the latency, p turns prefetching on and off, q quits. \
+        Cells stay blank until their data arrives; cells outside the viewport frame are drawn dimmed, \
+        so you see which were prefetched before they scrolled in.
+
+        Without a terminal (or with --plain) it runs --script steady on virtual time and prints a summary; \
+        the same --seed gives the same numbers.
+        """)
+
+    /// The options.
+    @OptionGroup var options: DemoOptions
+
+    /// Runs the demo in the mode the options and the terminal call for.
+    func run() async throws {
+        let options = self.options
+        try await DemoRunner.run(options)
+    }
+}
+

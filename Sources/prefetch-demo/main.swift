@@ -1,1 +1,0 @@
-print("prefetch-demo: coming soon")

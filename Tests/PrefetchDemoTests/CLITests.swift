@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+/// Runs the built `prefetch-demo` in plain mode (its stdout is a pipe) and checks what it prints.
+///
+/// Scripted runs are on virtual time, so every number here is exact and repeatable.
+@Suite("prefetch-demo on the command line")
+struct CLITests {
+    static let keys: Set<String> = [
+        "displayed", "displayReadyRate", "visibleWaitMeanMs", "visibleWaitP95Ms",
+        "loadsStarted", "loadsCancelled", "loadsWasted", "peakInFlight",
+    ]
+
+    @Test func prefetchingRaisesTheDisplayReadyRate() throws {
+        // Given the same seed, scenario and latency
+        let arguments = ["--script", "steady", "--duration", "4", "--latency-ms", "80", "--seed", "7"]
+        // When the demo runs with and without prefetching
+        let with = try DemoProcess.summary(arguments)
+        let without = try DemoProcess.summary(arguments + ["--no-prefetch"])
+        // Then the same cells appear, and more of them are ready with prefetching
+        #expect(with["displayed"] == without["displayed"])
+        #expect(try #require(with["displayed"]) > 0)
+        #expect(try #require(with["displayReadyRate"]) > #require(without["displayReadyRate"]))
+        #expect(try #require(with["visibleWaitMeanMs"]) < #require(without["visibleWaitMeanMs"]))
+        // Without prefetching nothing is loaded for an item that is never displayed
+        #expect(without["loadsWasted"] == 0)
+    }
+
+    @Test(arguments: ["grid", "list"])
+    func aSlowScrollWithPrefetchingNeverWaits(layout: String) throws {
+        // Given a steady scroll and a fast network
+        let summary = try DemoProcess.summary(["--layout", layout, "--script", "steady", "--duration", "3", "--latency-ms", "20"])
+        // Then every cell that scrolled in was ready
+        #expect(try #require(summary["displayed"]) > 10)
+        #expect(summary["displayReadyRate"] == 1)
+        #expect(summary["visibleWaitMeanMs"] == 0)
+        #expect(summary["visibleWaitP95Ms"] == 0)
+        #expect(try #require(summary["peakInFlight"]) <= (layout == "list" ? 4 : 6))
+    }
+
+    @Test func jsonIsOneObjectWithExactlyTheSummaryKeys() throws {
+        let output = try DemoProcess.run(["--script", "fling", "--duration", "2", "--latency-ms", "150", "--latency-p99-ms", "900", "--json"])
+        #expect(output.status == 0)
+        let lines = output.stdout.split(separator: "\n")
+        try #require(lines.count == 1, "expected one line, got: \(output.stdout)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        #expect(Set(object.keys) == Self.keys)
+        for key in Self.keys { #expect(object[key] is NSNumber, "\(key) is not a number") }
+        #expect(!output.stdout.contains("\u{1B}"), "no escape codes in plain mode")
+    }
+
+    @Test func theSameSeedGivesTheSameRun() throws {
+        for script in ["fling", "reverse", "jump"] {
+            let arguments = ["--script", script, "--duration", "3", "--latency-ms", "120", "--latency-p99-ms", "1200",
+                             "--policy", "adaptive", "--seed", "42"]
+            let first = try DemoProcess.run(arguments + ["--plain"])
+            let second = try DemoProcess.run(arguments + ["--plain"])
+            #expect(first.status == 0)
+            #expect(first.stdout == second.stdout, "--script \(script) differed between runs")
+        }
+    }
+
+    @Test func plainModePrintsProgressEverySimulatedSecondAndASummary() throws {
+        let output = try DemoProcess.run(["--layout", "list", "--script", "reverse", "--duration", "3", "--latency-ms", "100"])
+        #expect(output.status == 0)
+        let progress = output.stdout.split(separator: "\n").filter { $0.hasPrefix("t=") }
+        #expect(progress.map { $0.prefix(8) } == ["t=  1.0s", "t=  2.0s", "t=  3.0s"])
+        for figure in ["cells displayed", "display-ready rate", "visible wait", "mean", "p95", "started", "cancelled", "wasted", "peak in flight"] {
+            #expect(output.stdout.contains(figure), "the summary lacks \(figure)")
+        }
+        #expect(!output.stdout.contains("\u{1B}"))
+    }
+
+    @Test func withoutArgumentsOrATerminalItRunsTheSteadyScriptAndExits() throws {
+        let output = try DemoProcess.run([])
+        #expect(output.status == 0)
+        #expect(output.stdout.contains("--script steady"))
+        #expect(output.stdout.contains("display-ready rate"))
+        #expect(output.stdout.contains("t= 15.0s"))
+    }
+
+    @Test(arguments: [
+        (["--latency-ms", "20000"], ["--latency-ms", "0 to 10000"]),
+        (["--latency-ms", "fast"], ["--latency-ms", "0 to 10000"]),
+        (["--latency-p99-ms", "100"], ["--latency-p99-ms", "300", "60000"]),
+        (["--latency-ms", "0", "--latency-p99-ms", "100"], ["--latency-ms", "1 to 10000"]),
+        (["--duration", "0"], ["--duration", "0.1 to 600"]),
+        (["--duration", "1000"], ["--duration", "0.1 to 600"]),
+        (["--seed", "minus"], ["--seed", "0 to 18446744073709551615"]),
+        (["--policy", "eager"], ["--policy", "none", "uikitLike", "textureLike", "adaptive"]),
+        (["--layout", "table"], ["--layout", "grid", "list"]),
+        (["--script", "zigzag"], ["--script", "steady", "fling", "reverse", "jump"]),
+        (["--speed", "3"], ["--speed"]),
+    ])
+    func aBadFlagExitsWithAMessageNamingItAndItsRange(arguments: [String], mentions: [String]) throws {
+        let output = try DemoProcess.run(arguments)
+        #expect(output.status != 0)
+        #expect(output.stdout.isEmpty)
+        for text in mentions {
+            #expect(output.stderr.contains(text), "stderr lacks \"\(text)\": \(output.stderr)")
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+
+/// Runs the interactive demo in a real terminal (tmux), presses keys and reads the screen.
+///
+/// This is a real-terminal test: it waits by polling the screen with a deadline, never for a
+/// fixed time. Without tmux it is skipped with a printed reason (CI installs tmux).
+@Suite("Interactive mode in tmux", .serialized)
+struct InteractiveTmuxTests {
+    /// A tmux server of its own, so the test never touches anyone's sessions.
+    final class Tmux {
+        let socket = "prefetch-demo-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let session = "demo"
+
+        /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc module does not export.
+        static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+            return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+        }()
+
+        static var path: String? {
+            for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+                let candidate = "\(directory)/tmux"
+                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            }
+            return nil
+        }
+
+        /// Runs a tmux command and returns its output.
+        ///
+        /// Spawned with `posix_spawn` and every descriptor above stderr closed, not with
+        /// `Foundation.Process`: the server `new-session` starts outlives its client and would
+        /// inherit the descriptors Foundation watches for the child's exit (and other tests' pipes).
+        @discardableResult
+        func run(_ arguments: [String]) throws -> String {
+            let outputPath = FileManager.default.temporaryDirectory
+                .appendingPathComponent("\(socket)-\(UUID().uuidString).out").path
+            defer { try? FileManager.default.removeItem(atPath: outputPath) }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, 3) }
+            let path = Self.path ?? "/usr/bin/tmux"
+            let argv = [path, "-L", socket, "-f", "/dev/null"] + arguments
+            var cArguments = argv.map { strdup($0) }
+            cArguments.append(nil)
+            defer { for pointer in cArguments { free(pointer) } }
+            var pid: pid_t = 0
+            let spawned = posix_spawn(&pid, path, &actions, nil, cArguments, environ)
+            guard spawned == 0 else { throw DemoTestError("posix_spawn tmux failed: \(spawned)") }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+            return (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        }
+
+        func start(columns: Int, rows: Int) throws {
+            try run(["new-session", "-d", "-s", session, "-x", "\(columns)", "-y", "\(rows)",
+                     "env PS1='demo-shell$ ' TERM=xterm-256color bash --norc --noprofile"])
+        }
+
+        func send(_ keys: String...) throws { try run(["send-keys", "-t", session] + keys) }
+        func type(_ text: String) throws { try run(["send-keys", "-t", session, "-l", text]) }
+        func screen() throws -> String { try run(["capture-pane", "-p", "-t", session]) }
+        func alternateScreenOn() throws -> Bool {
+            try run(["display-message", "-p", "-t", session, "#{alternate_on}"]).trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+        }
+        func stop() { _ = try? run(["kill-server"]) }
+
+        /// Polls the screen until `condition` holds, or fails after `timeout` seconds with the last screen.
+        func waitFor(_ what: String, timeout: Double = 30, _ condition: (String) throws -> Bool) async throws -> String {
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(timeout)
+            var last = ""
+            while clock.now < deadline {
+                last = try screen()
+                if try condition(last) { return last }
+                try await clock.sleep(for: .milliseconds(100))
+            }
+            throw DemoTestError("timed out after \(timeout) s waiting for \(what); the screen was:\n\(last)")
+        }
+    }
+
+    /// Whether the shell printed its verdict on the terminal modes (a line of its own, not the typed command).
+    static func hasSttyVerdict(_ screen: String) -> Bool {
+        screen.range(of: #"(?m)^stty=(restored|changed)$"#, options: .regularExpression) != nil
+    }
+
+    func withTmux(_ body: (Tmux) async throws -> Void) async throws {
+        guard Tmux.path != nil else {
+            print("InteractiveTmuxTests: skipped, tmux is not installed (CI installs it with apt-get install tmux)")
+            return
+        }
+        let tmux = Tmux()
+        defer { tmux.stop() }
+        try tmux.start(columns: 100, rows: 40)
+        _ = try await tmux.waitFor("the shell prompt") { $0.contains("demo-shell$") }
+        try await body(tmux)
+    }
+
+    @Test func theGridAndStatusLineRenderAndQRestoresTheTerminal() async throws {
+        try await withTmux { tmux in
+            let demo = try DemoProcess.executable.path
+            // Given the interactive demo on a 100×40 terminal
+            try tmux.type("S=$(stty -g); '\(demo)' --latency-ms 150; echo \"demo-exit=$?\"; "
+                + "[ \"$(stty -g)\" = \"$S\" ] && echo stty=restored || echo stty=changed")
+            try tmux.send("Enter")
+
+            // Then the grid's frame, its cells and the status line appear, on the alternate screen
+            let first = try await tmux.waitFor("the grid with loaded cells") { screen in
+                screen.contains("┌") && screen.contains("└") && screen.contains("#1 ") && screen.contains("✓ cached")
+            }
+            #expect(first.contains("offset 0 pt"))
+            #expect(first.contains("visible #1–#6"))
+            #expect(first.contains("in flight"))
+            #expect(first.contains("cached"))
+            #expect(first.contains("ready"))
+            #expect(first.contains("cancels"))
+            #expect(first.contains("prefetching ON"))
+            #expect(try tmux.alternateScreenOn())
+
+            // When j scrolls down, the offset moves and new cells come in
+            try tmux.type("jjjjjjjj")
+            _ = try await tmux.waitFor("the view to scroll") { screen in
+                screen.range(of: #"offset [1-9][0-9]* pt"#, options: .regularExpression) != nil
+            }
+            // p turns prefetching off
+            try tmux.type("p")
+            _ = try await tmux.waitFor("prefetching OFF in the title") { $0.contains("prefetching OFF") }
+
+            // When q is pressed the demo exits and prints its summary on the normal screen
+            try tmux.type("q")
+            let after = try await tmux.waitFor("the demo to exit") { Self.hasSttyVerdict($0) }
+            #expect(after.contains("demo-exit=0"))
+            #expect(after.contains("display-ready rate"))
+            #expect(!after.contains("┌"), "the grid is gone: the alternate screen was left")
+            #expect(try !tmux.alternateScreenOn())
+            // And the terminal's modes are what they were before (cooked, echo on)
+            #expect(after.contains("stty=restored"))
+        }
+    }
+
+    @Test func ctrlCRestoresTheTerminalToo() async throws {
+        try await withTmux { tmux in
+            let demo = try DemoProcess.executable.path
+            try tmux.type("S=$(stty -g); '\(demo)' --layout list --latency-ms 300; echo \"demo-exit=$?\"; "
+                + "[ \"$(stty -g)\" = \"$S\" ] && echo stty=restored || echo stty=changed")
+            try tmux.send("Enter")
+            let list = try await tmux.waitFor("the list") { $0.contains("Item 1 ") && $0.contains("in flight") }
+            #expect(list.contains("┌"))
+            try tmux.send("C-c")
+            let after = try await tmux.waitFor("the demo to exit") { Self.hasSttyVerdict($0) }
+            #expect(after.contains("demo-exit=130"))
+            #expect(after.contains("stty=restored"))
+            #expect(!after.contains("┌"))
+            #expect(try !tmux.alternateScreenOn())
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import PrefetchKit
+import Testing
+
+/// Runs the built `prefetch-demo` executable, as swift-argument-parser's example tests run theirs.
+enum DemoProcess {
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// The executable next to the test bundle (`.build/<config>/prefetch-demo`).
+    static var executable: URL {
+        get throws {
+            var candidates: [URL] = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+            if let argument = CommandLine.arguments.first {
+                candidates.append(URL(fileURLWithPath: argument).deletingLastPathComponent())
+            }
+            let packageRoot = URL(fileURLWithPath: #filePath)
+                .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            candidates.append(packageRoot.appendingPathComponent(".build/debug"))
+            for directory in candidates {
+                let url = directory.appendingPathComponent("prefetch-demo")
+                if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+            }
+            throw DemoTestError("prefetch-demo was not found next to the tests (looked in \(candidates.map(\.path)))")
+        }
+    }
+
+    /// Runs the demo with `arguments`, stdin and stdout not terminals, and waits for it to exit.
+    static func run(_ arguments: [String]) throws -> Output {
+        let process = Process()
+        process.executableURL = try executable
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Read both pipes to the end before waiting, so a full pipe cannot block the child.
+        let errData = Locked(Data())
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            errData.withLock { $0 = data }
+            group.leave()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus,
+                      stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
+    }
+
+    /// Runs the demo with `--json` and decodes the summary object.
+    static func summary(_ arguments: [String]) throws -> [String: Double] {
+        let output = try run(arguments + ["--json"])
+        guard output.status == 0 else {
+            throw DemoTestError("prefetch-demo \(arguments.joined(separator: " ")) exited \(output.status): \(output.stderr)")
+        }
+        let lines = output.stdout.split(separator: "\n")
+        guard lines.count == 1, let object = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any] else {
+            throw DemoTestError("--json printed more or less than one JSON object: \(output.stdout)")
+        }
+        return object.compactMapValues { ($0 as? NSNumber)?.doubleValue }
+    }
+}
+
+/// A failure of the test harness, with a message.
+struct DemoTestError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
