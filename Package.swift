@@ -65,7 +65,7 @@ let package = Package(
         .target(
             name: "PrefetchDemoKit",
             dependencies: [
-                "PrefetchKit", "PrefetchCollectionView", "PrefetchSimulation",
+                "PrefetchKit", "PrefetchCollectionView", "PrefetchSimulation", "PrefetchTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -122,6 +122,7 @@ let package = Package(
         .target(
             name: "PrefetchServer",
             dependencies: [
+                "PrefetchKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -146,7 +147,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "disk-cache-crasher",
-            dependencies: ["PrefetchDiskCache", "IOTestSupport"],
+            dependencies: ["PrefetchDiskCache", "PrefetchKit", "IOTestSupport"],
             path: "Tests/Support/disk-cache-crasher",
             swiftSettings: strict
         ),

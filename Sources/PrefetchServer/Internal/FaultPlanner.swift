@@ -1,20 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
-
-/// A small, fast, seedable random number generator (SplitMix64).
-struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// A number in `0..<1`.
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-}
+import PrefetchKit
 
 /// FNV-1a over a string's UTF-8: a hash that is the same in every process (unlike `Hasher`).
 func stableHash(_ string: String) -> UInt64 {
@@ -60,12 +46,12 @@ final class FaultPlanner: Sendable {
         case .logNormal(let median, let p99):
             let medianMs = ServerConfiguration.milliseconds(median)
             let sigma = log(ServerConfiguration.milliseconds(p99) / medianMs) / 2.326_347_874
-            let u1 = max(random.unit(), 1e-12), u2 = random.unit()
+            let u1 = max(random.nextUnitInterval(), 1e-12), u2 = random.nextUnitInterval()
             let z = (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
             let ms = min(medianMs * exp(sigma * z), Double(ServerConfiguration.Limits.latencyMilliseconds.upperBound))
             plan.latency = .microseconds(Int64((ms * 1000).rounded()))
         }
-        let errorDraw = random.unit(), resetDraw = random.unit(), slowDraw = random.unit(), resetPoint = random.unit()
+        let errorDraw = random.nextUnitInterval(), resetDraw = random.nextUnitInterval(), slowDraw = random.nextUnitInterval(), resetPoint = random.nextUnitInterval()
         if attempt < faults.failFirst || errorDraw < faults.errorRate {
             plan.fail = true
             return plan

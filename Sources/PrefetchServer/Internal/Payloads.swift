@@ -1,4 +1,5 @@
 import Foundation
+import PrefetchKit
 import NIOCore
 
 /// The deterministic content the server serves.

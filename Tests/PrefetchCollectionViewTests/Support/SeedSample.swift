@@ -16,18 +16,8 @@ struct Model: Hashable {
     var identifier: Int
 }
 
-/// A small deterministic random generator (SplitMix64) for seeded scenarios.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The package's seedable generator, under the name these tests use.
+typealias SeededRandom = SplitMix64
 
 /// A fetcher on virtual time with the seeds' AsyncFetcher API: `fetchAsync`, `fetchedData(for:)`,
 /// `cancelFetch`. A load finishes `latency(id)` seconds after it starts, when the test calls

@@ -1,3 +1,4 @@
+import PrefetchKit
 // A child process for the disk cache's crash test: writes checksummed entries to a DiskCache
 // until the test kills it with SIGKILL. Prints "ready" once the first entry is committed.
 //
@@ -15,17 +16,7 @@ var configuration = DiskCacheConfiguration(fileURL: URL(fileURLWithPath: argumen
 configuration.sizeLimit = arguments.count >= 4 ? Int(arguments[3]) ?? 2_000_000 : 2_000_000
 let cache = try DiskCache<String>(configuration: configuration)
 
-struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-var random = SplitMix64(state: seed)
+var random = SplitMix64(seed: seed)
 
 var index = 0
 while index < 1_000_000 {
