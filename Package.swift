@@ -66,6 +66,9 @@ let package = Package(
             name: "PrefetchDemoKit",
             dependencies: [
                 "PrefetchKit", "PrefetchCollectionView", "PrefetchSimulation", "PrefetchTesting",
+                // Real I/O for --source/--serve: URLSession and SQLite, never NIO or Hummingbird
+                // (the server runs as a child process, `prefetch-server`).
+                "PrefetchHTTP", "PrefetchDiskCache", "PrefetchFeed",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -90,7 +93,11 @@ let package = Package(
         ),
         .testTarget(
             name: "PrefetchDemoTests",
-            dependencies: ["PrefetchDemoKit", "prefetch-demo", "PrefetchKit", "PrefetchCollectionView"],
+            dependencies: [
+                "PrefetchDemoKit", "prefetch-demo", "PrefetchKit", "PrefetchCollectionView",
+                // Built first so `prefetch-demo --serve` finds it next to itself.
+                "prefetch-server",
+            ],
             swiftSettings: strict
         ),
         .testTarget(

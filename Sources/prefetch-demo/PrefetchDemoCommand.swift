@@ -21,6 +21,10 @@ struct PrefetchDemoCommand: AsyncParsableCommand {
 
         Without a terminal (or with --plain) it runs --script steady on virtual time and prints a summary; \
         the same --seed gives the same numbers.
+
+        With --source URL (or --serve, which starts the prefetch-server built next to prefetch-demo as a child \
+        process) the models load page by page from URL/items and thumbnails over HTTP through a disk cache \
+        (--disk-cache, --cold), in real time: --duration counts wall-clock seconds.
         """)
 
     /// The options.

@@ -84,6 +84,8 @@ struct InteractiveTmuxTests {
     }
 
     /// Whether the shell printed its verdict on the terminal modes (a line of its own, not the typed command).
+    /// The typed command spells the words with empty quotes (`re''stored`), so where it wraps at the
+    /// pane's edge its text never looks like the verdict line.
     static func hasSttyVerdict(_ screen: String) -> Bool {
         screen.range(of: #"(?m)^stty=(restored|changed)$"#, options: .regularExpression) != nil
     }
@@ -105,7 +107,7 @@ struct InteractiveTmuxTests {
             let demo = try DemoProcess.executable.path
             // Given the interactive demo on a 100×40 terminal
             try tmux.type("S=$(stty -g); '\(demo)' --latency-ms 150; echo \"demo-exit=$?\"; "
-                + "[ \"$(stty -g)\" = \"$S\" ] && echo stty=restored || echo stty=changed")
+                + "[ \"$(stty -g)\" = \"$S\" ] && echo stty=re''stored || echo stty=chan''ged")
             try tmux.send("Enter")
 
             // Then the grid's frame, its cells and the status line appear, on the alternate screen
@@ -146,7 +148,7 @@ struct InteractiveTmuxTests {
         try await withTmux { tmux in
             let demo = try DemoProcess.executable.path
             try tmux.type("S=$(stty -g); '\(demo)' --layout list --latency-ms 300; echo \"demo-exit=$?\"; "
-                + "[ \"$(stty -g)\" = \"$S\" ] && echo stty=restored || echo stty=changed")
+                + "[ \"$(stty -g)\" = \"$S\" ] && echo stty=re''stored || echo stty=chan''ged")
             try tmux.send("Enter")
             let list = try await tmux.waitFor("the list") { $0.contains("Item 1 ") && $0.contains("in flight") }
             #expect(list.contains("┌"))

@@ -17,6 +17,8 @@ package final class CellFiller {
     private(set) var liveConsumers: [UUID: Int] = [:]
     /// Cells holding a consumer, with the item they hold it for.
     private var holders: [ObjectIdentifier: (cell: any DataCell, item: Int)] = [:]
+    /// Cells showing a placeholder because their item's page had not arrived, by item.
+    private var placeholders: [Int: any DataCell] = [:]
 
     init(asyncFetcher: AsyncFetcher<UUID, DisplayData>, metrics: DemoMetrics, signal: ChangeSignal) {
         self.asyncFetcher = asyncFetcher
@@ -80,18 +82,62 @@ package final class CellFiller {
 
     /// Whether a consumer of `id` still waits for its completion to run.
     func hasLiveConsumers(_ id: UUID) -> Bool { liveConsumers[id] != nil }
+
+    // MARK: Paged lists
+
+    /// Fills `cell` for the item at `index` of `list`, or shows a placeholder (no data, no
+    /// load) while the item's page has not arrived. Returns the model when there is one.
+    @discardableResult
+    func populate(_ cell: some DataCell, at index: Int, in list: ModelList) -> Model? {
+        guard let model = list.model(at: index) else {
+            cell.representedIdentifier = nil
+            cell.configure(with: nil)
+            placeholders[index] = cell
+            return nil
+        }
+        populate(cell, with: model)
+        return model
+    }
+
+    /// The cell still showing a placeholder for `index`, taken off the placeholder list.
+    func takePlaceholder(for index: Int) -> (any DataCell)? {
+        guard let cell = placeholders.removeValue(forKey: index),
+              cell.indexPath?.last == index, cell.representedIdentifier == nil else { return nil }
+        return cell
+    }
+
+    /// Fills a placeholder cell now that its item's model is here, and ends its wait on screen
+    /// when the data was cached.
+    func refill(_ cell: some DataCell, with model: Model) {
+        populate(cell, with: model)
+        if cell.isDisplayed, cell.data != nil { metrics.dataArrived(item: model.index) }
+    }
+
+    /// Forgets placeholders whose cells went on to other items (or to the reuse pool).
+    func prunePlaceholders() {
+        guard !placeholders.isEmpty else { return }
+        placeholders = placeholders.filter { index, cell in cell.indexPath?.last == index && cell.representedIdentifier == nil }
+    }
+}
+
+/// A data source whose model list may arrive page by page.
+@MainActor
+package protocol PagedDataSource: AnyObject {
+    /// The models of `indexes` arrived: fill the placeholder cells and start the prefetches the
+    /// view asked for (`pendingPrefetch`, item indexes) before the models were known.
+    func modelsArrived(_ indexes: Range<Int>, pendingPrefetch: Set<Int>)
 }
 
 /// The seeds' `CustomDataSource`: the collection view's data source and prefetch data source.
 @MainActor
-package final class CustomDataSource: CollectionViewDataSource, CollectionViewDataSourcePrefetching {
-    let models: [Model]
+package final class CustomDataSource: CollectionViewDataSource, CollectionViewDataSourcePrefetching, PagedDataSource {
+    let models: ModelList
     let asyncFetcher: AsyncFetcher<UUID, DisplayData>
     let filler: CellFiller
     /// Items sent to `cancelPrefetchingForItemsAt`.
     private(set) var prefetchCancels = 0
 
-    init(models: [Model], filler: CellFiller) {
+    init(models: ModelList, filler: CellFiller) {
         self.models = models
         self.asyncFetcher = filler.asyncFetcher
         self.filler = filler
@@ -105,14 +151,15 @@ package final class CustomDataSource: CollectionViewDataSource, CollectionViewDa
         guard let cell = collectionView.dequeueReusableCell(withReuseIdentifier: Cell.reuseIdentifier, for: indexPath) as? Cell else {
             fatalError("Expected `\(Cell.self)` type for reuseIdentifier \(Cell.reuseIdentifier).")
         }
-        filler.populate(cell, with: models[indexPath.row])
+        filler.populate(cell, at: indexPath.row, in: models)
         return cell
     }
 
     package func collectionView(_ collectionView: CollectionView, prefetchItemsAt indexPaths: [IndexPath]) {
         // Begin asynchronously fetching data for the requested index paths.
+        // (An item whose page has not arrived starts when it does: see `modelsArrived`.)
         for indexPath in indexPaths {
-            let model = models[indexPath.row]
+            guard let model = models.model(at: indexPath.row) else { continue }
             asyncFetcher.fetchAsync(model.identifier)
         }
     }
@@ -120,23 +167,30 @@ package final class CustomDataSource: CollectionViewDataSource, CollectionViewDa
     package func collectionView(_ collectionView: CollectionView, cancelPrefetchingForItemsAt indexPaths: [IndexPath]) {
         // Cancel any in-flight requests for data for the specified index paths.
         for indexPath in indexPaths {
-            let model = models[indexPath.row]
-            asyncFetcher.cancelFetch(model.identifier)
+            asyncFetcher.cancelFetch(models.identifier(at: indexPath.row))
         }
         prefetchCancels += indexPaths.count
+    }
+
+    package func modelsArrived(_ indexes: Range<Int>, pendingPrefetch: Set<Int>) {
+        for index in indexes {
+            guard let model = models.model(at: index) else { continue }
+            if let cell = filler.takePlaceholder(for: index) { filler.refill(cell, with: model) }
+            if pendingPrefetch.contains(index) { asyncFetcher.fetchAsync(model.identifier) }
+        }
     }
 }
 
 /// The tutorial's table view data source: a title per row at once, the thumbnail when it loads.
 @MainActor
-package final class ListDataSource: TableViewDataSource, TableViewDataSourcePrefetching {
-    let models: [Model]
+package final class ListDataSource: TableViewDataSource, TableViewDataSourcePrefetching, PagedDataSource {
+    let models: ModelList
     let asyncFetcher: AsyncFetcher<UUID, DisplayData>
     let filler: CellFiller
     /// Rows sent to `cancelPrefetchingForRowsAt`.
     private(set) var prefetchCancels = 0
 
-    init(models: [Model], filler: CellFiller) {
+    init(models: ModelList, filler: CellFiller) {
         self.models = models
         self.asyncFetcher = filler.asyncFetcher
         self.filler = filler
@@ -150,20 +204,33 @@ package final class ListDataSource: TableViewDataSource, TableViewDataSourcePref
         guard let cell = tableView.dequeueReusableCell(withIdentifier: ListCell.identifier, for: indexPath) as? ListCell else {
             fatalError("Expected `\(ListCell.self)` type for reuseIdentifier \(ListCell.identifier).")
         }
-        let model = models[indexPath.row]
-        cell.title = model.title
-        filler.populate(cell, with: model)
+        let model = filler.populate(cell, at: indexPath.row, in: models)
+        cell.title = model?.title ?? ""
         return cell
     }
 
     package func tableView(_ tableView: TableView, prefetchRowsAt indexPaths: [IndexPath]) {
-        // Nearest first: the fetcher starts them in this order.
-        asyncFetcher.prefetch(indexPaths.map { models[$0.row].identifier })
+        // Nearest first: the fetcher starts them in this order. (A row whose page has not
+        // arrived starts when it does: see `modelsArrived`.)
+        asyncFetcher.prefetch(indexPaths.compactMap { models.model(at: $0.row)?.identifier })
     }
 
     package func tableView(_ tableView: TableView, cancelPrefetchingForRowsAt indexPaths: [IndexPath]) {
-        asyncFetcher.cancelPrefetching(indexPaths.map { models[$0.row].identifier })
+        asyncFetcher.cancelPrefetching(indexPaths.map { models.identifier(at: $0.row) })
         prefetchCancels += indexPaths.count
+    }
+
+    package func modelsArrived(_ indexes: Range<Int>, pendingPrefetch: Set<Int>) {
+        var prefetch: [UUID] = []
+        for index in indexes {
+            guard let model = models.model(at: index) else { continue }
+            if let cell = filler.takePlaceholder(for: index) as? ListCell {
+                cell.title = model.title
+                filler.refill(cell, with: model)
+            }
+            if pendingPrefetch.contains(index) { prefetch.append(model.identifier) }
+        }
+        asyncFetcher.prefetch(prefetch)
     }
 }
 

@@ -3,14 +3,15 @@ import PrefetchCollectionView
 import PrefetchKit
 import PrefetchSimulation
 
-/// The sample app: 1,000 models, an ``AsyncFetcher`` on a simulated network, and a collection
-/// view (grid) or table view (list) whose data sources are the seeds' code.
+/// The sample app: a model list (1,000 models, or a server's feed page by page), an
+/// ``AsyncFetcher`` on a simulated or real network, and a collection view (grid) or table view
+/// (list) whose data sources are the seeds' code.
 ///
 /// The scene does not know about time: a driver steps its view, in real time or virtual time.
 @MainActor
 package final class DemoScene {
     package let settings: DemoSettings
-    package let models: [Model]
+    package let models: ModelList
     package let fetcher: AsyncFetcher<UUID, DisplayData>
     package let metrics: DemoMetrics
     package let board: LoadBoard
@@ -22,20 +23,35 @@ package final class DemoScene {
     private let listSource: ListDataSource?
     private let observer: AppearanceObserver
 
-    /// Builds the scene around `loader`, with `clock` for the fetcher's latency measurements.
-    package init<C: Clock>(
+    /// Builds the scene of the simulated network around `loader`: the settings' models, held
+    /// whole, and `clock` for the fetcher's latency measurements.
+    package convenience init<C: Clock>(
         settings: DemoSettings, loader: some DataLoader<UUID, DisplayData>, clock: C,
+        signal: ChangeSignal, now: @escaping () -> Double
+    ) throws where C.Duration == Duration {
+        var configuration = FetcherConfiguration()
+        configuration.maxConcurrentLoads = settings.maxConcurrentLoads
+        configuration.cacheCountLimit = max(settings.itemCount, 1)
+        try self.init(
+            settings: settings, models: ModelList(models: Model.make(count: settings.itemCount, seed: settings.seed)),
+            fetcher: configuration, store: nil, loader: loader, clock: clock, signal: signal, now: now)
+    }
+
+    /// Builds the scene over `models` with a fetcher of `configuration` that consults `store`
+    /// (a disk cache) before `loader`.
+    package init<C: Clock>(
+        settings: DemoSettings, models: ModelList, fetcher configuration: FetcherConfiguration,
+        store: (any DataStore<UUID, DisplayData>)?, loader: some DataLoader<UUID, DisplayData>, clock: C,
         signal: ChangeSignal, now: @escaping () -> Double
     ) throws where C.Duration == Duration {
         self.settings = settings
         self.signal = signal
-        models = Model.make(count: settings.itemCount, seed: settings.seed)
+        self.models = models
         let board = LoadBoard(signal: signal)
         self.board = board
-        var configuration = FetcherConfiguration()
-        configuration.maxConcurrentLoads = settings.maxConcurrentLoads
-        configuration.cacheCountLimit = max(settings.itemCount, 1)
-        fetcher = try AsyncFetcher(configuration: configuration, clock: clock, onEvent: { board.record($0) }, loader: loader)
+        fetcher = try AsyncFetcher(
+            configuration: configuration, clock: clock, store: store,
+            cost: { $0.payload.count + 64 }, onEvent: { board.record($0) }, loader: loader)
         metrics = DemoMetrics(now: now)
         filler = CellFiller(asyncFetcher: fetcher, metrics: metrics, signal: signal)
         observer = AppearanceObserver(metrics: metrics, asyncFetcher: fetcher)
@@ -85,6 +101,27 @@ package final class DemoScene {
         view.latencyEstimate = fetcher.expectedLatency
         view.step(to: time)
         filler.releasePooledConsumers()
+        filler.prunePlaceholders()
+    }
+
+    /// The models of `indexes` arrived (a feed page): fills the cells that showed placeholders
+    /// and starts the prefetches the view asked for before the models were known.
+    package func modelsArrived(_ indexes: Range<Int>) {
+        let pending = Set(view.indexPathsPendingPrefetch.map(\.item).filter { indexes.contains($0) })
+        (collectionSource as (any PagedDataSource)? ?? listSource)?.modelsArrived(indexes, pendingPrefetch: pending)
+    }
+
+    /// The items on screen, as a range of item indexes (nil when none).
+    package var visibleItems: ClosedRange<Int>? {
+        let shown: [Int]
+        if let collectionView = view as? CollectionView {
+            shown = collectionView.indexPathsForVisibleItems.map(\.item)
+        } else if let tableView = view as? TableView {
+            shown = tableView.indexPathsForVisibleRows.map(\.row)
+        } else {
+            shown = []
+        }
+        return shown.min().flatMap { lo in shown.max().map { lo...$0 } }
     }
 
     /// Items sent to cancel-prefetching callbacks so far.
@@ -118,7 +155,10 @@ package final class DemoScene {
     package func tiles(in rect: CGRect) -> [Tile] {
         let pending = Set(view.indexPathsPendingPrefetch.map(\.item))
         return items(in: rect).map { index, frame in
-            let model = models[index]
+            guard let model = models.model(at: index) else {
+                // A feed item whose page has not arrived: a placeholder.
+                return Tile(index: index, frame: frame, title: "Item \(index) …", state: pending.contains(index) ? .waiting : .blank)
+            }
             let indexPath = IndexPath(item: index, section: 0)
             let cell: (any DataCell)?
             if let collectionView = view as? CollectionView {
@@ -146,17 +186,9 @@ package final class DemoScene {
     /// The status figures of the screen and the progress lines.
     package var status: StatusFigures {
         let stats = fetcher.statistics
-        let shown: [Int]
-        if let collectionView = view as? CollectionView {
-            shown = collectionView.indexPathsForVisibleItems.map(\.item)
-        } else if let tableView = view as? TableView {
-            shown = tableView.indexPathsForVisibleRows.map(\.row)
-        } else {
-            shown = []
-        }
         return StatusFigures(
             offset: view.contentOffset.y, velocity: view.velocity,
-            visible: shown.min().flatMap { lo in shown.max().map { lo...$0 } },
+            visible: visibleItems,
             inFlight: stats.inFlight, queued: stats.queued, cached: fetcher.cachedCount,
             displayReadyRate: metrics.displayReadyRate, appearances: metrics.appearances,
             loadsCancelled: stats.loadsCancelled, prefetchCancels: prefetchCancels,
@@ -166,7 +198,7 @@ package final class DemoScene {
     /// The run's summary so far.
     package var summary: DemoSummary {
         let stats = fetcher.statistics
-        let displayed = Set(metrics.everDisplayed.map { models[$0].identifier })
+        let displayed = Set(metrics.everDisplayed.map { models.identifier(at: $0) })
         return DemoSummary(
             displayed: metrics.appearances,
             displayReadyRate: metrics.displayReadyRate,

@@ -23,6 +23,22 @@ public struct DemoSummary: Codable, Hashable, Sendable {
     /// The most loads in flight at once.
     public var peakInFlight: Int
 
+    // Runs over a real network (`--serve`, `--source`) only; nil otherwise, and then left out
+    // of the JSON.
+
+    /// The server's base URL.
+    public var source: String?
+    /// The disk cache's file.
+    public var diskCache: String?
+    /// Loads answered by the disk cache instead of the network.
+    public var diskHits: Int?
+    /// HTTP requests for thumbnails, retries included.
+    public var networkLoads: Int?
+    /// HTTP requests for pages of the model list, retries included.
+    public var pageLoads: Int?
+    /// Loads that failed after their retries.
+    public var loadsFailed: Int?
+
     /// Creates a summary.
     public init(displayed: Int, displayReadyRate: Double, visibleWaitMeanMs: Double, visibleWaitP95Ms: Double,
                 loadsStarted: Int, loadsCancelled: Int, loadsWasted: Int, peakInFlight: Int) {
@@ -36,21 +52,24 @@ public struct DemoSummary: Codable, Hashable, Sendable {
         self.peakInFlight = peakInFlight
     }
 
-    /// One JSON object with exactly the eight keys, sorted; rates and waits rounded to 0.001.
+    /// One JSON object, keys sorted; rates and waits rounded to 0.001.
+    ///
+    /// Exactly the eight keys over the simulated network; six more over a real one: `source`,
+    /// `diskCache` (strings), `diskHits`, `networkLoads`, `pageLoads` and `loadsFailed`.
     public var json: String {
         var rounded = self
         rounded.displayReadyRate = (displayReadyRate * 10_000).rounded() / 10_000
         rounded.visibleWaitMeanMs = (visibleWaitMeanMs * 1_000).rounded() / 1_000
         rounded.visibleWaitP95Ms = (visibleWaitP95Ms * 1_000).rounded() / 1_000
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        // Encoding eight numbers cannot fail.
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding numbers and strings cannot fail.
         return String(decoding: try! encoder.encode(rounded), as: UTF8.self)
     }
 
     /// The human summary, one figure per line under `title`.
     public func text(title: String) -> String {
-        """
+        var text = """
         \(title)
           cells displayed      \(displayed) (after the first screen)
           display-ready rate   \(formatPercent(displayReadyRate))
@@ -58,6 +77,16 @@ public struct DemoSummary: Codable, Hashable, Sendable {
           loads                started \(loadsStarted), cancelled \(loadsCancelled), wasted \(loadsWasted) (completed, never displayed)
           peak in flight       \(peakInFlight)
         """
+        if let diskHits, let networkLoads, let pageLoads, let loadsFailed {
+            text += """
+
+              disk cache hits      \(diskHits) (loads answered from disk)
+              HTTP requests        \(networkLoads) thumbnails, \(pageLoads) pages; \(loadsFailed) loads failed after retries
+            """
+        }
+        if let source { text += "\n  source               \(source)" }
+        if let diskCache { text += "\n  disk cache           \(diskCache)" }
+        return text
     }
 }
 

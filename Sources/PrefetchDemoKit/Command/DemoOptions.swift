@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import PrefetchDiskCache
+import PrefetchHTTP
 import PrefetchSimulation
 
 extension DemoLayout: ExpressibleByArgument {}
@@ -11,6 +13,10 @@ enum Limits {
     static let latencyMs = 0.0...10_000
     static let latencyP99Ms = 1.0...60_000
     static let duration = 0.1...600.0
+    static let serverLatencyMs = 0.0...60_000
+    static let serverItems = 1...10_000_000
+    /// The default simulated latency, in ms.
+    static let defaultLatencyMs = 300.0
 
     static func describe(_ range: ClosedRange<Double>) -> String {
         "\(format(range.lowerBound)) to \(format(range.upperBound))"
@@ -37,11 +43,11 @@ public struct DemoOptions: ParsableArguments, Sendable {
     public var layout: DemoLayout = .grid
 
     /// A built-in scroll scenario to run without input.
-    @Option(help: ArgumentHelp("Run a built-in scroll scenario to its end, on virtual time (repeatable with --seed).", valueName: "scenario"))
+    @Option(help: ArgumentHelp("Run a built-in scroll scenario to its end, on virtual time (repeatable with --seed); in real time with --serve or --source.", valueName: "scenario"))
     public var script: Script?
 
     /// The longest a run lasts, in (simulated) seconds.
-    @Option(help: ArgumentHelp("Stop after this many seconds (\(Limits.describe(Limits.duration))); simulated seconds in scripted runs.", valueName: "seconds"),
+    @Option(help: ArgumentHelp("Stop after this many seconds (\(Limits.describe(Limits.duration))); simulated seconds in scripted runs over the simulated network, wall-clock seconds with --serve or --source.", valueName: "seconds"),
             transform: { try Limits.number($0, "--duration", Limits.duration, unit: "seconds") })
     public var duration: Double?
 
@@ -67,11 +73,11 @@ public struct DemoOptions: ParsableArguments, Sendable {
             })
     public var seed: UInt64 = 1
 
-    /// The simulated network's latency (the median when log-normal).
+    /// The simulated network's latency (the median when log-normal); 300 ms when not given.
     @Option(name: .customLong("latency-ms"),
-            help: ArgumentHelp("Simulated network delay per load in ms (\(Limits.describe(Limits.latencyMs))); the median when --latency-p99-ms is given.", valueName: "ms"),
+            help: ArgumentHelp("Simulated network delay per load in ms (\(Limits.describe(Limits.latencyMs)), default 300); the median when --latency-p99-ms is given.", valueName: "ms"),
             transform: { try Limits.number($0, "--latency-ms", Limits.latencyMs, unit: "ms") })
-    public var latencyMs: Double = 300
+    public var latencyMs: Double?
 
     /// The 99th percentile of a log-normal latency.
     @Option(name: .customLong("latency-p99-ms"),
@@ -83,6 +89,50 @@ public struct DemoOptions: ParsableArguments, Sendable {
     @Option(help: "The prefetch policy.")
     public var policy: PolicyName = .uikitLike
 
+    // MARK: A real network
+
+    /// A server to load from instead of the simulated network.
+    @Option(help: ArgumentHelp(
+        "Load from this server instead of the simulated network: the model list page by page from <url>/items, each thumbnail from its item's thumbnailURL, in real time (an absolute http or https URL).",
+        valueName: "url"))
+    public var source: String?
+
+    /// Start `prefetch-server` as a child process and load from it.
+    @Flag(help: "Start prefetch-server (built next to prefetch-demo) on a free loopback port as a child process, load from it as with --source, and stop it when the demo ends.")
+    public var serve = false
+
+    /// The started server's latency (the median when log-normal).
+    @Option(name: .customLong("server-latency-ms"),
+            help: ArgumentHelp("With --serve: the server's delay per response in ms (\(Limits.describe(Limits.serverLatencyMs))); the median when --server-latency-p99-ms is given.", valueName: "ms"),
+            transform: { try Limits.number($0, "--server-latency-ms", Limits.serverLatencyMs, unit: "ms") })
+    public var serverLatencyMs: Double?
+
+    /// The started server's 99th-percentile latency.
+    @Option(name: .customLong("server-latency-p99-ms"),
+            help: ArgumentHelp("With --serve: make the server's delay log-normal with this 99th percentile in ms (from --server-latency-ms to 60000).", valueName: "ms"),
+            transform: { try Limits.number($0, "--server-latency-p99-ms", Limits.serverLatencyMs, unit: "ms") })
+    public var serverLatencyP99Ms: Double?
+
+    /// The started server's item count.
+    @Option(name: .customLong("items"),
+            help: ArgumentHelp("With --serve: how many items the server's feed has (\(Limits.serverItems.lowerBound) to \(Limits.serverItems.upperBound), default 100000).", valueName: "n"),
+            transform: { text in
+                guard let value = Int(text) else {
+                    throw ValidationError("--items takes a whole number from \(Limits.serverItems.lowerBound) to \(Limits.serverItems.upperBound); '\(text)' is not one")
+                }
+                return value
+            })
+    public var items: Int?
+
+    /// The disk cache's file.
+    @Option(name: .customLong("disk-cache"),
+            help: ArgumentHelp("With --serve or --source: the disk cache's SQLite file (default \(DemoOptions.defaultDiskCache.path)).", valueName: "path"))
+    public var diskCache: String?
+
+    /// Empty the disk cache before the run.
+    @Flag(help: "With --serve or --source: empty the disk cache first, so every thumbnail comes from the network.")
+    public var cold = false
+
     /// Creates the defaults.
     public init() {}
 
@@ -91,6 +141,7 @@ public struct DemoOptions: ParsableArguments, Sendable {
         func outside(_ flag: String, _ value: Double, _ range: ClosedRange<Double>, _ unit: String) -> ValidationError {
             ValidationError("\(flag) must be from \(Limits.describe(range)) \(unit); got \(Limits.format(value))")
         }
+        let latencyMs = self.latencyMs ?? Limits.defaultLatencyMs
         guard Limits.latencyMs.contains(latencyMs) else { throw outside("--latency-ms", latencyMs, Limits.latencyMs, "ms") }
         if let p99 = latencyP99Ms {
             guard Limits.latencyP99Ms.contains(p99) else { throw outside("--latency-p99-ms", p99, Limits.latencyP99Ms, "ms") }
@@ -104,6 +155,87 @@ public struct DemoOptions: ParsableArguments, Sendable {
         if let duration, !Limits.duration.contains(duration) {
             throw outside("--duration", duration, Limits.duration, "seconds")
         }
+        try validateNetwork()
+    }
+
+    /// Checks the real-network flags: `--serve` or `--source`, never both, and the flags that
+    /// only apply to one of them.
+    private func validateNetwork() throws {
+        if serve, let source {
+            throw ValidationError("--serve and --source cannot be used together: --serve starts a local server and loads from it; got --source \(source)")
+        }
+        if let source { _ = try Self.sourceURL(source) }
+        if !serve {
+            for (flag, given) in [("--server-latency-ms", serverLatencyMs != nil), ("--server-latency-p99-ms", serverLatencyP99Ms != nil), ("--items", items != nil)] where given {
+                throw ValidationError("\(flag) only applies with --serve (it configures the server --serve starts)")
+            }
+        }
+        if !isRemote {
+            if diskCache != nil { throw ValidationError("--disk-cache only applies with --serve or --source (the simulated network has no disk cache)") }
+            if cold { throw ValidationError("--cold only applies with --serve or --source (the simulated network has no disk cache)") }
+            return
+        }
+        for (flag, given) in [("--latency-ms", latencyMs != nil), ("--latency-p99-ms", latencyP99Ms != nil)] where given {
+            throw ValidationError("\(flag) sets the simulated network's delay and does not apply with --serve or --source; with --serve, use --server-latency-ms and --server-latency-p99-ms")
+        }
+        if let items, !Limits.serverItems.contains(items) {
+            throw ValidationError("--items must be from \(Limits.serverItems.lowerBound) to \(Limits.serverItems.upperBound); got \(items)")
+        }
+        if let median = serverLatencyMs, !Limits.serverLatencyMs.contains(median) {
+            throw ValidationError("--server-latency-ms must be from \(Limits.describe(Limits.serverLatencyMs)) ms; got \(Limits.format(median))")
+        }
+        if let p99 = serverLatencyP99Ms {
+            guard let median = serverLatencyMs, median > 0 else {
+                throw ValidationError("--server-latency-p99-ms needs --server-latency-ms from 1 to 60000 ms (the log-normal median)\(serverLatencyMs == nil ? "" : "; got 0")")
+            }
+            guard p99 >= median, p99 <= Limits.serverLatencyMs.upperBound else {
+                throw ValidationError("--server-latency-p99-ms must be from --server-latency-ms (\(Limits.format(median))) to 60000 ms; got \(Limits.format(p99))")
+            }
+        }
+        if let diskCache {
+            var isDirectory: ObjCBool = false
+            if diskCache.isEmpty {
+                throw ValidationError("--disk-cache takes the path of the cache's SQLite file; got an empty path")
+            }
+            if FileManager.default.fileExists(atPath: diskCache, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw ValidationError("--disk-cache takes the path of the cache's SQLite file; '\(diskCache)' is a directory")
+            }
+        }
+    }
+
+    /// Whether the run loads from a server (`--serve` or `--source`).
+    public var isRemote: Bool { serve || source != nil }
+
+    /// The disk cache used when `--disk-cache` is not given: `prefetch-demo.sqlite` in
+    /// PrefetchDiskCache's default directory.
+    public static var defaultDiskCache: URL { DiskCacheConfiguration(name: "prefetch-demo").fileURL }
+
+    /// The disk cache's file for this run.
+    public var diskCacheURL: URL {
+        diskCache.map { URL(fileURLWithPath: $0).standardizedFileURL } ?? Self.defaultDiskCache
+    }
+
+    /// Parses `--source`: an absolute http or https URL with a host.
+    static func sourceURL(_ text: String) throws -> URL {
+        do {
+            return try HTTPLoader<URL>.url(text)
+        } catch let error as HTTPLoaderError {
+            throw ValidationError("--source must be an absolute http or https URL with a host; got '\(text)': \(error.message)")
+        }
+    }
+
+    /// The arguments of `prefetch-server` for `--serve`, after `--port 0`.
+    public var serverArguments: [String] {
+        var arguments = ["--items", String(items ?? 100_000)]
+        switch (serverLatencyMs, serverLatencyP99Ms) {
+        case (let median?, let p99?):
+            arguments += ["--latency-median-ms", Limits.format(median), "--latency-p99-ms", Limits.format(p99)]
+        case (let fixed?, nil):
+            arguments += ["--latency-ms", Limits.format(fixed)]
+        default:
+            break
+        }
+        return arguments
     }
 
     /// The run's settings.
@@ -113,6 +245,7 @@ public struct DemoOptions: ParsableArguments, Sendable {
         settings.prefetching = !noPrefetch
         settings.policy = policy
         settings.seed = seed
+        let latencyMs = self.latencyMs ?? Limits.defaultLatencyMs
         if let p99 = latencyP99Ms {
             settings.latency = try .logNormal(median: latencyMs / 1000, p99: p99 / 1000)
         } else {

@@ -19,8 +19,10 @@ public enum DemoRunner {
         return .interactive
     }
 
-    /// Runs the demo for `options`: interactive, scripted on screen, or plain.
+    /// Runs the demo for `options`: interactive, scripted on screen, or plain; over the
+    /// simulated network, or a real one with `--serve` or `--source`.
     public static func run(_ options: DemoOptions) async throws {
+        if options.isRemote { return try await runRemote(options) }
         let settings = try options.settings()
         let terminal = Terminal()
         switch mode(for: options, interactive: Terminal.isInteractive) {
@@ -68,6 +70,106 @@ public enum DemoRunner {
         return String(format: "t=%5.1fs  offset %6.0f pt  v %+5.0f pt/s  visible %@  in flight %d  queued %d  cached %d  ready %@ of %d  cancels %d",
                       time, s.offset, s.velocity, visible, s.inFlight, s.queued, s.cached,
                       formatPercent(s.displayReadyRate), s.appearances, s.loadsCancelled)
+    }
+
+    // MARK: A real network
+
+    /// Runs the demo over a server: starts `prefetch-server` first for `--serve`, opens the
+    /// source and the disk cache, runs the mode, and on every way out (the end, an error,
+    /// Ctrl-C or SIGTERM) closes the source and stops the server before returning.
+    private static func runRemote(_ options: DemoOptions) async throws {
+        let settings = try options.settings()
+        let terminal = Terminal()
+        let mode = mode(for: options, interactive: Terminal.isInteractive)
+        // Signals become a flag from here on, so a Ctrl-C always goes through the clean-up below.
+        let signalSources = terminal.installSignalHandlers()
+        defer { for source in signalSources { source.cancel() } }
+        var server: ServerProcess?
+        let summary: DemoSummary
+        do {
+            let baseURL: URL
+            if options.serve {
+                let started = try await ServerProcess.start(arguments: options.serverArguments, shouldStop: { terminal.wasInterrupted })
+                server = started
+                standardError("prefetch-demo: started prefetch-server (pid \(started.pid)) \(options.serverArguments.joined(separator: " ")), listening on \(started.url.absoluteString)")
+                baseURL = started.url
+            } else {
+                baseURL = try DemoOptions.sourceURL(options.source ?? "")
+            }
+            let remote = try await RemoteSource.open(
+                baseURL: baseURL, diskCache: options.diskCacheURL, cold: options.cold, shouldStop: { terminal.wasInterrupted })
+            do {
+                summary = try await runRemoteMode(mode, remote: remote, settings: settings, options: options, terminal: terminal)
+            } catch {
+                await remote.close()
+                throw error
+            }
+            await remote.close()
+        } catch {
+            terminal.restore()
+            await server?.terminate()
+            if error is CancellationError, terminal.wasInterrupted { throw ExitCode(130) }
+            throw error
+        }
+        await server?.terminate()
+        let title = describeRemote(settings, options: options, cold: options.cold)
+        if options.json {
+            print(summary.json)
+            return
+        }
+        switch mode {
+        case .plain(let script), .scriptedScreen(let script):
+            print(summary.text(title: "prefetch-demo summary: --script \(script.rawValue) in real time, \(title)"))
+        case .interactive:
+            print(summary.text(title: "prefetch-demo: interactive session, \(title)"))
+        }
+        if terminal.wasInterrupted { throw ExitCode(130) }
+    }
+
+    private static func runRemoteMode(
+        _ mode: Mode, remote: RemoteSource, settings: DemoSettings, options: DemoOptions, terminal: Terminal
+    ) async throws -> DemoSummary {
+        switch mode {
+        case .interactive:
+            let run = try InteractiveRun(settings: settings, remote: remote, terminal: terminal,
+                                         renderer: ScreenRenderer(colorMode: ScreenRenderer.colorModeFromEnvironment()),
+                                         duration: options.duration)
+            return try await run.run()
+        case .scriptedScreen(let script):
+            let run = try RealTimeScriptedRun(settings: settings, script: script, duration: options.duration, source: remote)
+            let painter = ScreenPainter(terminal: terminal, renderer: ScreenRenderer(colorMode: ScreenRenderer.colorModeFromEnvironment()))
+            let title = ScreenPainter.title(settings, prefetching: settings.prefetching, source: remote.baseURL.absoluteString,
+                                            mode: "script \(script.rawValue), real time")
+            terminal.enter()
+            defer { terminal.restore() }
+            var painted = 0
+            return try await run.run { frame in
+                if terminal.wasInterrupted || Key.parse(terminal.readAvailable()).contains(.quit) { return false }
+                painted += 1
+                guard painted % 2 == 0 else { return true }
+                painter.paint(run.scene, title: title, footer: String(format: "t=%.1fs of --script %@ from the server   q quits", frame.time, script.rawValue))
+                return true
+            }
+        case .plain:
+            let script = options.script ?? .steady
+            let run = try RealTimeScriptedRun(settings: settings, script: script, duration: options.duration, source: remote)
+            let progress = !options.json
+            return try await run.run { frame in
+                if terminal.wasInterrupted { return false }
+                if progress, frame.isWholeSecond { print(progressLine(run.scene, time: frame.time)) }
+                return true
+            }
+        }
+    }
+
+    /// A one-line description of a run over a server.
+    package static func describeRemote(_ settings: DemoSettings, options: DemoOptions, cold: Bool) -> String {
+        let source = options.serve ? "--serve \(options.serverArguments.joined(separator: " "))" : "--source \(options.source ?? "")"
+        return "\(settings.layout.rawValue), policy \(settings.policy.rawValue), prefetching \(settings.prefetching ? "on" : "off"), \(source), disk cache \(cold ? "cold" : "as found")"
+    }
+
+    private static func standardError(_ line: String) {
+        try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
     }
 
     private static func runScriptedScreen(_ script: Script, settings: DemoSettings, duration: Double?, terminal: Terminal) async throws -> DemoSummary {

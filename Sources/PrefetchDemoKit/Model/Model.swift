@@ -7,14 +7,37 @@ public struct Model: Hashable, Sendable {
     public let index: Int
     /// The identifier the fetcher loads by, as in the seeds' sample.
     public let identifier: UUID
-
     /// The row title of the list layout (the tutorial's `Item.title`).
-    public var title: String { "Item \(index + 1)" }
+    public let title: String
 
-    /// Creates a model.
-    public init(index: Int, identifier: UUID) {
+    /// Creates a model titled "Item <index + 1>" unless `title` is given.
+    public init(index: Int, identifier: UUID, title: String? = nil) {
         self.index = index
         self.identifier = identifier
+        self.title = title ?? "Item \(index + 1)"
+    }
+
+    /// The model of a feed item at `index`: its identifier comes from the feed's item id (see
+    /// ``feedIdentifier(_:)``), its title from the feed.
+    public init(index: Int, feedItemID: Int, title: String) {
+        self.init(index: index, identifier: Self.feedIdentifier(feedItemID), title: title)
+    }
+
+    /// The identifier the fetcher and the disk cache use for the feed item `id`: the id in the
+    /// last 12 hex digits of a version-4 UUID, so it can be computed before the item's page
+    /// arrives and does not depend on the server's address.
+    ///
+    /// ```swift
+    /// Model.feedIdentifier(42)   // 00000000-0000-4000-8000-00000000002A
+    /// ```
+    public static func feedIdentifier(_ id: Int) -> UUID {
+        let raw = UInt64(truncatingIfNeeded: id)
+        var b = [UInt8](repeating: 0, count: 16)
+        b[6] = 0x40  // version 4
+        b[8] = 0x80  // RFC 4122 variant
+        for i in 0..<6 { b[15 - i] = UInt8(truncatingIfNeeded: raw >> (8 * UInt64(i))) }
+        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+                           b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
     }
 
     /// `count` models whose identifiers depend only on `seed`: the same seed gives the same UUIDs.
@@ -94,10 +117,12 @@ public struct DisplayData: Hashable, Sendable {
     public let color: RGB
     /// The list row's thumbnail: a strip of pixels.
     public let thumbnail: [RGB]
+    /// The thumbnail as the server sent it (empty for the simulated network): what the disk
+    /// cache keeps, and what ``init(identifier:payload:)`` decodes the colours from.
+    public let payload: Data
 
     /// The data the simulated server sends for `identifier`; always the same for the same identifier.
     public init(identifier: UUID) {
-        self.identifier = identifier
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         withUnsafeBytes(of: identifier.uuid) { bytes in
             for byte in bytes {
@@ -105,6 +130,27 @@ public struct DisplayData: Hashable, Sendable {
                 hash = hash &* 0x1000_0000_01B3
             }
         }
+        self.init(identifier: identifier, hash: hash, payload: Data())
+    }
+
+    /// Decodes a thumbnail downloaded for `identifier`: the colours come from the bytes, so
+    /// the same payload always looks the same, whichever cache it came from.
+    ///
+    /// - Complexity: O(n) in the payload's size.
+    public init(identifier: UUID, payload: Data) {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        payload.withUnsafeBytes { bytes in
+            for byte in bytes {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x1000_0000_01B3
+            }
+        }
+        self.init(identifier: identifier, hash: hash, payload: payload)
+    }
+
+    private init(identifier: UUID, hash: UInt64, payload: Data) {
+        self.identifier = identifier
+        self.payload = payload
         let hue = Double(hash % 3600) / 3600
         color = RGB(hue: hue)
         thumbnail = (0..<8).map { RGB(hue: hue + Double($0) * 0.04, saturation: 0.5 + Double($0 % 3) * 0.15) }

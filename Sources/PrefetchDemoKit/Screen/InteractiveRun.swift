@@ -3,16 +3,19 @@ import PrefetchCollectionView
 import PrefetchKit
 import PrefetchSimulation
 
-/// The interactive sample app: real time, real (simulated) network delays, keys to scroll.
+/// The interactive sample app: real time, real (simulated) network delays or a real server,
+/// keys to scroll.
 ///
-/// About 30 frames a second the loop reads the keys typed, steps the view to the time elapsed
-/// and redraws. Loads sleep on the real clock inside the loader; their completions hop to the
-/// main actor while the loop waits for the next frame.
+/// About 30 frames a second the loop reads the keys typed, steps the view to the time elapsed,
+/// brings in the feed's pages (with a ``RemoteSource``) and redraws. Loads sleep on the real
+/// clock inside the loader, or wait for the server; their completions hop to the main actor
+/// while the loop waits for the next frame.
 @MainActor
 package final class InteractiveRun {
     private let settings: DemoSettings
     private let latency: LatencySetting
     private let scene: DemoScene
+    private let remote: RemoteSource?
     private let terminal: Terminal
     private let painter: ScreenPainter
     private let duration: Double?
@@ -38,6 +41,21 @@ package final class InteractiveRun {
         scene = try DemoScene(
             settings: settings, loader: RealTimeLoader(models: models, latency: latency, clock: clock), clock: clock,
             signal: ChangeSignal(), now: { (clock.now - start).seconds })
+        remote = nil
+    }
+
+    /// The interactive app over a server: the models and thumbnails come from `remote`.
+    package init(settings: DemoSettings, remote: RemoteSource, terminal: Terminal, renderer: ScreenRenderer, duration: Double?) throws {
+        self.settings = settings
+        self.terminal = terminal
+        self.painter = ScreenPainter(terminal: terminal, renderer: renderer)
+        self.duration = duration
+        self.latency = LatencySetting(model: settings.latency, seed: settings.seed)
+        self.remote = remote
+        let clock = self.clock
+        let start = clock.now
+        self.start = start
+        scene = try remote.makeScene(settings: settings, now: { (clock.now - start).seconds })
     }
 
     private var elapsed: Double { (clock.now - start).seconds }
@@ -51,6 +69,7 @@ package final class InteractiveRun {
             terminal.restore()
         }
         scene.step(to: 0)
+        await remote?.update(scene)
         scene.metrics.isCounting = true
         var lastScrollKey = -1.0
         var message = ""
@@ -69,8 +88,12 @@ package final class InteractiveRun {
                 case .top:
                     try scene.view.scrollToItem(at: IndexPath(item: 0, section: 0), at: .top, animated: false)
                 case .bottom:
-                    try scene.view.scrollToItem(at: IndexPath(item: settings.itemCount - 1, section: 0), at: .bottom, animated: false)
+                    try scene.view.scrollToItem(at: IndexPath(item: scene.models.count - 1, section: 0), at: .bottom, animated: false)
                 case .slower, .faster:
+                    guard remote == nil else {
+                        message = "the server sets the latency (--server-latency-ms with --serve)"
+                        break
+                    }
                     latency.model = Self.scaled(latency.model, by: key == .slower ? 1.5 : 1 / 1.5)
                     message = "latency now \(latency.model) for new loads"
                 case .togglePrefetch:
@@ -88,12 +111,15 @@ package final class InteractiveRun {
                 scene.view.endDragging()
             }
             scene.step(to: now)
-            let title = ScreenPainter.title(settings, prefetching: scene.view.isPrefetchingEnabled, latency: latency.model, mode: "interactive")
+            await remote?.update(scene)
+            let title = remote.map {
+                ScreenPainter.title(settings, prefetching: scene.view.isPrefetchingEnabled, source: $0.baseURL.absoluteString, mode: "interactive")
+            } ?? ScreenPainter.title(settings, prefetching: scene.view.isPrefetchingEnabled, latency: latency.model, mode: "interactive")
             painter.paint(scene, title: title, footer: message.isEmpty ? ScreenPainter.interactiveKeys : ScreenPainter.interactiveKeys + "   " + message)
             try await clock.sleep(for: .milliseconds(33))
         }
         scene.metrics.finish()
-        let summary = scene.summary
+        let summary = if let remote { await remote.summary(of: scene) } else { scene.summary }
         scene.fetcher.shutdown()
         return summary
     }

@@ -27,4 +27,10 @@ package struct ScreenPainter {
         " prefetch-demo · \(mode) · \(settings.layout.rawValue) · \(settings.policy.rawValue)"
             + " · prefetching \(prefetching ? "ON" : "OFF") · \(latency) · seed \(settings.seed)"
     }
+
+    /// The title line of a run over the server at `source`.
+    package static func title(_ settings: DemoSettings, prefetching: Bool, source: String, mode: String) -> String {
+        " prefetch-demo · \(mode) · \(settings.layout.rawValue) · \(settings.policy.rawValue)"
+            + " · prefetching \(prefetching ? "ON" : "OFF") · \(source)"
+    }
 }

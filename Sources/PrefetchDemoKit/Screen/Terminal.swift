@@ -20,6 +20,7 @@ package final class Terminal: Sendable {
 
     private let state = Locked(State())
     private let interrupted = Locked(false)
+    private let signalsInstalled = Locked(false)
 
     package init() {}
 
@@ -85,8 +86,15 @@ package final class Terminal: Sendable {
     /// Installs handlers that turn SIGINT, SIGTERM and SIGHUP into ``wasInterrupted``.
     ///
     /// Returns the dispatch sources; keep them alive for as long as the handlers should run.
+    /// Installs once per terminal: a later call returns no sources and leaves the first ones
+    /// working (a second `signal(_, SIG_IGN)` would silence the first sources' handler).
     package func installSignalHandlers() -> [any DispatchSourceSignal] {
-        [SIGINT, SIGTERM, SIGHUP].map { number in
+        let first = signalsInstalled.withLock { installed -> Bool in
+            defer { installed = true }
+            return !installed
+        }
+        guard first else { return [] }
+        return [SIGINT, SIGTERM, SIGHUP].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [interrupted] in interrupted.withLock { $0 = true } }

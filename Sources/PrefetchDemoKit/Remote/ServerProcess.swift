@@ -1,0 +1,175 @@
+import Dispatch
+import Foundation
+import PrefetchKit
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `prefetch-server` as a child process of `prefetch-demo --serve`, so the demo itself never
+/// links the server's Hummingbird and NIO.
+///
+/// ``start(arguments:shouldStop:)`` runs the `prefetch-server` found next to the running
+/// executable with `--port 0`, reads the `listening on http://127.0.0.1:PORT` line it prints
+/// first, and returns. ``terminate()`` stops it (SIGTERM, then SIGKILL after two seconds) and
+/// waits for it; the demo calls it on every way out: the end of the run, an error, Ctrl-C.
+/// Its standard error (one log line per request) is read continuously, so the child never
+/// blocks on a full pipe, and the last lines are kept for error messages.
+package final class ServerProcess: Sendable {
+    /// The server's base URL, from its first line.
+    package let url: URL
+    /// The child's process id.
+    package let pid: Int32
+    private let process: Process
+    private let log: LogTail
+
+    /// How long the server has to print its first line.
+    package static let startDeadline = Duration.seconds(10)
+    /// How long SIGTERM has before SIGKILL.
+    package static let stopGrace = Duration.seconds(2)
+
+    private init(url: URL, process: Process, log: LogTail) {
+        self.url = url
+        self.pid = process.processIdentifier
+        self.process = process
+        self.log = log
+    }
+
+    /// The `prefetch-server` executable next to the running one.
+    ///
+    /// - Throws: ``DemoError`` naming the path looked at, with the command that builds it.
+    package static func executable() throws -> URL {
+        let running: URL = {
+            let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            if exe.path != "/proc/self/exe", FileManager.default.fileExists(atPath: exe.path) { return exe }
+            return Bundle.main.executableURL?.resolvingSymlinksInPath()
+                ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        }()
+        let server = running.deletingLastPathComponent().appendingPathComponent("prefetch-server")
+        guard FileManager.default.isExecutableFile(atPath: server.path) else {
+            throw DemoError("--serve needs the prefetch-server executable next to prefetch-demo, at \(server.path), and it is not there: run `swift build --product prefetch-server` first")
+        }
+        return server
+    }
+
+    /// Starts `prefetch-server --port 0` plus `arguments` and waits for its `listening on` line.
+    ///
+    /// - Parameter shouldStop: polled while waiting (Ctrl-C); the child is stopped if it says so.
+    /// - Throws: ``DemoError`` when the executable is missing, the child exits or stays silent
+    ///   for ``startDeadline`` (with its last log lines), or `CancellationError` when stopped.
+    package static func start(arguments: [String], shouldStop: @Sendable () -> Bool = { false }) async throws -> ServerProcess {
+        let executable = try executable()
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["--port", "0"] + arguments
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw DemoError("could not start \(executable.path)", cause: error)
+        }
+        let log = LogTail()
+        let firstLine = Locked<FirstLine>(.waiting)
+        DispatchQueue.global().async {
+            let line = stdout.fileHandleForReading.readLine()
+            firstLine.withLock { $0 = line.map(FirstLine.line) ?? .closed }
+        }
+        DispatchQueue.global().async {
+            let handle = stderr.fileHandleForReading
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                log.append(chunk)
+            }
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now + startDeadline
+        func fail(_ message: String) async -> DemoError {
+            await stop(process)
+            let tail = log.lines.suffix(5).joined(separator: "\n  ")
+            return DemoError(tail.isEmpty ? message : "\(message); its last log lines:\n  \(tail)")
+        }
+        while true {
+            switch firstLine.withLock({ $0 }) {
+            case .line(let line):
+                let prefix = "listening on "
+                guard line.hasPrefix(prefix), let url = URL(string: String(line.dropFirst(prefix.count))) else {
+                    throw await fail("prefetch-server printed \"\(line)\" where \"listening on http://HOST:PORT\" was expected")
+                }
+                return ServerProcess(url: url, process: process, log: log)
+            case .closed:
+                throw await fail("prefetch-server exited before it listened")
+            case .waiting:
+                if shouldStop() {
+                    await stop(process)
+                    throw CancellationError()
+                }
+                if clock.now >= deadline {
+                    throw await fail("prefetch-server printed no \"listening on\" line within \(startDeadline)")
+                }
+                try? await clock.sleep(for: .milliseconds(10))
+            }
+        }
+    }
+
+    /// Stops the server and waits until it has exited. Safe to call twice.
+    package func terminate() async {
+        await Self.stop(process)
+    }
+
+    /// Whether the child is still running.
+    package var isRunning: Bool { process.isRunning }
+
+    private static func stop(_ process: Process) async {
+        guard process.isRunning else { return }
+        let pid = process.processIdentifier
+        kill(pid, SIGTERM)
+        let clock = ContinuousClock()
+        let deadline = clock.now + stopGrace
+        while process.isRunning, clock.now < deadline {
+            try? await clock.sleep(for: .milliseconds(10))
+        }
+        if process.isRunning {
+            kill(pid, SIGKILL)
+            while process.isRunning { try? await clock.sleep(for: .milliseconds(10)) }
+        }
+    }
+
+    private enum FirstLine: Sendable {
+        case waiting
+        case line(String)
+        case closed
+    }
+}
+
+/// The last few kilobytes a child wrote to standard error.
+private final class LogTail: Sendable {
+    private let state = Locked(Data())
+
+    func append(_ chunk: Data) {
+        state.withLock { data in
+            data.append(chunk)
+            if data.count > 8_192 { data.removeFirst(data.count - 8_192) }
+        }
+    }
+
+    var lines: [String] {
+        String(decoding: state.withLock { $0 }, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+}
+
+extension FileHandle {
+    /// Reads up to the next newline or the end of the file (blocking); nil at the end.
+    fileprivate func readLine() -> String? {
+        var bytes: [UInt8] = []
+        while let byte = try? read(upToCount: 1)?.first {
+            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
+        }
+        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+    }
+}
