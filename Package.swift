@@ -149,6 +149,7 @@ let package = Package(
         ),
         .target(
             name: "IOTestSupport",
+            dependencies: ["PrefetchKit"],
             path: "Tests/Support/IOTestSupport",
             swiftSettings: strict
         ),
@@ -160,7 +161,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PrefetchHTTPTests",
-            dependencies: ["PrefetchHTTP", "PrefetchServer", "PrefetchKit", "PrefetchTesting", "IOTestSupport"],
+            dependencies: [
+                "PrefetchHTTP", "PrefetchServer", "PrefetchKit", "PrefetchTesting", "IOTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -168,6 +172,7 @@ let package = Package(
             dependencies: [
                 "PrefetchDiskCache", "PrefetchKit", "PrefetchTesting", "IOTestSupport", "disk-cache-crasher",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict
         ),

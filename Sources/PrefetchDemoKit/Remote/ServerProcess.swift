@@ -14,6 +14,8 @@ import Darwin
 /// executable with `--port 0`, reads the `listening on http://127.0.0.1:PORT` line it prints
 /// first, and returns. ``terminate()`` stops it (SIGTERM, then SIGKILL after two seconds) and
 /// waits for it; the demo calls it on every way out: the end of the run, an error, Ctrl-C.
+/// Where the demo cannot (SIGKILL, a crash), the child exits by itself: it is started with
+/// `--parent-pid`, and watches for its parent to go.
 /// Its standard error (one log line per request) is read continuously, so the child never
 /// blocks on a full pipe, and the last lines are kept for error messages.
 package final class ServerProcess: Sendable {
@@ -58,11 +60,14 @@ package final class ServerProcess: Sendable {
     /// - Parameter shouldStop: polled while waiting (Ctrl-C); the child is stopped if it says so.
     /// - Throws: ``DemoError`` when the executable is missing, the child exits or stays silent
     ///   for ``startDeadline`` (with its last log lines), or `CancellationError` when stopped.
-    package static func start(arguments: [String], shouldStop: @Sendable () -> Bool = { false }) async throws -> ServerProcess {
-        let executable = try executable()
+    package static func start(
+        executable: URL? = nil, arguments: [String], shouldStop: @Sendable () -> Bool = { false }
+    ) async throws -> ServerProcess {
+        let executable = try executable ?? Self.executable()
         let process = Process()
         process.executableURL = executable
-        process.arguments = ["--port", "0"] + arguments
+        // --parent-pid: the server exits by itself if this process dies without stopping it (SIGKILL, a crash).
+        process.arguments = ["--port", "0"] + arguments + ["--parent-pid", String(getpid())]
         let stdout = Pipe(), stderr = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr
@@ -104,14 +109,20 @@ package final class ServerProcess: Sendable {
             case .closed:
                 throw await fail("prefetch-server exited before it listened")
             case .waiting:
-                if shouldStop() {
+                if shouldStop() || Task.isCancelled {
                     await stop(process)
                     throw CancellationError()
                 }
                 if clock.now >= deadline {
                     throw await fail("prefetch-server printed no \"listening on\" line within \(startDeadline)")
                 }
-                try? await clock.sleep(for: .milliseconds(10))
+                do {
+                    try await clock.sleep(for: .milliseconds(10))
+                } catch {
+                    // Cancelled: stop waiting at once, and take the child down with us.
+                    await stop(process)
+                    throw CancellationError()
+                }
             }
         }
     }
@@ -124,19 +135,29 @@ package final class ServerProcess: Sendable {
     /// Whether the child is still running.
     package var isRunning: Bool { process.isRunning }
 
-    private static func stop(_ process: Process) async {
+    /// Sends SIGTERM, waits up to `grace` for the exit, then sends SIGKILL and waits for it.
+    ///
+    /// It runs to the end even when the calling task is cancelled (stopping a child is clean-up),
+    /// and its waits sleep on `clock` in 10 ms steps: a cancelled task never turns them into a spin.
+    package static func stop(
+        _ process: Process, grace: Duration = stopGrace, clock: some Clock<Duration> = ContinuousClock()
+    ) async {
         guard process.isRunning else { return }
-        let pid = process.processIdentifier
-        kill(pid, SIGTERM)
-        let clock = ContinuousClock()
-        let deadline = clock.now + stopGrace
-        while process.isRunning, clock.now < deadline {
-            try? await clock.sleep(for: .milliseconds(10))
-        }
-        if process.isRunning {
-            kill(pid, SIGKILL)
-            while process.isRunning { try? await clock.sleep(for: .milliseconds(10)) }
-        }
+        // A detached task does not inherit the caller's cancellation, so its sleeps really sleep.
+        await Task.detached {
+            let pid = process.processIdentifier
+            kill(pid, SIGTERM)
+            let deadline = clock.now.advanced(by: grace)
+            while process.isRunning, clock.now < deadline {
+                do { try await clock.sleep(for: .milliseconds(10)) } catch { break }
+            }
+            if process.isRunning {
+                kill(pid, SIGKILL)
+                while process.isRunning {
+                    do { try await clock.sleep(for: .milliseconds(10)) } catch { break }
+                }
+            }
+        }.value
     }
 
     private enum FirstLine: Sendable {

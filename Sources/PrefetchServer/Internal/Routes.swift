@@ -26,12 +26,12 @@ struct Routes: Sendable {
     let clock: any Clock<Duration>
     let planner: FaultPlanner
 
-    init(configuration: ServerConfiguration, events: ServerEventLog, logger: Logger, clock: any Clock<Duration>) {
+    init(configuration: ServerConfiguration, events: ServerEventLog, planner: FaultPlanner, logger: Logger, clock: any Clock<Duration>) {
         self.configuration = configuration
         self.events = events
         self.logger = logger
         self.clock = clock
-        self.planner = FaultPlanner(configuration: configuration)
+        self.planner = planner
     }
 
     func register(on router: Router<ServerContext>) {
@@ -50,20 +50,22 @@ struct Routes: Sendable {
         let page = PageJSON(offset: offset, limit: limit, total: configuration.itemCount,
                             items: ids.map { Payloads.item(id: $0, seed: configuration.seed, baseURL: "http://\(authority)") })
         let body = ByteBuffer(data: try JSONEncoder().encode(page))
-        return try await respond(path: request.uri.description, body: body, contentType: "application/json", context: context)
+        // Faults are keyed by the page asked for, not by the raw query (extra parameters, order).
+        return try await respond(path: request.uri.description, resource: "/items?offset=\(offset)&limit=\(limit)",
+                                 body: body, contentType: "application/json", context: context)
     }
 
     private func thumbnail(_ request: Request, _ context: ServerContext) async throws -> Response {
         let raw = context.parameters.get("id") ?? ""
         guard let id = Int(raw), (0..<configuration.itemCount).contains(id) else {
-            events.record(.request(path: request.uri.path, attempt: planner.nextAttempt(request.uri.path)))
+            events.record(.request(path: request.uri.path, attempt: 0))   // nothing is counted for a 404
             events.record(.responded(path: request.uri.path, status: 404))
             throw HTTPError(.notFound, message: "no thumbnail \(raw): ids are 0..<\(configuration.itemCount)")
         }
         let body = Payloads.thumbnail(id: id, size: configuration.thumbnailSize, seed: configuration.seed)
         // `?chunked=1` leaves out Content-Length, so a client learns the size only by reading.
         let chunked = request.uri.queryParameters.get("chunked") == "1"
-        return try await respond(path: request.uri.path, body: body, contentType: "application/octet-stream",
+        return try await respond(path: request.uri.path, resource: "/thumb/\(id)", body: body, contentType: "application/octet-stream",
                                  declareLength: !chunked, context: context)
     }
 
@@ -77,12 +79,13 @@ struct Routes: Sendable {
     }
 
     private func respond(
-        path: String, body: ByteBuffer, contentType: String, declareLength: Bool = true, context: ServerContext
+        path: String, resource: String, body: ByteBuffer, contentType: String, declareLength: Bool = true,
+        context: ServerContext
     ) async throws -> Response {
-        let attempt = planner.nextAttempt(path)
+        let attempt = planner.nextAttempt(resource)
         events.record(.request(path: path, attempt: attempt))
         events.enter()
-        let plan = planner.plan(path: path, attempt: attempt, bodySize: body.readableBytes)
+        let plan = planner.plan(path: resource, attempt: attempt, bodySize: body.readableBytes)
         do {
             if plan.latency > .zero { try await clock.sleep(for: plan.latency) }
         } catch {
