@@ -96,7 +96,7 @@ let package = Package(
             dependencies: [
                 "PrefetchDemoKit", "prefetch-demo", "PrefetchKit", "PrefetchCollectionView",
                 // Built first so `prefetch-demo --serve` finds it next to itself.
-                "prefetch-server",
+                "prefetch-server", "IOTestSupport",
             ],
             swiftSettings: strict
         ),

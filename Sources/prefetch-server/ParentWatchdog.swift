@@ -27,7 +27,10 @@ enum ParentWatchdog {
         }
         Thread.detachNewThread {
             while getppid() == parent { usleep(interval) }
-            FileHandle.standardError.write(Data("prefetch-server: parent process \(parent) is gone; exiting\n".utf8))
+            // A plain write(2) whose failure is ignored: standard error is often a pipe to the parent
+            // that just died, and FileHandle.write traps on EPIPE.
+            let message = "prefetch-server: parent process \(parent) is gone; exiting\n"
+            _ = message.withCString { write(STDERR_FILENO, $0, strlen($0)) }
             _exit(0)
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import PrefetchFeed
 import PrefetchKit
 import PrefetchTesting
+import IOTestSupport
 import Testing
 
 /// A loader error that ends a page at once (not retryable).
@@ -11,7 +12,7 @@ struct TooManyRequests: Error, CustomStringConvertible {
 }
 
 /// Findings 1 and 2 of issue 12: a feed that settles, and loads that `reset()` replaced.
-@Suite("PagedFeed settling and replaced loads", .timeLimit(.minutes(1)))
+@Suite("PagedFeed settling and replaced loads", .timeLimit(.minutes(TestTime.minutes(1))))
 struct PagedFeedSettlingTests {
     @Test("a window wider than maxLoadedPages settles instead of dropping and reloading its own pages")
     func wideWindowSettles() async throws {

@@ -7,6 +7,7 @@ import PrefetchHTTP
 import PrefetchKit
 import PrefetchServer
 import PrefetchTesting
+import IOTestSupport
 import Testing
 
 /// A loopback server configuration on an ephemeral port, quiet logs.
@@ -38,7 +39,7 @@ func seconds(_ d: Duration) -> Double {
 
 /// These tests are about real I/O over loopback against the in-process server, so they wait for
 /// real network events; each is bounded by a time limit and stops its server.
-@Suite("HTTPLoader over loopback", .timeLimit(.minutes(1)))
+@Suite("HTTPLoader over loopback", .timeLimit(.minutes(TestTime.minutes(1))))
 struct HTTPLoaderTests {
     @Test("loads a thumbnail by id through the URL mapping, and by URL")
     func load() async throws {
@@ -119,12 +120,13 @@ struct HTTPLoaderTests {
     func totalTimeout() async throws {
         try await withServer({
             $0.thumbnailSize = 1_000_000
-            $0.faults.bandwidth = 50_000
+            $0.faults.bandwidth = max(1_024, Int(50_000 / TestTime.scale))
         }) { server in
             var configuration = HTTPLoaderConfiguration()
             // A generous connect timeout: the head comes at once even on a loaded machine; the 20 s body cannot.
-            configuration.connectTimeout = .seconds(2)
-            configuration.totalTimeout = .milliseconds(2_500)
+            // Under a slower build (TestTime.scale) both limits and the body's length grow together.
+            configuration.connectTimeout = TestTime.scaled(.seconds(2))
+            configuration.totalTimeout = TestTime.scaled(.milliseconds(2_500))
             let loader = try HTTPLoader<URL>(configuration: configuration)
             let error = await #expect(throws: HTTPLoaderError.self) {
                 try await loader.load(server.baseURL.appendingPathComponent("thumb/2"))
