@@ -159,6 +159,19 @@ let package = Package(
             path: "Tests/Support/disk-cache-crasher",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "soak-client",
+            dependencies: [
+                "PrefetchCollectionView", "PrefetchDiskCache", "PrefetchFeed", "PrefetchHTTP", "PrefetchKit", "IOTestSupport",
+            ],
+            path: "Tests/Support/soak-client",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PrefetchSoakTests",
+            dependencies: ["IOTestSupport", "soak-client", "prefetch-server"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "PrefetchHTTPTests",
             dependencies: [

@@ -13,19 +13,20 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [.package(name: "PrefetchKit", path: "..")],
     targets: [
+        .target(name: "FuzzDriver"),
         .executableTarget(
             name: "FuzzTraceFile",
-            dependencies: [.product(name: "PrefetchSimulation", package: "PrefetchKit")],
+            dependencies: ["FuzzDriver", .product(name: "PrefetchSimulation", package: "PrefetchKit")],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "FuzzServerRequest",
-            dependencies: [.product(name: "PrefetchServer", package: "PrefetchKit")],
+            dependencies: ["FuzzDriver", .product(name: "PrefetchServer", package: "PrefetchKit")],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "FuzzFeedPage",
-            dependencies: [.product(name: "PrefetchFeed", package: "PrefetchKit")],
+            dependencies: ["FuzzDriver", .product(name: "PrefetchFeed", package: "PrefetchKit")],
             swiftSettings: strict
         ),
     ]

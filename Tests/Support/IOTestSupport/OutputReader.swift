@@ -32,7 +32,7 @@ public final class OutputReader: Sendable {
 
     /// Waits (checking every 20 ms) until `done` holds for the lines read, or the pipe closes, or
     /// `timeout` passes; returns the lines read by then.
-    public func waitForLines(timeout: Duration, until done: ([String]) -> Bool) async -> [String] {
+    public func waitForLines(timeout: Duration, until done: @Sendable ([String]) -> Bool) async -> [String] {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while true {
