@@ -163,6 +163,7 @@ let package = Package(
             name: "soak-client",
             dependencies: [
                 "PrefetchCollectionView", "PrefetchDiskCache", "PrefetchFeed", "PrefetchHTTP", "PrefetchKit", "IOTestSupport",
+                "PrefetchDemoKit",
             ],
             path: "Tests/Support/soak-client",
             swiftSettings: strict

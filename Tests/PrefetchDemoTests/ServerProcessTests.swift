@@ -106,4 +106,35 @@ struct ServerProcessTests {
             #expect(gone, "prefetch-server (pid \(server.pid)) outlived its SIGKILLed prefetch-demo")
         }
     }
+
+    @Test func theSoakFlagsInjectFaultsAndRestartTheServerMidRun() async throws {
+        try await withTemporaryDirectory { directory in
+            // Given a served run with the soak's faults and a restart after 2 s
+            let arguments = ["--serve", "--server-faults", "--server-restart-after", "2", "--plain", "--json", "--script", "fling",
+                             "--duration", "5", "--items", "2000", "--cold",
+                             "--disk-cache", directory.appendingPathComponent("cache.sqlite").path]
+            let output = try await BoundedProcess.run(try DemoProcess.executable, arguments, timeout: .seconds(60))
+            // Then the server ran with the faults, was killed and started again on its port, and the run still ends well
+            #expect(output.status == 0, "exit \(output.status): \(output.stderr)")
+            #expect(output.stderr.contains("--error-rate 0.08 --reset-rate 0.05"), "\(output.stderr)")
+            let restart = try #require(output.stderr.split(separator: "\n").first { $0.contains("killed prefetch-server and started it again") },
+                                       "no restart line: \(output.stderr)")
+            let first = try DemoNetworkTests.startedServer(output.stderr)
+            #expect(restart.hasSuffix("on http://127.0.0.1:\(first.port)"))
+            let summary = try DemoNetworkTests.summary(output)
+            #expect(try #require(summary["displayed"] as? Double) > 0)
+            #expect(DemoNetworkTests.acceptsConnections(port: first.port) == false)
+        }
+    }
+
+    @Test(arguments: [
+        (["--server-faults"], "--server-faults only applies with --serve"),
+        (["--server-restart-after", "5"], "--server-restart-after only applies with --serve"),
+        (["--serve", "--server-restart-after", "0"], "--server-restart-after must be from 0.1 to 3600 seconds; got 0"),
+    ])
+    func badSoakFlagsAreRefused(arguments: [String], message: String) async throws {
+        let output = try await BoundedProcess.run(try DemoProcess.executable, arguments, timeout: .seconds(30))
+        #expect(output.status != 0)
+        #expect(output.stderr.contains(message), "\(output.stderr)")
+    }
 }

@@ -19,23 +19,30 @@ import Darwin
 /// Its standard error (one log line per request) is read continuously, so the child never
 /// blocks on a full pipe, and the last lines are kept for error messages.
 package final class ServerProcess: Sendable {
-    /// The server's base URL, from its first line.
+    /// The server's base URL, from its first line (the same after a ``restart()``).
     package let url: URL
-    /// The child's process id.
-    package let pid: Int32
-    private let process: Process
-    private let log: LogTail
+    /// The child's process id (a new one after a ``restart()``).
+    package var pid: Int32 { current.withLock { $0.process.processIdentifier } }
+    private let current: Locked<Child>
+    private let executable: URL
+    private let arguments: [String]
+
+    /// One run of the child: the process and the tail of its log.
+    private struct Child: Sendable {
+        var process: Process
+        var log: LogTail
+    }
 
     /// How long the server has to print its first line.
     package static let startDeadline = Duration.seconds(10)
     /// How long SIGTERM has before SIGKILL.
     package static let stopGrace = Duration.seconds(2)
 
-    private init(url: URL, process: Process, log: LogTail) {
+    private init(url: URL, child: Child, executable: URL, arguments: [String]) {
         self.url = url
-        self.pid = process.processIdentifier
-        self.process = process
-        self.log = log
+        self.current = Locked(child)
+        self.executable = executable
+        self.arguments = arguments
     }
 
     /// The `prefetch-server` executable next to the running one.
@@ -64,10 +71,29 @@ package final class ServerProcess: Sendable {
         executable: URL? = nil, arguments: [String], shouldStop: @Sendable () -> Bool = { false }
     ) async throws -> ServerProcess {
         let executable = try executable ?? Self.executable()
+        let (url, child) = try await launch(executable, port: 0, arguments: arguments, shouldStop: shouldStop)
+        return ServerProcess(url: url, child: child, executable: executable, arguments: arguments)
+    }
+
+    /// Kills the server with SIGKILL (as in a crash: connections in flight are cut) and starts it
+    /// again with the same arguments on the same port; returns once it listens again.
+    ///
+    /// - Throws: ``DemoError`` when the new child does not listen (for example the port was taken meanwhile).
+    package func restart() async throws {
+        let old = current.withLock { $0.process }
+        if old.isRunning { kill(old.processIdentifier, SIGKILL) }
+        await Self.stop(old, grace: .zero)
+        let (_, child) = try await Self.launch(executable, port: url.port ?? 0, arguments: arguments, shouldStop: { false })
+        current.withLock { $0 = child }
+    }
+
+    private static func launch(
+        _ executable: URL, port: Int, arguments: [String], shouldStop: @Sendable () -> Bool
+    ) async throws -> (URL, Child) {
         let process = Process()
         process.executableURL = executable
         // --parent-pid: the server exits by itself if this process dies without stopping it (SIGKILL, a crash).
-        process.arguments = ["--port", "0"] + arguments + ["--parent-pid", String(getpid())]
+        process.arguments = ["--port", String(port)] + arguments + ["--parent-pid", String(getpid())]
         let stdout = Pipe(), stderr = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr
@@ -105,7 +131,7 @@ package final class ServerProcess: Sendable {
                 guard line.hasPrefix(prefix), let url = URL(string: String(line.dropFirst(prefix.count))) else {
                     throw await fail("prefetch-server printed \"\(line)\" where \"listening on http://HOST:PORT\" was expected")
                 }
-                return ServerProcess(url: url, process: process, log: log)
+                return (url, Child(process: process, log: log))
             case .closed:
                 throw await fail("prefetch-server exited before it listened")
             case .waiting:
@@ -129,11 +155,11 @@ package final class ServerProcess: Sendable {
 
     /// Stops the server and waits until it has exited. Safe to call twice.
     package func terminate() async {
-        await Self.stop(process)
+        await Self.stop(current.withLock { $0.process })
     }
 
     /// Whether the child is still running.
-    package var isRunning: Bool { process.isRunning }
+    package var isRunning: Bool { current.withLock { $0.process.isRunning } }
 
     /// Sends SIGTERM, waits up to `grace` for the exit, then sends SIGKILL and waits for it.
     ///

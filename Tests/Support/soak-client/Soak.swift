@@ -1,6 +1,7 @@
 import Foundation
 import IOTestSupport
 import PrefetchCollectionView
+import PrefetchDemoKit
 import PrefetchDiskCache
 import PrefetchFeed
 import PrefetchHTTP
@@ -16,11 +17,8 @@ enum SoakSettings {
     static let serverSeed: UInt64 = 11
     /// Small enough that the disk cache evicts during the run.
     static let diskCacheLimit = 2 * 1024 * 1024
-    static let faults = [
-        "--latency-median-ms", "15", "--latency-p99-ms", "1500",   // latency spikes: p99 100× the median
-        "--error-rate", "0.08", "--reset-rate", "0.05",
-        "--slow-body-rate", "0.1", "--slow-body-delay-ms", "150", "--bandwidth", "262144",
-    ]
+    /// The same faults as `prefetch-demo --serve --server-faults`.
+    static let faults = FaultSoak.serverArguments
 }
 
 /// The bytes the server sends for `id`: an oracle written from the payload format, independent of
@@ -245,7 +243,7 @@ final class Soak {
         // Scripted scrolling in real time, about 30 frames a second.
         while elapsed < seconds {
             let t = elapsed
-            if !restarted, t >= seconds / 2 {
+            if !restarted, t >= min(FaultSoak.restartAfter, seconds / 2) {
                 // A server crash mid-run: every connection is cut; a second later it is back on the same port.
                 server.kill()
                 try await clock.sleep(for: .seconds(1))
