@@ -33,6 +33,17 @@ func withServer<T: Sendable>(
     try await DataServer.withServer(serverConfiguration(change), logger: quietLogger, body)
 }
 
+extension HTTPLoaderConfiguration {
+    /// The defaults with both timeouts times `PREFETCH_TEST_TIME_SCALE`: a loopback test on a slow
+    /// build (ThreadSanitizer) must not time out where a normal build would not.
+    static var scaledForTests: HTTPLoaderConfiguration {
+        var configuration = HTTPLoaderConfiguration()
+        configuration.connectTimeout = TestTime.scaled(configuration.connectTimeout)
+        configuration.totalTimeout = TestTime.scaled(configuration.totalTimeout)
+        return configuration
+    }
+}
+
 func seconds(_ d: Duration) -> Double {
     Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
 }
@@ -45,10 +56,10 @@ struct HTTPLoaderTests {
     func load() async throws {
         try await withServer { server in
             let base = server.baseURL
-            let loader = try HTTPLoader<Int> { id in base.appendingPathComponent("thumb/\(id)") }
+            let loader = try HTTPLoader<Int>(configuration: .scaledForTests) { id in base.appendingPathComponent("thumb/\(id)") }
             let byID = try await loader.load(7)
             #expect(byID.count == 4_096)
-            let byURL = try await HTTPLoader<URL>().load(base.appendingPathComponent("thumb/7"))
+            let byURL = try await HTTPLoader<URL>(configuration: .scaledForTests).load(base.appendingPathComponent("thumb/7"))
             #expect(byURL == byID)
             // Deterministic per id
             #expect(try await loader.load(8) != byID)
@@ -60,7 +71,7 @@ struct HTTPLoaderTests {
     func coalesce() async throws {
         try await withServer({ $0.faults.latency = .fixed(.milliseconds(100)) }) { server in
             let base = server.baseURL
-            let loader = try HTTPLoader<Int> { id in base.appendingPathComponent("thumb/\(id)") }
+            let loader = try HTTPLoader<Int>(configuration: .scaledForTests) { id in base.appendingPathComponent("thumb/\(id)") }
             let fetcher = try AsyncFetcher(loader: loader)
             let values = try await withThrowingTaskGroup(of: Data.self) { group in
                 for _ in 0..<8 { group.addTask { try await fetcher.value(for: 3) } }
@@ -81,7 +92,7 @@ struct HTTPLoaderTests {
             $0.faults.bandwidth = 100_000      // 10 s for the whole body
         }) { server in
             let url = server.baseURL.appendingPathComponent("thumb/1")
-            let loader = try HTTPLoader<URL>()
+            let loader = try HTTPLoader<URL>(configuration: .scaledForTests)
             let task = Task { try await loader.load(url) }
             // Given the body is streaming
             await server.events.wait(for: { $0 == .responded(path: "/thumb/1", status: 200) })
@@ -102,10 +113,10 @@ struct HTTPLoaderTests {
 
     @Test("no response head within the connect timeout: a retryable connectTimeout error")
     func connectTimeout() async throws {
-        try await withServer({ $0.faults.latency = .fixed(.seconds(3)) }) { server in
-            var configuration = HTTPLoaderConfiguration()
+        try await withServer({ $0.faults.latency = .fixed(TestTime.scaled(.seconds(3))) }) { server in
+            var configuration = HTTPLoaderConfiguration.scaledForTests
             configuration.connectTimeout = .milliseconds(200)
-            configuration.totalTimeout = .seconds(5)
+            configuration.totalTimeout = TestTime.scaled(.seconds(5))
             let loader = try HTTPLoader<URL>(configuration: configuration)
             let url = server.baseURL.appendingPathComponent("thumb/1")
             let error = await #expect(throws: HTTPLoaderError.self) { try await loader.load(url) }
@@ -122,7 +133,7 @@ struct HTTPLoaderTests {
             $0.thumbnailSize = 1_000_000
             $0.faults.bandwidth = max(1_024, Int(50_000 / TestTime.scale))
         }) { server in
-            var configuration = HTTPLoaderConfiguration()
+            var configuration = HTTPLoaderConfiguration.scaledForTests
             // A generous connect timeout: the head comes at once even on a loaded machine; the 20 s body cannot.
             // Under a slower build (TestTime.scale) both limits and the body's length grow together.
             configuration.connectTimeout = TestTime.scaled(.seconds(2))
@@ -141,7 +152,7 @@ struct HTTPLoaderTests {
     func serverErrorsThenSuccess() async throws {
         try await withServer({ $0.faults.failFirst = 2 }) { server in
             let base = server.baseURL
-            let loader = try HTTPLoader<Int> { id in base.appendingPathComponent("thumb/\(id)") }
+            let loader = try HTTPLoader<Int>(configuration: .scaledForTests) { id in base.appendingPathComponent("thumb/\(id)") }
             // The fetcher waits between attempts on a manual clock; the loader's timers use real time.
             let clock = ManualClock()
             var configuration = FetcherConfiguration()
@@ -170,7 +181,7 @@ struct HTTPLoaderTests {
     func notFoundIsNotRetried() async throws {
         try await withServer { server in
             let base = server.baseURL
-            let loader = try HTTPLoader<Int> { id in base.appendingPathComponent("thumb/\(id)") }
+            let loader = try HTTPLoader<Int>(configuration: .scaledForTests) { id in base.appendingPathComponent("thumb/\(id)") }
             var configuration = FetcherConfiguration()
             configuration.retry = RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(1), jitter: 0)
             let fetcher = try AsyncFetcher(configuration: configuration, loader: loader)
@@ -187,7 +198,7 @@ struct HTTPLoaderTests {
     @Test("a declared oversized body fails before download; nothing is cached")
     func oversizedDeclared() async throws {
         try await withServer({ $0.thumbnailSize = 200_000 }) { server in
-            var configuration = HTTPLoaderConfiguration()
+            var configuration = HTTPLoaderConfiguration.scaledForTests
             configuration.maxResponseSize = 100_000
             let base = server.baseURL
             let loader = try HTTPLoader<Int>(configuration: configuration) { base.appendingPathComponent("thumb/\($0)") }
@@ -207,7 +218,7 @@ struct HTTPLoaderTests {
             $0.thumbnailSize = 2_000_000
             $0.faults.bandwidth = 1_000_000
         }) { server in
-            var configuration = HTTPLoaderConfiguration()
+            var configuration = HTTPLoaderConfiguration.scaledForTests
             configuration.maxResponseSize = 100_000
             let loader = try HTTPLoader<URL>(configuration: configuration)
             let url = try HTTPLoader<URL>.url("\(server.baseURL.absoluteString)/thumb/4?chunked=1")
@@ -227,7 +238,7 @@ struct HTTPLoaderTests {
     func connectionReset() async throws {
         try await withServer({ $0.faults.resetFirst = 1; $0.thumbnailSize = 200_000 }) { server in
             let url = server.baseURL.appendingPathComponent("thumb/9")
-            let loader = try HTTPLoader<URL>()
+            let loader = try HTTPLoader<URL>(configuration: .scaledForTests)
             let error = await #expect(throws: HTTPLoaderError.self) { try await loader.load(url) }
             #expect(error?.code == .connectionFailed)
             #expect(error?.isRetryable == true)
@@ -241,7 +252,7 @@ struct HTTPLoaderTests {
         let server = try await DataServer.start(serverConfiguration(), logger: quietLogger)
         let url = server.baseURL.appendingPathComponent("thumb/1")
         await server.stop()
-        let error = await #expect(throws: HTTPLoaderError.self) { try await HTTPLoader<URL>().load(url) }
+        let error = await #expect(throws: HTTPLoaderError.self) { try await HTTPLoader<URL>(configuration: .scaledForTests).load(url) }
         #expect(error?.code == .connectionFailed)
         #expect(error?.isRetryable == true)
     }
@@ -249,7 +260,7 @@ struct HTTPLoaderTests {
     @Test("connections per host are capped")
     func connectionsPerHost() async throws {
         try await withServer({ $0.faults.latency = .fixed(.milliseconds(150)) }) { server in
-            var configuration = HTTPLoaderConfiguration()
+            var configuration = HTTPLoaderConfiguration.scaledForTests
             configuration.maxConnectionsPerHost = 2
             let base = server.baseURL
             let loader = try HTTPLoader<Int>(configuration: configuration) { base.appendingPathComponent("thumb/\($0)") }
