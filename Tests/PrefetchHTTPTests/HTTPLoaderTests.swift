@@ -113,10 +113,13 @@ struct HTTPLoaderTests {
 
     @Test("no response head within the connect timeout: a retryable connectTimeout error")
     func connectTimeout() async throws {
-        try await withServer({ $0.faults.latency = .fixed(TestTime.scaled(.seconds(3))) }) { server in
+        // The head would come after 20 s (60 s under a scaled build): far past the 0.2 s connect
+        // timeout even when the machine is so loaded that the loader's timer runs seconds late.
+        let latency = min(TestTime.scaled(.seconds(20)), .seconds(60))
+        try await withServer({ $0.faults.latency = .fixed(latency) }) { server in
             var configuration = HTTPLoaderConfiguration.scaledForTests
             configuration.connectTimeout = .milliseconds(200)
-            configuration.totalTimeout = TestTime.scaled(.seconds(5))
+            configuration.totalTimeout = latency * 2
             let loader = try HTTPLoader<URL>(configuration: configuration)
             let url = server.baseURL.appendingPathComponent("thumb/1")
             let error = await #expect(throws: HTTPLoaderError.self) { try await loader.load(url) }
@@ -136,8 +139,8 @@ struct HTTPLoaderTests {
             var configuration = HTTPLoaderConfiguration.scaledForTests
             // A generous connect timeout: the head comes at once even on a loaded machine; the 20 s body cannot.
             // Under a slower build (TestTime.scale) both limits and the body's length grow together.
-            configuration.connectTimeout = TestTime.scaled(.seconds(2))
-            configuration.totalTimeout = TestTime.scaled(.milliseconds(2_500))
+            configuration.connectTimeout = TestTime.scaled(.seconds(5))
+            configuration.totalTimeout = TestTime.scaled(.seconds(8))
             let loader = try HTTPLoader<URL>(configuration: configuration)
             let error = await #expect(throws: HTTPLoaderError.self) {
                 try await loader.load(server.baseURL.appendingPathComponent("thumb/2"))
