@@ -96,7 +96,7 @@ let package = Package(
             dependencies: [
                 "PrefetchDemoKit", "prefetch-demo", "PrefetchKit", "PrefetchCollectionView",
                 // Built first so `prefetch-demo --serve` finds it next to itself.
-                "prefetch-server",
+                "prefetch-server", "IOTestSupport",
             ],
             swiftSettings: strict
         ),
@@ -149,6 +149,7 @@ let package = Package(
         ),
         .target(
             name: "IOTestSupport",
+            dependencies: ["PrefetchKit"],
             path: "Tests/Support/IOTestSupport",
             swiftSettings: strict
         ),
@@ -158,9 +159,26 @@ let package = Package(
             path: "Tests/Support/disk-cache-crasher",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "soak-client",
+            dependencies: [
+                "PrefetchCollectionView", "PrefetchDiskCache", "PrefetchFeed", "PrefetchHTTP", "PrefetchKit", "IOTestSupport",
+                "PrefetchDemoKit",
+            ],
+            path: "Tests/Support/soak-client",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PrefetchSoakTests",
+            dependencies: ["IOTestSupport", "soak-client", "prefetch-server"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "PrefetchHTTPTests",
-            dependencies: ["PrefetchHTTP", "PrefetchServer", "PrefetchKit", "PrefetchTesting", "IOTestSupport"],
+            dependencies: [
+                "PrefetchHTTP", "PrefetchServer", "PrefetchKit", "PrefetchTesting", "IOTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -168,6 +186,7 @@ let package = Package(
             dependencies: [
                 "PrefetchDiskCache", "PrefetchKit", "PrefetchTesting", "IOTestSupport", "disk-cache-crasher",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict
         ),

@@ -85,6 +85,9 @@ public enum DemoRunner {
         let signalSources = terminal.installSignalHandlers()
         defer { for source in signalSources { source.cancel() } }
         var server: ServerProcess?
+        // --server-restart-after: kills the server mid-run and starts it again (the fault soak by hand).
+        var restarter: Task<Void, any Error>?
+        defer { restarter?.cancel() }
         let summary: DemoSummary
         do {
             let baseURL: URL
@@ -93,6 +96,13 @@ public enum DemoRunner {
                 server = started
                 standardError("prefetch-demo: started prefetch-server (pid \(started.pid)) \(options.serverArguments.joined(separator: " ")), listening on \(started.url.absoluteString)")
                 baseURL = started.url
+                restarter = options.serverRestartAfter.map { after in
+                    Task {
+                        try await ContinuousClock().sleep(for: .seconds(after))
+                        try await started.restart()
+                        standardError("prefetch-demo: killed prefetch-server and started it again (pid \(started.pid)) on \(started.url.absoluteString)")
+                    }
+                }
             } else {
                 baseURL = try DemoOptions.sourceURL(options.source ?? "")
             }
@@ -107,10 +117,14 @@ public enum DemoRunner {
             await remote.close()
         } catch {
             terminal.restore()
+            restarter?.cancel()
+            _ = await restarter?.result
             await server?.terminate()
             if error is CancellationError, terminal.wasInterrupted { throw ExitCode(130) }
             throw error
         }
+        restarter?.cancel()
+        _ = await restarter?.result
         await server?.terminate()
         let title = describeRemote(settings, options: options, cold: options.cold)
         if options.json {
