@@ -49,7 +49,7 @@ let package = Package(
         .target(
             name: "PrefetchSimulation",
             dependencies: [
-                "PrefetchKit", "PrefetchCollectionView",
+                "PrefetchKit", "PrefetchCollectionView", "PrefetchTesting",
                 .product(name: "HeapModule", package: "swift-collections"),
             ],
             swiftSettings: strict

@@ -1,29 +1,28 @@
 import Foundation
 import PrefetchCollectionView
 import PrefetchKit
+import PrefetchSimulation
 
 /// Fills cells the seeds' way, shared by the grid's and the list's data sources.
 ///
 /// `cellForItemAt` checks the fetcher's cache; on a miss it clears the cell and adds a consumer
-/// with a completion that hops to the main actor and configures the cell only if it still
-/// represents the same identifier. The consumer's handle is kept on the cell, which withdraws it
-/// when it is reused.
+/// with a completion that hops to the main actor (through the backend's deliveries, which a
+/// virtual-time driver waits for) and configures the cell only if it still represents the same
+/// identifier. The consumer's handle is kept on the cell, which withdraws it when it is reused.
 @MainActor
 package final class CellFiller {
     let asyncFetcher: AsyncFetcher<UUID, DisplayData>
-    let metrics: DemoMetrics
-    let signal: ChangeSignal
-    /// Consumers added per id whose completion has not run on the main actor yet.
-    private(set) var liveConsumers: [UUID: Int] = [:]
+    let deliveries: MainActorDeliveries<UUID>
+    let meter: ReadinessMeter
     /// Cells holding a consumer, with the item they hold it for.
-    private var holders: [ObjectIdentifier: (cell: any DataCell, item: Int)] = [:]
+    private let holders = PooledConsumers()
     /// Cells showing a placeholder because their item's page had not arrived, by item.
     private var placeholders: [Int: any DataCell] = [:]
 
-    init(asyncFetcher: AsyncFetcher<UUID, DisplayData>, metrics: DemoMetrics, signal: ChangeSignal) {
+    init(asyncFetcher: AsyncFetcher<UUID, DisplayData>, deliveries: MainActorDeliveries<UUID>, meter: ReadinessMeter) {
         self.asyncFetcher = asyncFetcher
-        self.metrics = metrics
-        self.signal = signal
+        self.deliveries = deliveries
+        self.meter = meter
     }
 
     func populate(_ cell: some DataCell, with model: Model) {
@@ -40,48 +39,26 @@ package final class CellFiller {
         cell.configure(with: nil)
 
         // Ask the `asyncFetcher` to fetch data for the specified identifier.
-        liveConsumers[identifier, default: 0] += 1
-        let signal = self.signal
-        cell.fetchHandle = asyncFetcher.fetchAsync(identifier) { [weak self] result in
-            signal.deliveryScheduled()
-            Task { @MainActor in
-                defer { signal.deliveryFinished() }
-                self?.delivered(result, for: identifier, to: cell)
-            }
-        }
-        if cell.fetchHandle != nil { holders[ObjectIdentifier(cell)] = (cell, model.index) }
+        cell.fetchHandle = asyncFetcher.fetchAsync(identifier, completion: deliveries.completion(for: identifier) { [weak self] result in
+            self?.delivered(result, for: identifier, to: cell)
+        })
+        holders.hold(cell, item: model.index)
     }
 
     /// Withdraws the consumers of cells the view has put back in its reuse pool, in item order.
-    ///
-    /// A pooled cell would otherwise keep its consumer until the view reuses it, and which
-    /// pooled cell is reused first depends on the pool's order, so the loads it keeps alive would
-    /// too. Releasing them when they enter the pool keeps runs repeatable; `prepareForReuse()`
-    /// releases the rest.
     func releasePooledConsumers() {
-        let pooled = holders.filter { $0.value.cell.indexPath == nil || $0.value.cell.fetchHandle == nil }
-            .sorted { $0.value.item < $1.value.item }
-        for (key, holder) in pooled {
-            holders[key] = nil
-            holder.cell.fetchHandle?.cancel()
-            holder.cell.fetchHandle = nil
-        }
+        holders.releasePooled()
     }
 
     private func delivered(_ result: Result<DisplayData, any Error>, for identifier: UUID, to cell: some DataCell) {
-        liveConsumers[identifier, default: 1] -= 1
-        if liveConsumers[identifier] == 0 { liveConsumers[identifier] = nil }
         // Before updating the cell, check whether the view has recycled it to represent other data.
         guard cell.representedIdentifier == identifier else { return }
         // The consumer has heard: there is nothing left to withdraw.
         cell.fetchHandle = nil
         guard case .success(let data) = result else { return }
         cell.configure(with: data)
-        if cell.isDisplayed, let item = cell.indexPath?.last { metrics.dataArrived(item: item) }
+        if cell.isDisplayed, let item = cell.indexPath?.last { meter.dataShown(item: item) }
     }
-
-    /// Whether a consumer of `id` still waits for its completion to run.
-    func hasLiveConsumers(_ id: UUID) -> Bool { liveConsumers[id] != nil }
 
     // MARK: Paged lists
 
@@ -110,7 +87,7 @@ package final class CellFiller {
     /// when the data was cached.
     func refill(_ cell: some DataCell, with model: Model) {
         populate(cell, with: model)
-        if cell.isDisplayed, cell.data != nil { metrics.dataArrived(item: model.index) }
+        if cell.isDisplayed, cell.data != nil { meter.dataShown(item: model.index) }
     }
 
     /// Forgets placeholders whose cells went on to other items (or to the reuse pool).
@@ -234,21 +211,21 @@ package final class ListDataSource: TableViewDataSource, TableViewDataSourcePref
     }
 }
 
-/// Tells the metrics when cells come on and leave the screen, for both layouts.
+/// Tells the meter when cells come on and leave the screen, for both layouts.
 @MainActor
 package final class AppearanceObserver: CollectionViewDelegate, TableViewDelegate {
-    let metrics: DemoMetrics
+    let meter: ReadinessMeter
     let asyncFetcher: AsyncFetcher<UUID, DisplayData>
 
-    init(metrics: DemoMetrics, asyncFetcher: AsyncFetcher<UUID, DisplayData>) {
-        self.metrics = metrics
+    init(meter: ReadinessMeter, asyncFetcher: AsyncFetcher<UUID, DisplayData>) {
+        self.meter = meter
         self.asyncFetcher = asyncFetcher
     }
 
     private func appeared(_ cell: ReusableCell, item: Int) {
         guard let cell = cell as? any DataCell else { return }
         let ready = cell.data != nil || cell.representedIdentifier.flatMap { asyncFetcher.fetchedData(for: $0) } != nil
-        metrics.willDisplay(item: item, hasData: ready)
+        meter.cellAppeared(item: item, ready: ready)
     }
 
     package func collectionView(_ collectionView: CollectionView, willDisplay cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
@@ -256,7 +233,7 @@ package final class AppearanceObserver: CollectionViewDelegate, TableViewDelegat
     }
 
     package func collectionView(_ collectionView: CollectionView, didEndDisplaying cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
-        metrics.didEndDisplaying(item: indexPath.item)
+        meter.cellDisappeared(item: indexPath.item)
     }
 
     package func tableView(_ tableView: TableView, willDisplay cell: TableViewCell, forRowAt indexPath: IndexPath) {
@@ -264,6 +241,6 @@ package final class AppearanceObserver: CollectionViewDelegate, TableViewDelegat
     }
 
     package func tableView(_ tableView: TableView, didEndDisplaying cell: TableViewCell, forRowAt indexPath: IndexPath) {
-        metrics.didEndDisplaying(item: indexPath.row)
+        meter.cellDisappeared(item: indexPath.row)
     }
 }

@@ -55,4 +55,35 @@ public struct DemoSettings: Sendable {
 
     /// The visible area in points: the seeds' collection view, or a phone-sized table view.
     public var viewport: Viewport { layout == .grid ? .seedGrid : .phoneList }
+
+    /// The scrolled content: the seeds' storyboard grid (two columns of 150×100 items, 10 points
+    /// apart and from the edges), or the tutorial's 66-point rows.
+    public var scenarioLayout: ScenarioLayout {
+        layout == .grid ? .seedSample(itemCount: itemCount) : .list(itemCount: itemCount)
+    }
+
+    /// The fetcher's settings over the simulated network: the layout's cap, a cache for every item, no retries.
+    public var fetcherConfiguration: FetcherConfiguration {
+        var configuration = FetcherConfiguration()
+        configuration.maxConcurrentLoads = maxConcurrentLoads
+        configuration.cacheCountLimit = max(itemCount, 1)
+        return configuration
+    }
+
+    /// The simulator's scenario of `script` in these settings: the same view, items and gestures.
+    public func scenario(_ script: Script) -> Scenario {
+        Scenario(name: script.rawValue, layout: scenarioLayout, viewport: viewport, motion: .gestures(script.gestures), payloadBytes: 0)
+    }
+
+    /// The simulator's configuration matching these settings, so a scenario run by `prefetch-bench`
+    /// measures what the demo measures.
+    public var simulationConfiguration: SimulationConfiguration {
+        var configuration = SimulationConfiguration()
+        configuration.latency = latency
+        configuration.seed = seed
+        configuration.maxConcurrentLoads = maxConcurrentLoads
+        configuration.cacheCountLimit = max(itemCount, 1)
+        configuration.retry = .none
+        return configuration
+    }
 }

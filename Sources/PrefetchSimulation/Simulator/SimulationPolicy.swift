@@ -69,5 +69,6 @@ public struct SimulationConfiguration: Sendable {
         guard tail.isFinite, tail >= 0 else { throw SimulationError("tail is \(tail) s, but it must be a finite number, at least 0") }
         guard maxDuration.isFinite, maxDuration > 0 else { throw SimulationError("maxDuration is \(maxDuration) s, but it must be greater than 0") }
         do { try retry.validate() } catch let error as PrefetchError { throw SimulationError(error.message) }
+        try VirtualTimeLoop<Int, Int>.validate(retry)
     }
 }
