@@ -102,7 +102,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PrefetchSimulationTests",
-            dependencies: ["PrefetchSimulation", "PrefetchKit", "prefetch-bench"],
+            dependencies: ["PrefetchSimulation", "PrefetchKit", "PrefetchCollectionView", "PrefetchTesting", "prefetch-bench"],
             swiftSettings: strict
         ),
 

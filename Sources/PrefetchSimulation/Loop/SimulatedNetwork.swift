@@ -5,23 +5,23 @@ import PrefetchTesting
 /// The failure of one simulated attempt. Retryable, so the fetcher's `RetryPolicy` decides
 /// whether another attempt follows.
 ///
-/// When the fetcher lets go of a failure it has finished with it, so the failure bumps the
-/// network's ``ChangeSignal`` as it goes: that is how a virtual-time driver learns that a load
-/// nobody waited for has ended for good.
+/// When the fetcher lets go of a failure it has finished with it (its consumers have heard), so
+/// a load's last failure tells the network as it goes: that is how a virtual-time driver learns
+/// that a failed load has ended for good.
 public final class SimulatedLoadFailure: Error, RetryableError, CustomStringConvertible, Sendable {
     /// The item whose load failed.
     public let item: Int
     /// The attempt that failed, from 1.
     public let attempt: Int
-    private let signal: ChangeSignal
+    private let released: @Sendable () -> Void
 
-    init(item: Int, attempt: Int, signal: ChangeSignal) {
+    init(item: Int, attempt: Int, released: @escaping @Sendable () -> Void) {
         self.item = item
         self.attempt = attempt
-        self.signal = signal
+        self.released = released
     }
 
-    deinit { signal.bump() }
+    deinit { released() }
 
     /// Always `true`: the fetcher's retry policy decides.
     public var isRetryable: Bool { true }
@@ -66,6 +66,8 @@ public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: D
         var backingOff: [Int: (ordinal: Int, attempt: Int)] = [:]
         /// Back-offs the driver woke whose next attempt has not arrived.
         var inTransit = 0
+        /// Attempts that ended here whose outcome the fetcher has not finished processing.
+        var finishing = 0
         var latency: LatencyModel
     }
 
@@ -79,6 +81,8 @@ public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: D
         public var inTransit: Int
         /// Calls whose load ordinal is not known yet (their start event has not been recorded).
         public var undrawn: Int
+        /// Loads that ended here (with a value, or a last failure) that the fetcher is still finishing.
+        public var finishing: Int = 0
     }
 
     private let state: Locked<State>
@@ -167,6 +171,8 @@ public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: D
                     s.ordinalWaitingForCall[item] = ordinal
                 }
             }
+        case .loadCompleted:
+            state.withLock { $0.finishing -= 1 }
         case .loadCancelled(let id):
             let item = itemOf(id)
             state.withLock { s in
@@ -191,7 +197,7 @@ public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: D
     public var occupancy: Occupancy {
         state.withLock { s in
             Occupancy(waiting: s.calls.count, backingOff: s.backingOff.count, inTransit: s.inTransit,
-                      undrawn: s.calls.values.filter { $0.deadline == nil }.count)
+                      undrawn: s.calls.values.filter { $0.deadline == nil }.count, finishing: s.finishing)
         }
     }
 
@@ -246,12 +252,20 @@ public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: D
         guard let due else { return nil }
         clock.advance(to: ManualClock.Instant(offset: due.deadline!))
         if due.fails {
-            let failure = SimulatedLoadFailure(item: due.item, attempt: due.attempt, signal: signal)
-            if due.attempt < retry.maxAttempts, retry.shouldRetry(failure) {
-                state.withLock { $0.backingOff[due.item] = (due.ordinal ?? 0, due.attempt) }
+            let state = self.state, signal = self.signal
+            let last = Locked(true)
+            let failure = SimulatedLoadFailure(item: due.item, attempt: due.attempt) {
+                if last.withLock({ $0 }) { state.withLock { $0.finishing -= 1 } }
+                signal.bump()
+            }
+            let retries = due.attempt < retry.maxAttempts && retry.shouldRetry(failure)
+            last.withLock { $0 = !retries }
+            state.withLock { s in
+                if retries { s.backingOff[due.item] = (due.ordinal ?? 0, due.attempt) } else { s.finishing += 1 }
             }
             due.continuation.resume(throwing: failure)
         } else {
+            state.withLock { $0.finishing += 1 }
             due.continuation.resume(returning: valueOf(due.id))
         }
         return due.id

@@ -91,7 +91,7 @@ public final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
             let version = signal.version
             let held = network.occupancy
             let atRest = held.waiting + held.backingOff == fetcher.statistics.inFlight
-                && held.inTransit == 0 && held.undrawn == 0
+                && held.inTransit == 0 && held.undrawn == 0 && held.finishing == 0
                 && signal.pendingDeliveries == 0
                 && !(id.map { deliveries.hasLiveConsumers($0) } ?? false)
             if atRest {

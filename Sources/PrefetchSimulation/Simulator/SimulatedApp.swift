@@ -61,6 +61,8 @@ final class SimulatedApp {
     let meter: ReadinessMeter
     let itemCount: Int
     private let holders = PooledConsumers()
+    /// Every cell the data source has configured, for tests to inspect.
+    private(set) var cells: [ObjectIdentifier: any SimulatedCell] = [:]
     /// When each item appeared, in a recording pass.
     private(set) var appearances: [(time: Double, item: Int)] = []
     private var now: () -> Double
@@ -73,6 +75,7 @@ final class SimulatedApp {
     }
 
     func populate(_ cell: some SimulatedCell, item: Int) {
+        cells[ObjectIdentifier(cell)] = cell
         cell.representedItem = item
         guard let loop else { return }
         if let data = loop.fetcher.fetchedData(for: item) {

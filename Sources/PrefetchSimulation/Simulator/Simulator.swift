@@ -64,9 +64,13 @@ public enum Simulator {
     }
 
     /// One pass of the app loop over `scenario`.
-    private static func play(
+    ///
+    /// `inspect` sees the app, the view and the loop whenever they are at rest: after every
+    /// finished attempt and every frame (the property tests check their invariants there).
+    static func play(
         _ scenario: Scenario, configuration: SimulationConfiguration, policy: any PrefetchPolicy, recording: Bool = false,
-        recordsTimeline: Bool = false, schedule: [Appearance]? = nil
+        recordsTimeline: Bool = false, schedule: [Appearance]? = nil,
+        inspect: ((SimulatedApp, ItemScrollView) -> Void)? = nil
     ) async throws -> (app: SimulatedApp, end: Double, frameTimes: [Double]) {
         var fetcherConfiguration = FetcherConfiguration()
         fetcherConfiguration.maxConcurrentLoads = configuration.maxConcurrentLoads
@@ -104,10 +108,14 @@ public enum Simulator {
                 app.releasePooledConsumers()
                 if t > 0 { frameTimes.append(started.duration(to: wallClock.now).seconds * 1e6) }
             },
-            afterLoad: { _ in planner?.topUp() },
+            afterLoad: { _ in
+                planner?.topUp()
+                inspect?(app, view)
+            },
             afterFrame: { frame in
                 if frame.index == 0 { meter.startCounting() }
                 planner?.topUp()
+                inspect?(app, view)
                 if recordsTimeline, frame.index % 3 == 0, frame.index > 0 {
                     let pending = view.indexPathsPendingPrefetch.map(\.item)
                     meter.sampleFrame(visible: meter.visibleItems, prefetch: pending.min().flatMap { lo in pending.max().map { lo...$0 } })
