@@ -1,4 +1,5 @@
 import Foundation
+import PrefetchCollectionView
 import PrefetchKit
 import PrefetchTesting
 import Testing
@@ -163,5 +164,56 @@ struct VirtualTimeLoopTests {
         #expect(r.loadsCompleted == 4)
         #expect(r.loadsWasted == 3)
         #expect(r.peakInFlight == 2)
+    }
+
+    @Test func theGestureDriverPlaysAFlingToRestAndClampsAJump() throws {
+        // Given ten 100-point rows in a 100-point viewport
+        guard case .table(let view) = try ScenarioLayout(kind: .list, itemCount: 10, itemWidth: 0, itemHeight: 100, spacing: 0)
+            .makeView(viewport: Viewport(width: 100, height: 100)) else { throw SimulationError("a list is a table") }
+        let rows = TenRows()
+        view.register(TableViewCell.self, forCellReuseIdentifier: "row")
+        view.dataSource = rows
+        var driver = GestureDriver(gestures: [.jump(item: 99), .pause(duration: 0.1), .fling(velocity: -2_000)])
+        view.step(to: 0)
+        // When the frames play
+        var frame = 0
+        while !driver.isFinished, frame < 600 {
+            frame += 1
+            try driver.input(to: view, at: Double(frame) / 60, frameDuration: 1.0 / 60)
+            view.step(to: Double(frame) / 60)
+        }
+        // Then the jump went to the last row, and the fling upward ended at rest
+        withExtendedLifetime(rows) {}
+        #expect(driver.isFinished)
+        #expect(!view.isDecelerating)
+        #expect(view.contentOffset.y < 900)
+        #expect(frame > 6)
+    }
+
+    @Test func badGestureInputNamesTheValueAndTheRule() throws {
+        let view = try ScenarioLayout.list(itemCount: 10).makeView(viewport: .phoneList).view
+        var driver = GestureDriver(gestures: [.drag(speed: .nan, duration: 1)])
+        #expect { try driver.input(to: view, at: 0.1, frameDuration: 1.0 / 60) } throws: {
+            ($0 as? SimulationError)?.description == "gestures[0]: drag speed nan must be finite"
+        }
+        var other = GestureDriver(gestures: [])
+        #expect { try other.input(to: view, at: -1, frameDuration: 1.0 / 60) } throws: {
+            ($0 as? SimulationError)?.message == "gesture time is -1.0 s, but it must be a finite number, at least 0"
+        }
+        #expect { try other.input(to: view, at: 1, frameDuration: .infinity) } throws: {
+            ($0 as? SimulationError)?.message == "frame duration is inf s, but it must be a finite number, at least 0"
+        }
+        #expect { try ScenarioLayout.list(itemCount: 0).makeView(viewport: .phoneList) } throws: {
+            ($0 as? SimulationError)?.description == "layout.itemCount: 0 items; a layout needs at least 1"
+        }
+    }
+}
+
+/// Ten plain rows.
+@MainActor
+final class TenRows: TableViewDataSource {
+    func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int { 10 }
+    func tableView(_ tableView: TableView, cellForRowAt indexPath: IndexPath) -> TableViewCell {
+        tableView.dequeueReusableCell(withIdentifier: "row", for: indexPath)
     }
 }

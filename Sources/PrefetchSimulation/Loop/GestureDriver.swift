@@ -59,16 +59,23 @@ public struct GestureDriver {
 
     /// Gives the view its input for the frame at `time` (frames are `frameDuration` apart).
     ///
-    /// - Throws: the view's error when a jump's item is refused (an empty view jumps nowhere).
+    /// - Throws: ``SimulationError`` for a time or frame duration that is negative or not finite,
+    ///   or a gesture with a value that is not finite (naming the gesture); the view's error when
+    ///   a jump's item is refused.
     public mutating func input(to view: ItemScrollView, at time: Double, frameDuration: Double) throws {
+        guard time.isFinite, time >= 0 else { throw SimulationError("gesture time is \(time) s, but it must be a finite number, at least 0") }
+        guard frameDuration.isFinite, frameDuration >= 0 else {
+            throw SimulationError("frame duration is \(frameDuration) s, but it must be a finite number, at least 0")
+        }
         if !samples.isEmpty {
-            follow(view, at: time)
+            try follow(view, at: time)
             return
         }
         if case .fling = active, !view.isDecelerating { active = .idle }
         while case .idle = active, next < gestures.count {
             let gesture = gestures[next]
             next += 1
+            try gesture.validate(itemCount: .max, at: "gestures[\(next - 1)]")
             switch gesture {
             case .drag(let speed, let duration):
                 active = .drag(speed: speed, until: time - frameDuration + duration)
@@ -98,8 +105,11 @@ public struct GestureDriver {
         }
     }
 
-    private mutating func follow(_ view: ItemScrollView, at time: Double) {
+    private mutating func follow(_ view: ItemScrollView, at time: Double) throws {
         guard !samplesEnded else { return }
+        if let bad = samples.firstIndex(where: { !$0.offset.isFinite || !$0.time.isFinite }) {
+            throw SimulationError(path: "samples[\(bad)]", "time \(samples[bad].time) and offset \(samples[bad].offset) must be finite")
+        }
         view.drag(by: Self.interpolate(samples, at: time) - view.contentOffset.y)
         if time >= samples[samples.count - 1].time {
             view.endDragging()
@@ -120,6 +130,7 @@ public struct GestureDriver {
 extension ItemScrollView {
     /// The number of items in section 0, for either kind of view.
     var numberOfItemsInFirstSection: Int {
+        guard numberOfSections > 0 else { return 0 }
         if let collectionView = self as? CollectionView { return collectionView.numberOfItems(inSection: 0) }
         if let tableView = self as? TableView { return tableView.numberOfRows(inSection: 0) }
         return 0

@@ -106,6 +106,7 @@ public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: D
         latency: LatencyModel, seed: UInt64, payloadBytes: Int = 0, retry: RetryPolicy, clock: ManualClock,
         signal: ChangeSignal, item: @escaping @Sendable (ID) -> Int, value: @escaping @Sendable (ID) -> Value
     ) {
+        precondition(payloadBytes >= 0, "SimulatedNetwork payloadBytes is \(payloadBytes), but it must be 0 or more")
         self.state = Locked(State(latency: latency))
         self.seed = seed
         self.payloadBytes = payloadBytes

@@ -54,6 +54,7 @@ public final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
         onEvent: (@Sendable (FetchEvent<ID>) -> Void)? = nil
     ) throws {
         try Self.validate(configuration.retry)
+        guard payloadBytes >= 0 else { throw SimulationError("payloadBytes is \(payloadBytes), but it must be 0 or more") }
         let signal = ChangeSignal()
         self.clock = clock
         self.signal = signal
@@ -103,10 +104,11 @@ public final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
         }
     }
 
-    /// Moves virtual time to `seconds`, taking every due event in time order (a back-off that
+    /// Moves virtual time to `seconds` (finite, at least 0; a time already past leaves the clock where it is), taking every due event in time order (a back-off that
     /// ends before or with an attempt's deadline first) and settling after each, then calling
     /// `afterEach` with the id of the attempt that ended (nil after a back-off).
     public func advance(to seconds: Double, afterEach: (ID?) -> Void = { _ in }) async {
+        precondition(seconds.isFinite && seconds >= 0, "advance(to:) is \(seconds) s, but it must be a finite number of seconds, at least 0")
         let limit = Duration.seconds(exactly: seconds)
         while true {
             let backOff = clock.nextDeadline.map(\.offset)
@@ -151,6 +153,7 @@ public final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
     ) async throws -> Double {
         precondition(frameRate.isFinite && frameRate > 0, "play(frameRate:) is \(frameRate), but it must be a finite number greater than 0")
         precondition(tail.isFinite && tail >= 0, "play(tail:) is \(tail), but it must be a finite number, at least 0")
+        precondition(duration.map { !$0.isNaN && $0 >= 0 } ?? true, "play(duration:) is \(duration ?? 0), but it must be at least 0")
         let dt = 1 / frameRate
         step(0)
         await settle()
