@@ -106,4 +106,21 @@ import PrefetchKit
             ($0 as? SimulationError)?.description == "gestures[0]: jump item 10 is out of range 0..<10"
         }
     }
+
+    @Test func aFailingNetworkIsRetriedAndRunsRepeat() async throws {
+        // Given a network where 30% of attempts fail, retried up to 3 times with back-off
+        var configuration = SimulationConfiguration()
+        configuration.latency = try .logNormal(median: 0.1, p99: 0.8, failureRate: 0.3)
+        configuration.retry = .standard
+        let scenario = tinyList([.drag(speed: 300, duration: 2), .fling(velocity: -2_000), .pause(duration: 0.5)])
+        // When the same scenario runs twice
+        let a = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.uikitLike), configuration: configuration)
+        let b = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.uikitLike), configuration: configuration)
+        // Then both runs end and agree (every figure but the real frame time), and loads ran
+        #expect(a.readiness == b.readiness)
+        #expect(a.duration == b.duration)
+        #expect(a.displayed > 0)
+        #expect(a.loadsStarted > 0)
+        #expect(a.peakInFlight <= configuration.maxConcurrentLoads)
+    }
 }

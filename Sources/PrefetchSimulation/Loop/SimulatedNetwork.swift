@@ -241,8 +241,9 @@ public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: D
     }
 
     /// Ends the waiting attempt with the earliest deadline at or before `limit` (ties by item),
-    /// after moving the clock to that deadline. Returns its id, or nil when none is due.
-    public func completeNext(upTo limit: Duration) -> ID? {
+    /// after moving the clock to that deadline. Returns its id and whether its load ended (with a
+    /// value or its last failure; `false` when the fetcher will retry), or nil when none is due.
+    public func completeNext(upTo limit: Duration) -> (id: ID, loadEnded: Bool)? {
         let due = state.withLock { s -> Call? in
             let drawn = s.calls.filter { $0.value.deadline != nil }
             guard let (key, call) = drawn.min(by: { ($0.value.deadline!, $0.value.item, $0.key) < ($1.value.deadline!, $1.value.item, $1.key) }),
@@ -265,11 +266,11 @@ public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: D
                 if retries { s.backingOff[due.item] = (due.ordinal ?? 0, due.attempt) } else { s.finishing += 1 }
             }
             due.continuation.resume(throwing: failure)
-        } else {
-            state.withLock { $0.finishing += 1 }
-            due.continuation.resume(returning: valueOf(due.id))
+            return (due.id, !retries)
         }
-        return due.id
+        state.withLock { $0.finishing += 1 }
+        due.continuation.resume(returning: valueOf(due.id))
+        return (due.id, true)
     }
 }
 

@@ -104,12 +104,14 @@ public final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
         }
     }
 
-    /// Moves virtual time to `seconds` (finite, at least 0; a time already past leaves the clock where it is), taking every due event in time order (a back-off that
-    /// ends before or with an attempt's deadline first) and settling after each, then calling
-    /// `afterEach` with the id of the attempt that ended (nil after a back-off).
+    /// Moves virtual time to `seconds` (finite, at least 0; a time already past leaves the clock
+    /// where it is), taking every due event in time order (a back-off that ends before or with an
+    /// attempt's deadline first), settling after each, then calling `afterEach` with the id of the
+    /// attempt that ended (nil after a back-off) and settling again (so `afterEach` may start loads).
     public func advance(to seconds: Double, afterEach: (ID?) -> Void = { _ in }) async {
         precondition(seconds.isFinite && seconds >= 0, "advance(to:) is \(seconds) s, but it must be a finite number of seconds, at least 0")
         let limit = Duration.seconds(exactly: seconds)
+        await settle()
         while true {
             let backOff = clock.nextDeadline.map(\.offset)
             let attempt = network.nextDeadline
@@ -119,12 +121,13 @@ public final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
                 network.wokeBackOffs(sleeping - clock.sleeperCount)
                 await settle()
                 afterEach(nil)
-            } else if let id = network.completeNext(upTo: limit) {
-                await settle(delivering: id)
-                afterEach(id)
+            } else if let ended = network.completeNext(upTo: limit) {
+                await settle(delivering: ended.loadEnded ? ended.id : nil)
+                afterEach(ended.id)
             } else {
                 break
             }
+            await settle()
         }
         clock.advance(to: ManualClock.Instant(offset: limit))
     }
