@@ -68,7 +68,7 @@ struct VirtualTimeLoopTests {
         #expect(stats.retries > 0)
         #expect(stats.loadsCompleted + stats.loadsFailed == 20)
         #expect(stats.peakInFlight == 2)
-        #expect(loop.network.occupancy == .init(waiting: 0, backingOff: 0, inTransit: 0, undrawn: 0, finishing: 0))
+        #expect(loop.network.occupancy == .init(waiting: 0, backingOff: 0, inTransit: 0, undrawn: 0, finishing: 0, running: 0))
     }
 
     @Test func aCancelledBackOffEndsTheLoad() async throws {

@@ -68,6 +68,8 @@ public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: D
         var inTransit = 0
         /// Attempts that ended here whose outcome the fetcher has not finished processing.
         var finishing = 0
+        /// Loads running, by the fetcher's events: started less completed, cancelled and failed for good.
+        var running = 0
         var latency: LatencyModel
     }
 
@@ -83,6 +85,8 @@ public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: D
         public var undrawn: Int
         /// Loads that ended here (with a value, or a last failure) that the fetcher is still finishing.
         public var finishing: Int = 0
+        /// Loads running by the fetcher's events: started, less completed, cancelled and failed for good.
+        public var running: Int = 0
     }
 
     private let state: Locked<State>
@@ -163,6 +167,7 @@ public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: D
         case .loadStarted(let id):
             let item = itemOf(id)
             state.withLock { s in
+                s.running += 1
                 let ordinal = s.loadsStarted[item, default: 0]
                 s.loadsStarted[item] = ordinal + 1
                 if let key = s.calls.first(where: { $0.value.item == item && $0.value.ordinal == nil })?.key {
@@ -173,10 +178,17 @@ public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: D
                 }
             }
         case .loadCompleted:
-            state.withLock { $0.finishing -= 1 }
+            state.withLock { s in
+                s.finishing -= 1
+                s.running -= 1
+            }
+        case .loadFailed(_, let error, let willRetry):
+            // The network's own last failure ends the load (a cache error after a value does not).
+            if !willRetry, error is SimulatedLoadFailure { state.withLock { $0.running -= 1 } }
         case .loadCancelled(let id):
             let item = itemOf(id)
             state.withLock { s in
+                s.running -= 1
                 s.ordinalWaitingForCall[item] = nil
                 s.backingOff[item] = nil
             }
@@ -198,7 +210,7 @@ public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: D
     public var occupancy: Occupancy {
         state.withLock { s in
             Occupancy(waiting: s.calls.count, backingOff: s.backingOff.count, inTransit: s.inTransit,
-                      undrawn: s.calls.values.filter { $0.deadline == nil }.count, finishing: s.finishing)
+                      undrawn: s.calls.values.filter { $0.deadline == nil }.count, finishing: s.finishing, running: s.running)
         }
     }
 

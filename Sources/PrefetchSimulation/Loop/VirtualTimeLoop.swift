@@ -84,20 +84,23 @@ public final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
     /// The virtual time, in seconds.
     public var now: Double { clock.now.offset.seconds }
 
-    /// Waits until the fetcher is at rest: every running load waits in the network or sleeps in
-    /// a back-off, and every consumer made with ``deliveries`` that has been called has run its
+    /// Waits until the fetcher is at rest: every running load (by the fetcher's events) waits in
+    /// the network or sleeps in a back-off, and every consumer made with ``deliveries`` that has been called has run its
     /// main-actor work; with `id`, also until every consumer of `id` has heard.
     public func settle(delivering id: ID? = nil) async {
         while true {
             let version = signal.version
             let held = network.occupancy
-            let atRest = held.waiting + held.backingOff == fetcher.statistics.inFlight
+            // The events' count of running loads lags the fetcher's own (a finished load's event
+            // comes before the start of the load that takes its slot), so both must agree.
+            let atRest = held.waiting + held.backingOff == held.running
                 && held.inTransit == 0 && held.undrawn == 0 && held.finishing == 0
                 && signal.pendingDeliveries == 0
                 && !(id.map { deliveries.hasLiveConsumers($0) } ?? false)
+                && fetcher.statistics.inFlight == held.running
             if atRest {
                 // Back-offs are on their way to the clock; nothing else moves.
-                await clock.waitForSleepers(held.backingOff)
+                if held.backingOff > 0 { await clock.waitForSleepers(held.backingOff) }
                 return
             }
             await signal.wait(after: version)
