@@ -90,7 +90,6 @@ package final class DemoScene {
         }
         view.prefetchPolicy = settings.policy.policy
         view.isPrefetchingEnabled = settings.prefetching
-        view.concurrencyLimit = settings.maxConcurrentLoads
     }
 
     /// Steps the view to `time` after telling its policy the fetcher's latency estimate, then
@@ -98,7 +97,6 @@ package final class DemoScene {
     package func step(to time: Double) {
         // A jump (scrollToItem) lays out at once: release what that pass pooled, too.
         filler.releasePooledConsumers()
-        view.latencyEstimate = fetcher.expectedLatency
         view.step(to: time)
         filler.releasePooledConsumers()
         filler.prunePlaceholders()

@@ -1,5 +1,6 @@
 import Foundation
 import PrefetchCollectionView
+import PrefetchKit
 
 /// A grid cell that remembers what it shows.
 @MainActor
@@ -19,7 +20,7 @@ final class SimulatedListCell: TableViewCell {
 
 /// The collection view's data source, prefetch data source and delegate, forwarding to the core.
 @MainActor
-final class GridAdapter: CollectionViewDataSource, CollectionViewDataSourcePrefetching, CollectionViewDelegate {
+final class GridAdapter: CollectionViewDataSource, CollectionViewDataSourcePrioritizedPrefetching, CollectionViewDelegate {
     let core: SimulationCore
     init(core: SimulationCore) { self.core = core }
 
@@ -30,17 +31,17 @@ final class GridAdapter: CollectionViewDataSource, CollectionViewDataSourcePrefe
         guard let simulated = cell as? SimulatedGridCell else {
             preconditionFailure("expected SimulatedGridCell for \(SimulatedGridCell.reuseIdentifier), got \(type(of: cell))")
         }
-        core.cellRequested(item: indexPath.item, slot: simulated.slot)
+        core.cellRequested(item: indexPath.item, slot: simulated.slot, priority: collectionView.fetchPriority(forItemAt: indexPath))
         return simulated
     }
 
-    func collectionView(_ collectionView: CollectionView, prefetchItemsAt indexPaths: [IndexPath]) {
-        core.prefetch(items: indexPaths.map(\.item))
+    func collectionView(_ collectionView: CollectionView, updatePrefetching update: PrefetchUpdate<IndexPath>) {
+        core.updatePrefetching(update)
     }
 
-    func collectionView(_ collectionView: CollectionView, cancelPrefetchingForItemsAt indexPaths: [IndexPath]) {
-        core.cancelPrefetching(items: indexPaths.map(\.item))
-    }
+    var expectedLatency: Duration? { core.latencySummary.expected }
+    var typicalLatency: Duration? { core.latencySummary.expected == nil ? nil : core.latencySummary.median }
+    var maxConcurrentLoads: Int { core.configuration.maxConcurrentLoads }
 
     func collectionView(_ collectionView: CollectionView, willDisplay cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
         core.willDisplay(item: indexPath.item)
@@ -54,7 +55,7 @@ final class GridAdapter: CollectionViewDataSource, CollectionViewDataSourcePrefe
 
 /// The table view's data source, prefetch data source and delegate, forwarding to the core.
 @MainActor
-final class ListAdapter: TableViewDataSource, TableViewDataSourcePrefetching, TableViewDelegate {
+final class ListAdapter: TableViewDataSource, TableViewDataSourcePrioritizedPrefetching, TableViewDelegate {
     let core: SimulationCore
     init(core: SimulationCore) { self.core = core }
 
@@ -65,17 +66,17 @@ final class ListAdapter: TableViewDataSource, TableViewDataSourcePrefetching, Ta
         guard let simulated = cell as? SimulatedListCell else {
             preconditionFailure("expected SimulatedListCell for \(SimulatedListCell.reuseIdentifier), got \(type(of: cell))")
         }
-        core.cellRequested(item: indexPath.row, slot: simulated.slot)
+        core.cellRequested(item: indexPath.row, slot: simulated.slot, priority: tableView.fetchPriority(forRowAt: indexPath))
         return simulated
     }
 
-    func tableView(_ tableView: TableView, prefetchRowsAt indexPaths: [IndexPath]) {
-        core.prefetch(items: indexPaths.map(\.row))
+    func tableView(_ tableView: TableView, updatePrefetching update: PrefetchUpdate<IndexPath>) {
+        core.updatePrefetching(update)
     }
 
-    func tableView(_ tableView: TableView, cancelPrefetchingForRowsAt indexPaths: [IndexPath]) {
-        core.cancelPrefetching(items: indexPaths.map(\.row))
-    }
+    var expectedLatency: Duration? { core.latencySummary.expected }
+    var typicalLatency: Duration? { core.latencySummary.expected == nil ? nil : core.latencySummary.median }
+    var maxConcurrentLoads: Int { core.configuration.maxConcurrentLoads }
 
     func tableView(_ tableView: TableView, willDisplay cell: TableViewCell, forRowAt indexPath: IndexPath) {
         core.willDisplay(item: indexPath.row)

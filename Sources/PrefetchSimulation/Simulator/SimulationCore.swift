@@ -73,7 +73,7 @@ final class SimulationCore {
 
     // MARK: Data source
 
-    func cellRequested(item: Int, slot: CellSlot) {
+    func cellRequested(item: Int, slot: CellSlot, priority: FetchPriority) {
         slot.core = self
         slot.item = item
         guard !recordOnly else { return }
@@ -86,19 +86,7 @@ final class SimulationCore {
         let consumer = FetchScheduler<Int>.ConsumerID(rawValue: nextConsumer)
         consumerSlots[consumer] = slot
         slot.consumer = (item, consumer)
-        apply(scheduler.request(item, interest: .consumer(consumer), priority: .visible))
-    }
-
-    func prefetch(items: [Int]) {
-        guard !recordOnly else { return }
-        for (order, item) in items.enumerated() where !cache.contains(item) {
-            apply(scheduler.request(item, interest: .prefetch, priority: FetchPriority(level: .prefetch, order: Double(order))))
-        }
-    }
-
-    func cancelPrefetching(items: [Int]) {
-        guard !recordOnly else { return }
-        for item in items { apply(scheduler.release(item, interest: .prefetch)) }
+        apply(scheduler.request(item, interest: .consumer(consumer), priority: priority))
     }
 
     func willDisplay(item: Int) {
@@ -119,13 +107,12 @@ final class SimulationCore {
         }
     }
 
-    /// A cell left the screen: nothing wants its data any more (the view prefetches it again
-    /// if its policy still wants it), so both its consumer and the prefetch interest go.
+    /// A cell left the screen: its consumer goes (the controller withdraws the prefetch
+    /// interest when the item leaves its plan).
     func didEndDisplaying(item: Int, slot: CellSlot) {
         onScreen.remove(item)
         endBlank(item, at: now)
         releaseConsumer(of: slot)
-        if !recordOnly { apply(scheduler.release(item, interest: .prefetch)) }
     }
 
     func cellReused(_ slot: CellSlot) {
@@ -233,9 +220,17 @@ final class SimulationCore {
         }
     }
 
-    /// Tells the view's policy what the loads measured so far (as `AsyncFetcher.expectedLatency` would).
-    func updateLatencyEstimate() {
-        view?.latencyEstimate = LatencySummary(samples: latencies).expected
+    /// What the loads measured so far, as `AsyncFetcher.statistics.latency` would report it.
+    var latencySummary: LatencySummary { LatencySummary(samples: latencies) }
+
+    /// The view's controller decided what to load and how urgently: the prefetch interest
+    /// follows its requests and withdrawals, at the priorities it gives.
+    func updatePrefetching(_ update: PrefetchUpdate<IndexPath>) {
+        guard !recordOnly else { return }
+        apply(scheduler.release((update.removed + update.withdrawals).map(\.item), interest: .prefetch))
+        for request in update.requests where !cache.contains(request.item.item) {
+            apply(scheduler.request(request.item.item, interest: .prefetch, priority: request.priority))
+        }
     }
 
     func afterFrame(time: Double) {

@@ -93,7 +93,6 @@ public final class Simulator {
             adapter = source
         }
         view.prefetchPolicy = policy
-        view.concurrencyLimit = configuration.maxConcurrentLoads
         core.view = view
     }
 
@@ -166,7 +165,6 @@ public final class Simulator {
                     motionEnded = t
                 }
             }
-            core.updateLatencyEstimate()
             view.step(to: t)
             if case .fling = active, !view.isDecelerating { active = .idle }
             core.afterFrame(time: t)
