@@ -17,7 +17,7 @@ struct PrefetchBench: AsyncParsableCommand {
     @Option(name: .long, help: "Run only these scenarios (repeatable). Known: \(StandardSuite.all.map(\.name).joined(separator: ", ")).")
     var scenario: [String] = []
 
-    @Option(name: .long, help: "Run only these policies (repeatable): none, uikitLike, textureLike, adaptive, clairvoyant.")
+    @Option(name: .long, help: "Run only these policies (repeatable): \(SimulationPolicy.standard.map(\.name).joined(separator: ", ")).")
     var policy: [String] = []
 
     @Option(name: .long, help: "Seed for every random draw.")

@@ -8,8 +8,8 @@ import Testing
 @Suite("The demo and the bench agree")
 @MainActor
 struct DemoAgreesWithBenchTests {
-    nonisolated static let cases: [(DemoLayout, PolicyName, Script)] = [
-        (.grid, .adaptive, .fling), (.grid, .uikitLike, .jump), (.list, .textureLike, .reverse), (.list, .none, .steady),
+    nonisolated static let cases: [(DemoLayout, String, Script)] = [
+        (.grid, "adaptive", .fling), (.grid, "uikitLike", .jump), (.list, "textureLike", .reverse), (.list, "none", .steady),
     ]
 
     @Test(arguments: 0..<4)
@@ -18,13 +18,13 @@ struct DemoAgreesWithBenchTests {
         let (layout, policy, script) = Self.cases[index]
         var settings = DemoSettings()
         settings.layout = layout
-        settings.policy = policy
+        settings.policy = try PrefetchPolicies.named(policy)
         settings.latency = try .logNormal(median: 0.15, p99: 1.2)
         settings.seed = 5
         // When the demo plays the script and the simulator plays the same scenario
         let demo = try await ScriptedRun(settings: settings, script: script, duration: nil).run()
         let bench = try await Simulator.run(
-            settings.scenario(script), policy: .policy(policy.policy), configuration: settings.simulationConfiguration)
+            settings.scenario(script), policy: .policy(settings.policy), configuration: settings.simulationConfiguration)
         // Then every figure is the same
         #expect(demo.displayed == bench.displayed)
         #expect(demo.displayReadyRate == bench.displayReadyRate)

@@ -60,14 +60,23 @@ struct AppLoopPropertyTests {
         var checks = 0
         var runningSeen = 0
         var lastView: ItemScrollView?
-        let run = try await Simulator.play(c.scenario, configuration: c.configuration, policy: c.policy) { app, view in
+        // The controller's plan, kept from the updates the view delivers: what is requested and not withdrawn.
+        var plan = Set<Int>()
+        let run = try await Simulator.play(c.scenario, configuration: c.configuration, policy: c.policy, inspect: { app, view in
             lastView = view
             checks += 1
-            problems += Self.violations(app: app, view: view, cap: c.configuration.maxConcurrentLoads)
+            problems += Self.violations(app: app, view: view, plan: plan, cap: c.configuration.maxConcurrentLoads)
             runningSeen = max(runningSeen, app.loop!.network.occupancy.waiting)
-        }
+        }, onPrefetchUpdate: { update in
+            for item in update.removed { plan.remove(item.item) }
+            let moved = update.moved.filter { plan.remove($0.from.item) != nil }
+            for move in moved { plan.insert(move.to.item) }
+            for item in update.withdrawals { plan.remove(item.item) }
+            for request in update.requests { plan.insert(request.item.item) }
+        })
         // Every visible cell eventually shows its own item's data.
-        let (cells, _) = Self.cells(run.app, try #require(lastView))
+        _ = try #require(lastView)
+        let cells = Self.cells(run.app)
         for (item, cell) in cells where cell.isDisplayed && cell.data?.item != item {
             problems.append("at the end, visible item \(item) shows \(String(describing: cell.data))")
         }
@@ -79,25 +88,21 @@ struct AppLoopPropertyTests {
         #expect(run.app.meter.readiness.peakInFlight <= c.configuration.maxConcurrentLoads)
     }
 
-    /// The cells the view holds now (visible and prepared), by the item the view placed them at,
-    /// and the view's prefetch window.
-    static func cells(_ app: SimulatedApp, _ view: ItemScrollView) -> ([Int: any SimulatedCell], Set<Int>) {
+    /// The cells the view holds now (visible and prepared), by the item the view placed them at.
+    static func cells(_ app: SimulatedApp) -> [Int: any SimulatedCell] {
         var cells: [Int: any SimulatedCell] = [:]
         for cell in app.cells.values { if let indexPath = cell.indexPath { cells[indexPath.item] = cell } }
-        return (cells, Set(view.indexPathsPendingPrefetch.map(\.item)))
+        return cells
     }
 
-    /// Whether the views withdraw a request when its item leaves the plan (the controller's contract).
-    static let checksWithdrawal = false
-
-    /// What is wrong with the loop at rest.
-    static func violations(app: SimulatedApp, view: ItemScrollView, cap: Int) -> [String] {
+    /// What is wrong with the loop at rest, given the controller's plan.
+    static func violations(app: SimulatedApp, view: ItemScrollView, plan: Set<Int>, cap: Int) -> [String] {
         var problems: [String] = []
         let network = app.loop!.network
         let held = network.occupancy
         // Loads never exceed the cap: the network never holds more loads than the cap.
         if held.waiting + held.backingOff > cap { problems.append("\(held.waiting + held.backingOff) loads run, cap \(cap)") }
-        let (cells, plan) = cells(app, view)
+        let cells = cells(app)
         for (item, cell) in cells {
             // A cell never shows another item's data.
             if let data = cell.data, data.item != item { problems.append("the cell of item \(item) shows item \(data.item)") }
@@ -107,9 +112,9 @@ struct AppLoopPropertyTests {
             }
         }
         // No load runs without an interest, and a load whose item left the plan and whose cell
-        // was reused has been withdrawn: every running load is for an item in the view's
-        // prefetch window, or for an item a cell of the view shows or waits for.
-        for item in network.deadlines.keys.sorted() where checksWithdrawal {
+        // was reused has been withdrawn: every running load is for an item in the controller's
+        // plan, or for an item a cell of the view shows or waits for.
+        for item in network.deadlines.keys.sorted() {
             let wanted = plan.contains(item) || cells[item].map { $0.fetchHandle != nil || $0.representedItem == item } == true
             if !wanted { problems.append("item \(item) loads, but it is neither in the plan \(plan.sorted().prefix(8)) nor on a cell") }
         }

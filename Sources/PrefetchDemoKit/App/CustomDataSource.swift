@@ -25,7 +25,7 @@ package final class CellFiller {
         self.meter = meter
     }
 
-    func populate(_ cell: some DataCell, with model: Model) {
+    func populate(_ cell: some DataCell, with model: Model, priority: FetchPriority) {
         let identifier = model.identifier
         cell.representedIdentifier = identifier
 
@@ -39,7 +39,7 @@ package final class CellFiller {
         cell.configure(with: nil)
 
         // Ask the `asyncFetcher` to fetch data for the specified identifier.
-        cell.fetchHandle = asyncFetcher.fetchAsync(identifier, completion: deliveries.completion(for: identifier) { [weak self] result in
+        cell.fetchHandle = asyncFetcher.fetchAsync(identifier, priority: priority, completion: deliveries.completion(for: identifier) { [weak self] result in
             self?.delivered(result, for: identifier, to: cell)
         })
         holders.hold(cell, item: model.index)
@@ -65,14 +65,14 @@ package final class CellFiller {
     /// Fills `cell` for the item at `index` of `list`, or shows a placeholder (no data, no
     /// load) while the item's page has not arrived. Returns the model when there is one.
     @discardableResult
-    func populate(_ cell: some DataCell, at index: Int, in list: ModelList) -> Model? {
+    func populate(_ cell: some DataCell, at index: Int, in list: ModelList, priority: FetchPriority) -> Model? {
         guard let model = list.model(at: index) else {
             cell.representedIdentifier = nil
             cell.configure(with: nil)
             placeholders[index] = cell
             return nil
         }
-        populate(cell, with: model)
+        populate(cell, with: model, priority: priority)
         return model
     }
 
@@ -85,8 +85,8 @@ package final class CellFiller {
 
     /// Fills a placeholder cell now that its item's model is here, and ends its wait on screen
     /// when the data was cached.
-    func refill(_ cell: some DataCell, with model: Model) {
-        populate(cell, with: model)
+    func refill(_ cell: some DataCell, with model: Model, priority: FetchPriority) {
+        populate(cell, with: model, priority: priority)
         if cell.isDisplayed, cell.data != nil { meter.dataShown(item: model.index) }
     }
 
@@ -100,19 +100,22 @@ package final class CellFiller {
 /// A data source whose model list may arrive page by page.
 @MainActor
 package protocol PagedDataSource: AnyObject {
-    /// The models of `indexes` arrived: fill the placeholder cells and start the prefetches the
-    /// view asked for (`pendingPrefetch`, item indexes) before the models were known.
-    func modelsArrived(_ indexes: Range<Int>, pendingPrefetch: Set<Int>)
+    /// The models of `indexes` arrived: fill the cells that show placeholders for them.
+    func modelsArrived(_ indexes: Range<Int>)
 }
 
-/// The seeds' `CustomDataSource`: the collection view's data source and prefetch data source.
+/// The seeds' `CustomDataSource`: the collection view's data source.
+///
+/// The seeds' class is the prefetch data source too; here the fetcher's own prefetch data source
+/// (`AsyncFetcher.prefetchDataSource(identifier:)`) is, so the view's controller decides every
+/// prefetch, cancel and priority, and `cellForItemAt` asks the view for the item's priority.
 @MainActor
-package final class CustomDataSource: CollectionViewDataSource, CollectionViewDataSourcePrefetching, PagedDataSource {
+package final class CustomDataSource: CollectionViewDataSource, PagedDataSource {
     let models: ModelList
     let asyncFetcher: AsyncFetcher<UUID, DisplayData>
     let filler: CellFiller
-    /// Items sent to `cancelPrefetchingForItemsAt`.
-    private(set) var prefetchCancels = 0
+    /// The view, for the priorities of items whose page arrives.
+    weak var collectionView: CollectionView?
 
     init(models: ModelList, filler: CellFiller) {
         self.models = models
@@ -128,44 +131,29 @@ package final class CustomDataSource: CollectionViewDataSource, CollectionViewDa
         guard let cell = collectionView.dequeueReusableCell(withReuseIdentifier: Cell.reuseIdentifier, for: indexPath) as? Cell else {
             fatalError("Expected `\(Cell.self)` type for reuseIdentifier \(Cell.reuseIdentifier).")
         }
-        filler.populate(cell, at: indexPath.row, in: models)
+        // The view's controller ranks the item: visible, about to be, or flying past.
+        filler.populate(cell, at: indexPath.row, in: models, priority: collectionView.fetchPriority(forItemAt: indexPath))
         return cell
     }
 
-    package func collectionView(_ collectionView: CollectionView, prefetchItemsAt indexPaths: [IndexPath]) {
-        // Begin asynchronously fetching data for the requested index paths.
-        // (An item whose page has not arrived starts when it does: see `modelsArrived`.)
-        for indexPath in indexPaths {
-            guard let model = models.model(at: indexPath.row) else { continue }
-            asyncFetcher.fetchAsync(model.identifier)
-        }
-    }
-
-    package func collectionView(_ collectionView: CollectionView, cancelPrefetchingForItemsAt indexPaths: [IndexPath]) {
-        // Cancel any in-flight requests for data for the specified index paths.
-        for indexPath in indexPaths {
-            asyncFetcher.cancelFetch(models.identifier(at: indexPath.row))
-        }
-        prefetchCancels += indexPaths.count
-    }
-
-    package func modelsArrived(_ indexes: Range<Int>, pendingPrefetch: Set<Int>) {
+    package func modelsArrived(_ indexes: Range<Int>) {
+        guard let collectionView else { return }
         for index in indexes {
-            guard let model = models.model(at: index) else { continue }
-            if let cell = filler.takePlaceholder(for: index) { filler.refill(cell, with: model) }
-            if pendingPrefetch.contains(index) { asyncFetcher.fetchAsync(model.identifier) }
+            guard let model = models.model(at: index), let cell = filler.takePlaceholder(for: index) else { continue }
+            filler.refill(cell, with: model, priority: collectionView.fetchPriority(forItemAt: IndexPath(item: index, section: 0)))
         }
     }
 }
 
-/// The tutorial's table view data source: a title per row at once, the thumbnail when it loads.
+/// The tutorial's table view data source: a title per row at once, the thumbnail when it loads
+/// (prefetching, as for the grid, is the fetcher's prefetch data source's).
 @MainActor
-package final class ListDataSource: TableViewDataSource, TableViewDataSourcePrefetching, PagedDataSource {
+package final class ListDataSource: TableViewDataSource, PagedDataSource {
     let models: ModelList
     let asyncFetcher: AsyncFetcher<UUID, DisplayData>
     let filler: CellFiller
-    /// Rows sent to `cancelPrefetchingForRowsAt`.
-    private(set) var prefetchCancels = 0
+    /// The view, for the priorities of rows whose page arrives.
+    weak var tableView: TableView?
 
     init(models: ModelList, filler: CellFiller) {
         self.models = models
@@ -181,33 +169,18 @@ package final class ListDataSource: TableViewDataSource, TableViewDataSourcePref
         guard let cell = tableView.dequeueReusableCell(withIdentifier: ListCell.identifier, for: indexPath) as? ListCell else {
             fatalError("Expected `\(ListCell.self)` type for reuseIdentifier \(ListCell.identifier).")
         }
-        let model = filler.populate(cell, at: indexPath.row, in: models)
+        let model = filler.populate(cell, at: indexPath.row, in: models, priority: tableView.fetchPriority(forRowAt: indexPath))
         cell.title = model?.title ?? ""
         return cell
     }
 
-    package func tableView(_ tableView: TableView, prefetchRowsAt indexPaths: [IndexPath]) {
-        // Nearest first: the fetcher starts them in this order. (A row whose page has not
-        // arrived starts when it does: see `modelsArrived`.)
-        asyncFetcher.prefetch(indexPaths.compactMap { models.model(at: $0.row)?.identifier })
-    }
-
-    package func tableView(_ tableView: TableView, cancelPrefetchingForRowsAt indexPaths: [IndexPath]) {
-        asyncFetcher.cancelPrefetching(indexPaths.map { models.identifier(at: $0.row) })
-        prefetchCancels += indexPaths.count
-    }
-
-    package func modelsArrived(_ indexes: Range<Int>, pendingPrefetch: Set<Int>) {
-        var prefetch: [UUID] = []
+    package func modelsArrived(_ indexes: Range<Int>) {
+        guard let tableView else { return }
         for index in indexes {
-            guard let model = models.model(at: index) else { continue }
-            if let cell = filler.takePlaceholder(for: index) as? ListCell {
-                cell.title = model.title
-                filler.refill(cell, with: model)
-            }
-            if pendingPrefetch.contains(index) { prefetch.append(model.identifier) }
+            guard let model = models.model(at: index), let cell = filler.takePlaceholder(for: index) as? ListCell else { continue }
+            cell.title = model.title
+            filler.refill(cell, with: model, priority: tableView.fetchPriority(forRowAt: IndexPath(item: index, section: 0)))
         }
-        asyncFetcher.prefetch(prefetch)
     }
 }
 

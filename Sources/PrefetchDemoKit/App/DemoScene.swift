@@ -24,6 +24,8 @@ package final class DemoScene {
     package let view: ItemScrollView
     let filler: CellFiller
     private let observer: AppearanceObserver
+    /// The fetcher's prefetch data source: the view's controller decides through it.
+    private let prefetcher: FetcherPrefetchDataSource<UUID, DisplayData>
 
     /// Builds the scene of `settings` over `backend`'s models and fetcher.
     package init(settings: DemoSettings, backend: any DemoBackend) throws {
@@ -31,6 +33,8 @@ package final class DemoScene {
         self.backend = backend
         filler = CellFiller(asyncFetcher: backend.fetcher, deliveries: backend.deliveries, meter: backend.meter)
         observer = AppearanceObserver(meter: backend.meter, asyncFetcher: backend.fetcher)
+        let models = backend.models
+        prefetcher = backend.fetcher.prefetchDataSource { indexPath in models.model(at: indexPath.item)?.identifier }
         var layout = settings.scenarioLayout
         layout.itemCount = max(backend.models.count, 1)
         switch try layout.makeView(viewport: settings.viewport) {
@@ -39,22 +43,23 @@ package final class DemoScene {
             collectionView.register(Cell.self, forCellWithReuseIdentifier: Cell.reuseIdentifier)
             // Set the collection view's data source and prefetching data source.
             collectionView.dataSource = source
-            collectionView.prefetchDataSource = source
+            collectionView.prefetchDataSource = prefetcher
             collectionView.delegate = observer
+            source.collectionView = collectionView
             surface = .grid(collectionView, source)
             view = collectionView
         case .table(let tableView):
             let source = ListDataSource(models: backend.models, filler: filler)
             tableView.register(ListCell.self, forCellReuseIdentifier: ListCell.identifier)
             tableView.dataSource = source
-            tableView.prefetchDataSource = source
+            tableView.prefetchDataSource = prefetcher
             tableView.delegate = observer
+            source.tableView = tableView
             surface = .list(tableView, source)
             view = tableView
         }
-        view.prefetchPolicy = settings.policy.policy
+        view.prefetchPolicy = settings.policy
         view.isPrefetchingEnabled = settings.prefetching
-        view.concurrencyLimit = settings.maxConcurrentLoads
     }
 
     package var models: ModelList { backend.models }
@@ -66,19 +71,16 @@ package final class DemoScene {
     package func step(to time: Double) {
         // A jump (scrollToItem) lays out at once: release what that pass pooled, too.
         filler.releasePooledConsumers()
-        view.latencyEstimate = fetcher.expectedLatency
         view.step(to: time)
         filler.releasePooledConsumers()
         filler.prunePlaceholders()
     }
 
-    /// The models of `indexes` arrived (a feed page): fills the cells that showed placeholders
-    /// and starts the prefetches the view asked for before the models were known.
+    /// The models of `indexes` arrived (a feed page): fills the cells that showed placeholders.
     package func modelsArrived(_ indexes: Range<Int>) {
-        let pending = Set(view.indexPathsPendingPrefetch.map(\.item).filter { indexes.contains($0) })
         switch surface {
-        case .grid(_, let source): source.modelsArrived(indexes, pendingPrefetch: pending)
-        case .list(_, let source): source.modelsArrived(indexes, pendingPrefetch: pending)
+        case .grid(_, let source): source.modelsArrived(indexes)
+        case .list(_, let source): source.modelsArrived(indexes)
         }
     }
 
@@ -90,14 +92,6 @@ package final class DemoScene {
         case .list(let tableView, _): shown = tableView.indexPathsForVisibleRows.map(\.row)
         }
         return shown.min().flatMap { lo in shown.max().map { lo...$0 } }
-    }
-
-    /// Items sent to cancel-prefetching callbacks so far.
-    package var prefetchCancels: Int {
-        switch surface {
-        case .grid(_, let source): source.prefetchCancels
-        case .list(_, let source): source.prefetchCancels
-        }
     }
 
     // MARK: What the screen shows
@@ -164,7 +158,7 @@ package final class DemoScene {
             visible: visibleItems,
             inFlight: stats.inFlight, queued: stats.queued, cached: fetcher.cachedCount,
             displayReadyRate: readiness.displayReadyRate, appearances: readiness.displayed,
-            loadsCancelled: stats.loadsCancelled, prefetchCancels: prefetchCancels,
+            loadsCancelled: stats.loadsCancelled,
             expectedLatencyMs: fetcher.expectedLatency.map { $0.seconds * 1000 })
     }
 
@@ -196,7 +190,6 @@ package struct StatusFigures: Sendable {
     var displayReadyRate: Double
     var appearances: Int
     var loadsCancelled: Int
-    var prefetchCancels: Int
     var expectedLatencyMs: Double?
 }
 

@@ -10,36 +10,14 @@ public enum DemoLayout: String, CaseIterable, Sendable {
     case list
 }
 
-/// The prefetch policies the demo can use.
-public enum PolicyName: String, CaseIterable, Sendable {
-    /// Prefetch nothing.
-    case none
-    /// UIKit's observed window: 0.75 screen ahead.
-    case uikitLike
-    /// Texture's preload range: 2.5 screens ahead, 1.5 behind.
-    case textureLike
-    /// Lead from speed and measured latency, aimed at where a fling stops.
-    case adaptive
-
-    /// The policy itself.
-    public var policy: any PrefetchPolicy {
-        switch self {
-        case .none: PrefetchPolicies.none
-        case .uikitLike: PrefetchPolicies.uikitLike
-        case .textureLike: PrefetchPolicies.textureLike
-        case .adaptive: PrefetchPolicies.Adaptive.standard
-        }
-    }
-}
-
 /// Everything that decides what a run does, checked.
 public struct DemoSettings: Sendable {
     /// Grid or list.
     public var layout: DemoLayout = .grid
     /// Whether the view prefetches (`isPrefetchingEnabled`).
     public var prefetching = true
-    /// The prefetch policy.
-    public var policy: PolicyName = .uikitLike
+    /// The prefetch policy, one of `PrefetchPolicies.all`.
+    public var policy: any PrefetchPolicy = PrefetchPolicies.uikitLike
     /// The simulated network's latency.
     public var latency: LatencyModel = try! .fixed(0.3)
     /// Seeds the identifiers and the latency draws.

@@ -49,7 +49,7 @@ public enum DemoRunner {
 
     /// A one-line description of the settings.
     package static func describe(_ settings: DemoSettings) -> String {
-        "\(settings.layout.rawValue), policy \(settings.policy.rawValue), prefetching \(settings.prefetching ? "on" : "off"), latency \(settings.latency), seed \(settings.seed)"
+        "\(settings.layout.rawValue), policy \(settings.policy.name), prefetching \(settings.prefetching ? "on" : "off"), latency \(settings.latency), seed \(settings.seed)"
     }
 
     /// Runs `script` on virtual time, with a progress line per simulated second when `progress` is on.
@@ -166,7 +166,7 @@ public enum DemoRunner {
     /// A one-line description of a run over a server.
     package static func describeRemote(_ settings: DemoSettings, options: DemoOptions, cold: Bool) -> String {
         let source = options.serve ? "--serve \(options.serverArguments.joined(separator: " "))" : "--source \(options.source ?? "")"
-        return "\(settings.layout.rawValue), policy \(settings.policy.rawValue), prefetching \(settings.prefetching ? "on" : "off"), \(source), disk cache \(cold ? "cold" : "as found")"
+        return "\(settings.layout.rawValue), policy \(settings.policy.name), prefetching \(settings.prefetching ? "on" : "off"), \(source), disk cache \(cold ? "cold" : "as found")"
     }
 
     private static func standardError(_ line: String) {

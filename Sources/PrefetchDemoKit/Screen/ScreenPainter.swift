@@ -25,7 +25,7 @@ package struct ScreenPainter {
     /// The title line for `settings`, with what the backend says about its data (the latency,
     /// or the server's address).
     package static func title(_ settings: DemoSettings, prefetching: Bool, data: String, mode: String) -> String {
-        " prefetch-demo · \(mode) · \(settings.layout.rawValue) · \(settings.policy.rawValue)"
+        " prefetch-demo · \(mode) · \(settings.layout.rawValue) · \(settings.policy.name)"
             + " · prefetching \(prefetching ? "ON" : "OFF") · \(data)"
     }
 }

@@ -45,14 +45,16 @@ final class SimulatedListCell: TableViewCell, SimulatedCell {
     override func prepareForReuse() { reset() }
 }
 
-/// The app side of a simulation: Apple's sample's data source on the real fetcher.
+/// The app side of a simulation: Apple's sample's data source on the real fetcher, through the
+/// view's controller.
 ///
-/// `cellForItemAt` shows cached data or adds a consumer whose completion hops to the main actor
-/// and configures the cell only if it still represents the item; a cell withdraws its consumer
-/// when it goes back to the reuse pool. Prefetches and cancels go to the fetcher as the demo's
-/// data sources send them: one `fetchAsync` per item for the grid (the seeds' `CustomDataSource`),
-/// one `prefetch` batch for the list (the tutorial's table view). In a recording pass (`loop`
-/// nil) nothing loads: the app only notes when each item first appears.
+/// `cellForItemAt` shows cached data or adds a consumer, at the priority the view's controller
+/// gives the item (`fetchPriority(forItemAt:)`), whose completion hops to the main actor and
+/// configures the cell only if it still represents the item; a cell withdraws its consumer when it
+/// goes back to the reuse pool. The fetcher's own prefetch data source
+/// (`AsyncFetcher.prefetchDataSource(identifier:)`) takes the controller's decisions: what to
+/// prefetch, at which priority, and what to withdraw. The demo's data sources do the same. In a
+/// recording pass (`loop` nil) nothing loads: the app only notes when each item first appears.
 @MainActor
 final class SimulatedApp {
     typealias Loop = VirtualTimeLoop<Int, SimulatedData>
@@ -72,9 +74,13 @@ final class SimulatedApp {
         self.meter = meter
         self.itemCount = itemCount
         self.now = now
+        prefetcher = loop.map { SimulatedPrefetcher($0.fetcher.prefetchDataSource { $0.item }) }
     }
 
-    func populate(_ cell: some SimulatedCell, item: Int) {
+    /// The fetcher's prefetch data source, which the view's controller drives (nil when recording).
+    let prefetcher: SimulatedPrefetcher?
+
+    func populate(_ cell: some SimulatedCell, item: Int, priority: FetchPriority) {
         cells[ObjectIdentifier(cell)] = cell
         cell.representedItem = item
         guard let loop else { return }
@@ -84,7 +90,7 @@ final class SimulatedApp {
         }
         cell.data = nil
         let meter = self.meter
-        cell.fetchHandle = loop.fetcher.fetchAsync(item, completion: loop.deliveries.completion(for: item) { result in
+        cell.fetchHandle = loop.fetcher.fetchAsync(item, priority: priority, completion: loop.deliveries.completion(for: item) { result in
             // The seeds' check: a recycled cell ignores another item's data.
             guard cell.representedItem == item else { return }
             cell.fetchHandle = nil
@@ -93,19 +99,6 @@ final class SimulatedApp {
             if cell.isDisplayed { meter.dataShown(item: item) }
         })
         holders.hold(cell, item: item)
-    }
-
-    func prefetchEach(_ items: [Int]) {
-        guard let loop else { return }
-        for item in items { loop.fetcher.fetchAsync(item) }
-    }
-
-    func prefetchBatch(_ items: [Int]) {
-        loop?.fetcher.prefetch(items)
-    }
-
-    func cancelPrefetching(_ items: [Int]) {
-        loop?.fetcher.cancelPrefetching(items)
     }
 
     func appeared(_ cell: ReusableCell, item: Int) {
@@ -127,9 +120,9 @@ final class SimulatedApp {
     }
 }
 
-/// The collection view's data source, prefetch data source and delegate.
+/// The collection view's data source and delegate.
 @MainActor
-final class SimulatedGridSource: CollectionViewDataSource, CollectionViewDataSourcePrefetching, CollectionViewDelegate {
+final class SimulatedGridSource: CollectionViewDataSource, CollectionViewDelegate {
     let app: SimulatedApp
     init(app: SimulatedApp) { self.app = app }
 
@@ -139,16 +132,8 @@ final class SimulatedGridSource: CollectionViewDataSource, CollectionViewDataSou
         guard let cell = collectionView.dequeueReusableCell(withReuseIdentifier: SimulatedGridCell.reuseIdentifier, for: indexPath) as? SimulatedGridCell else {
             preconditionFailure("expected a SimulatedGridCell for \(SimulatedGridCell.reuseIdentifier)")
         }
-        app.populate(cell, item: indexPath.item)
+        app.populate(cell, item: indexPath.item, priority: collectionView.fetchPriority(forItemAt: indexPath))
         return cell
-    }
-
-    func collectionView(_ collectionView: CollectionView, prefetchItemsAt indexPaths: [IndexPath]) {
-        app.prefetchEach(indexPaths.map(\.item))
-    }
-
-    func collectionView(_ collectionView: CollectionView, cancelPrefetchingForItemsAt indexPaths: [IndexPath]) {
-        app.cancelPrefetching(indexPaths.map(\.item))
     }
 
     func collectionView(_ collectionView: CollectionView, willDisplay cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
@@ -160,9 +145,9 @@ final class SimulatedGridSource: CollectionViewDataSource, CollectionViewDataSou
     }
 }
 
-/// The table view's data source, prefetch data source and delegate.
+/// The table view's data source and delegate.
 @MainActor
-final class SimulatedListSource: TableViewDataSource, TableViewDataSourcePrefetching, TableViewDelegate {
+final class SimulatedListSource: TableViewDataSource, TableViewDelegate {
     let app: SimulatedApp
     init(app: SimulatedApp) { self.app = app }
 
@@ -172,16 +157,8 @@ final class SimulatedListSource: TableViewDataSource, TableViewDataSourcePrefetc
         guard let cell = tableView.dequeueReusableCell(withIdentifier: SimulatedListCell.reuseIdentifier, for: indexPath) as? SimulatedListCell else {
             preconditionFailure("expected a SimulatedListCell for \(SimulatedListCell.reuseIdentifier)")
         }
-        app.populate(cell, item: indexPath.row)
+        app.populate(cell, item: indexPath.row, priority: tableView.fetchPriority(forRowAt: indexPath))
         return cell
-    }
-
-    func tableView(_ tableView: TableView, prefetchRowsAt indexPaths: [IndexPath]) {
-        app.prefetchBatch(indexPaths.map(\.row))
-    }
-
-    func tableView(_ tableView: TableView, cancelPrefetchingForRowsAt indexPaths: [IndexPath]) {
-        app.cancelPrefetching(indexPaths.map(\.row))
     }
 
     func tableView(_ tableView: TableView, willDisplay cell: TableViewCell, forRowAt indexPath: IndexPath) {
@@ -191,4 +168,28 @@ final class SimulatedListSource: TableViewDataSource, TableViewDataSourcePrefetc
     func tableView(_ tableView: TableView, didEndDisplaying cell: TableViewCell, forRowAt indexPath: IndexPath) {
         app.disappeared(item: indexPath.row)
     }
+}
+
+/// The fetcher's prefetch data source, and a look at each frame's decisions for tests.
+@MainActor
+final class SimulatedPrefetcher: CollectionViewDataSourcePrioritizedPrefetching, TableViewDataSourcePrioritizedPrefetching {
+    let base: FetcherPrefetchDataSource<Int, SimulatedData>
+    /// Sees each update before the fetcher does.
+    var onUpdate: ((PrefetchUpdate<IndexPath>) -> Void)?
+
+    init(_ base: FetcherPrefetchDataSource<Int, SimulatedData>) { self.base = base }
+
+    func collectionView(_ collectionView: CollectionView, updatePrefetching update: PrefetchUpdate<IndexPath>) {
+        onUpdate?(update)
+        base.collectionView(collectionView, updatePrefetching: update)
+    }
+
+    func tableView(_ tableView: TableView, updatePrefetching update: PrefetchUpdate<IndexPath>) {
+        onUpdate?(update)
+        base.tableView(tableView, updatePrefetching: update)
+    }
+
+    var expectedLatency: Duration? { base.expectedLatency }
+    var typicalLatency: Duration? { base.typicalLatency }
+    var maxConcurrentLoads: Int { base.maxConcurrentLoads }
 }

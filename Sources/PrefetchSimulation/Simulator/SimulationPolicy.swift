@@ -19,13 +19,11 @@ public enum SimulationPolicy: Sendable, CustomStringConvertible {
     /// The name.
     public var description: String { name }
 
-    /// The five policies the suite compares: none, uikitLike, textureLike, adaptive, clairvoyant.
-    public static let standard: [SimulationPolicy] = [
-        .policy(PrefetchPolicies.none), .policy(PrefetchPolicies.uikitLike), .policy(PrefetchPolicies.textureLike),
-        .policy(PrefetchPolicies.Adaptive.standard), .clairvoyant,
-    ]
+    /// The policies the suite compares: the registry's (`PrefetchPolicies.all`: none, uikitLike,
+    /// textureLike, adaptive), then clairvoyant.
+    public static let standard: [SimulationPolicy] = PrefetchPolicies.all.map { .policy($0) } + [.clairvoyant]
 
-    /// The standard policy with this name.
+    /// The standard policy with this name: a name of the registry, or `clairvoyant`.
     /// - Throws: ``SimulationError`` naming the unknown name and the known ones.
     public static func named(_ name: String) throws -> SimulationPolicy {
         guard let policy = standard.first(where: { $0.name == name }) else {

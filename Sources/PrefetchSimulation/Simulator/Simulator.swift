@@ -70,7 +70,7 @@ public enum Simulator {
     static func play(
         _ scenario: Scenario, configuration: SimulationConfiguration, policy: any PrefetchPolicy, recording: Bool = false,
         recordsTimeline: Bool = false, schedule: [Appearance]? = nil,
-        inspect: ((SimulatedApp, ItemScrollView) -> Void)? = nil
+        inspect: ((SimulatedApp, ItemScrollView) -> Void)? = nil, onPrefetchUpdate: ((PrefetchUpdate<IndexPath>) -> Void)? = nil
     ) async throws -> (app: SimulatedApp, end: Double, frameTimes: [Double]) {
         var fetcherConfiguration = FetcherConfiguration()
         fetcherConfiguration.maxConcurrentLoads = configuration.maxConcurrentLoads
@@ -89,9 +89,9 @@ public enum Simulator {
             throw SimulationError(error.message)
         }
         let app = SimulatedApp(loop: recording ? nil : loop, meter: meter, itemCount: scenario.layout.itemCount, now: now)
+        app.prefetcher?.onUpdate = onPrefetchUpdate
         let (view, sources) = try makeView(scenario, app: app)
         view.prefetchPolicy = policy
-        view.concurrencyLimit = configuration.maxConcurrentLoads
         let planner = schedule.map {
             ClairvoyantPlanner(schedule: $0, loop: loop, cap: configuration.maxConcurrentLoads, horizon: configuration.cacheCountLimit / 2)
         }
@@ -103,7 +103,6 @@ public enum Simulator {
             step: { t in
                 let started = wallClock.now
                 app.releasePooledConsumers()
-                view.latencyEstimate = loop.fetcher.expectedLatency
                 view.step(to: t)
                 app.releasePooledConsumers()
                 if t > 0 { frameTimes.append(started.duration(to: wallClock.now).seconds * 1e6) }
@@ -136,14 +135,14 @@ public enum Simulator {
             let source = SimulatedGridSource(app: app)
             collectionView.register(SimulatedGridCell.self, forCellWithReuseIdentifier: SimulatedGridCell.reuseIdentifier)
             collectionView.dataSource = source
-            collectionView.prefetchDataSource = source
+            collectionView.prefetchDataSource = app.prefetcher
             collectionView.delegate = source
             return (collectionView, source)
         case .table(let tableView):
             let source = SimulatedListSource(app: app)
             tableView.register(SimulatedListCell.self, forCellReuseIdentifier: SimulatedListCell.reuseIdentifier)
             tableView.dataSource = source
-            tableView.prefetchDataSource = source
+            tableView.prefetchDataSource = app.prefetcher
             tableView.delegate = source
             return (tableView, source)
         }
