@@ -184,36 +184,50 @@ package final class ListDataSource: TableViewDataSource, PagedDataSource {
     }
 }
 
-/// Tells the meter when cells come on and leave the screen, for both layouts.
+/// The delegate, for both layouts: tells the meter when cells come on and leave the screen, and
+/// withdraws the consumer of a cell that left the screen (the view may keep the cell a while
+/// before reusing it), asking again if the cell comes back without its data.
 @MainActor
 package final class AppearanceObserver: CollectionViewDelegate, TableViewDelegate {
     let meter: ReadinessMeter
-    let asyncFetcher: AsyncFetcher<UUID, DisplayData>
+    let filler: CellFiller
+    let models: ModelList
 
-    init(meter: ReadinessMeter, asyncFetcher: AsyncFetcher<UUID, DisplayData>) {
+    init(meter: ReadinessMeter, filler: CellFiller, models: ModelList) {
         self.meter = meter
-        self.asyncFetcher = asyncFetcher
+        self.filler = filler
+        self.models = models
     }
 
-    private func appeared(_ cell: ReusableCell, item: Int) {
+    private func appeared(_ cell: ReusableCell, item: Int, priority: @autoclosure () -> FetchPriority) {
         guard let cell = cell as? any DataCell else { return }
-        let ready = cell.data != nil || cell.representedIdentifier.flatMap { asyncFetcher.fetchedData(for: $0) } != nil
+        let ready = cell.data != nil || cell.representedIdentifier.flatMap { filler.asyncFetcher.fetchedData(for: $0) } != nil
         meter.cellAppeared(item: item, ready: ready)
+        if let model = models.model(at: item), cell.representedIdentifier == model.identifier, cell.data == nil, cell.fetchHandle == nil {
+            filler.populate(cell, with: model, priority: priority())
+        }
+    }
+
+    private func disappeared(_ cell: ReusableCell, item: Int) {
+        meter.cellDisappeared(item: item)
+        guard let cell = cell as? any DataCell else { return }
+        cell.fetchHandle?.cancel()
+        cell.fetchHandle = nil
     }
 
     package func collectionView(_ collectionView: CollectionView, willDisplay cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
-        appeared(cell, item: indexPath.item)
+        appeared(cell, item: indexPath.item, priority: collectionView.fetchPriority(forItemAt: indexPath))
     }
 
     package func collectionView(_ collectionView: CollectionView, didEndDisplaying cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
-        meter.cellDisappeared(item: indexPath.item)
+        disappeared(cell, item: indexPath.item)
     }
 
     package func tableView(_ tableView: TableView, willDisplay cell: TableViewCell, forRowAt indexPath: IndexPath) {
-        appeared(cell, item: indexPath.row)
+        appeared(cell, item: indexPath.row, priority: tableView.fetchPriority(forRowAt: indexPath))
     }
 
     package func tableView(_ tableView: TableView, didEndDisplaying cell: TableViewCell, forRowAt indexPath: IndexPath) {
-        meter.cellDisappeared(item: indexPath.row)
+        disappeared(cell, item: indexPath.row)
     }
 }

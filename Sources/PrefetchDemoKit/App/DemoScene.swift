@@ -32,7 +32,7 @@ package final class DemoScene {
         self.settings = settings
         self.backend = backend
         filler = CellFiller(asyncFetcher: backend.fetcher, deliveries: backend.deliveries, meter: backend.meter)
-        observer = AppearanceObserver(meter: backend.meter, asyncFetcher: backend.fetcher)
+        observer = AppearanceObserver(meter: backend.meter, filler: filler, models: backend.models)
         let models = backend.models
         prefetcher = backend.fetcher.prefetchDataSource { indexPath in models.model(at: indexPath.item)?.identifier }
         var layout = settings.scenarioLayout

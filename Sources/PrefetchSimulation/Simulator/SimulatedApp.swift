@@ -51,7 +51,8 @@ final class SimulatedListCell: TableViewCell, SimulatedCell {
 /// `cellForItemAt` shows cached data or adds a consumer, at the priority the view's controller
 /// gives the item (`fetchPriority(forItemAt:)`), whose completion hops to the main actor and
 /// configures the cell only if it still represents the item; a cell withdraws its consumer when it
-/// goes back to the reuse pool. The fetcher's own prefetch data source
+/// leaves the screen (and asks again if it comes back without its data) or goes back to the reuse
+/// pool. The fetcher's own prefetch data source
 /// (`AsyncFetcher.prefetchDataSource(identifier:)`) takes the controller's decisions: what to
 /// prefetch, at which priority, and what to withdraw. The demo's data sources do the same. In a
 /// recording pass (`loop` nil) nothing loads: the app only notes when each item first appears.
@@ -101,17 +102,28 @@ final class SimulatedApp {
         holders.hold(cell, item: item)
     }
 
-    func appeared(_ cell: ReusableCell, item: Int) {
+    /// A cell came on screen: measured, then, if it holds neither its data nor a consumer (it
+    /// left the screen before its data came and is back), asked for its data again.
+    func appeared(_ cell: ReusableCell, item: Int, priority: @autoclosure () -> FetchPriority) {
         guard loop != nil else {
             appearances.append((now(), item))
             return
         }
-        let data = (cell as? any SimulatedCell)?.data
-        meter.cellAppeared(item: item, ready: data != nil || loop?.fetcher.fetchedData(for: item) != nil)
+        let simulated = cell as? any SimulatedCell
+        meter.cellAppeared(item: item, ready: simulated?.data != nil || loop?.fetcher.fetchedData(for: item) != nil)
+        if let simulated, simulated.representedItem == item, simulated.data == nil, simulated.fetchHandle == nil {
+            populate(simulated, item: item, priority: priority())
+        }
     }
 
-    func disappeared(item: Int) {
+    /// A cell left the screen: it no longer needs its data, so its consumer is withdrawn (the
+    /// view may keep the cell a while before reusing it; the load goes on only if the controller
+    /// still plans the item).
+    func disappeared(_ cell: ReusableCell, item: Int) {
         meter.cellDisappeared(item: item)
+        guard let simulated = cell as? any SimulatedCell else { return }
+        simulated.fetchHandle?.cancel()
+        simulated.fetchHandle = nil
     }
 
     /// Withdraws the consumers of cells the view has put back in its reuse pool, in item order.
@@ -137,11 +149,11 @@ final class SimulatedGridSource: CollectionViewDataSource, CollectionViewDelegat
     }
 
     func collectionView(_ collectionView: CollectionView, willDisplay cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
-        app.appeared(cell, item: indexPath.item)
+        app.appeared(cell, item: indexPath.item, priority: collectionView.fetchPriority(forItemAt: indexPath))
     }
 
     func collectionView(_ collectionView: CollectionView, didEndDisplaying cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
-        app.disappeared(item: indexPath.item)
+        app.disappeared(cell, item: indexPath.item)
     }
 }
 
@@ -162,11 +174,11 @@ final class SimulatedListSource: TableViewDataSource, TableViewDelegate {
     }
 
     func tableView(_ tableView: TableView, willDisplay cell: TableViewCell, forRowAt indexPath: IndexPath) {
-        app.appeared(cell, item: indexPath.row)
+        app.appeared(cell, item: indexPath.row, priority: tableView.fetchPriority(forRowAt: indexPath))
     }
 
     func tableView(_ tableView: TableView, didEndDisplaying cell: TableViewCell, forRowAt indexPath: IndexPath) {
-        app.disappeared(item: indexPath.row)
+        app.disappeared(cell, item: indexPath.row)
     }
 }
 
