@@ -50,7 +50,6 @@ let package = Package(
             name: "PrefetchSimulation",
             dependencies: [
                 "PrefetchKit", "PrefetchCollectionView", "PrefetchTesting",
-                .product(name: "HeapModule", package: "swift-collections"),
             ],
             swiftSettings: strict
         ),
