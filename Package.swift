@@ -49,8 +49,7 @@ let package = Package(
         .target(
             name: "PrefetchSimulation",
             dependencies: [
-                "PrefetchKit", "PrefetchCollectionView",
-                .product(name: "HeapModule", package: "swift-collections"),
+                "PrefetchKit", "PrefetchCollectionView", "PrefetchTesting",
             ],
             swiftSettings: strict
         ),
@@ -102,7 +101,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PrefetchSimulationTests",
-            dependencies: ["PrefetchSimulation", "PrefetchKit", "prefetch-bench"],
+            dependencies: ["PrefetchSimulation", "PrefetchKit", "PrefetchCollectionView", "PrefetchTesting", "prefetch-bench"],
             swiftSettings: strict
         ),
 

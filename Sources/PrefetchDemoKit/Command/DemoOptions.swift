@@ -2,10 +2,10 @@ import ArgumentParser
 import Foundation
 import PrefetchDiskCache
 import PrefetchHTTP
+import PrefetchKit
 import PrefetchSimulation
 
 extension DemoLayout: ExpressibleByArgument {}
-extension PolicyName: ExpressibleByArgument {}
 extension Script: ExpressibleByArgument {}
 
 /// The accepted ranges of the numeric options, used by the parser, the help and `validate()`.
@@ -85,9 +85,16 @@ public struct DemoOptions: ParsableArguments, Sendable {
             transform: { try Limits.number($0, "--latency-p99-ms", Limits.latencyP99Ms, unit: "ms") })
     public var latencyP99Ms: Double?
 
-    /// The prefetch policy.
-    @Option(help: "The prefetch policy.")
-    public var policy: PolicyName = .uikitLike
+    /// The prefetch policy's name, from `PrefetchPolicies.names`.
+    @Option(help: ArgumentHelp("The prefetch policy: \(PrefetchPolicies.names.joined(separator: ", ")).", valueName: "name"),
+            transform: { name in
+                do {
+                    return try PrefetchPolicies.named(name).name
+                } catch let error as PrefetchError {
+                    throw ValidationError("--policy: \(error.message)")
+                }
+            })
+    public var policy: String = PrefetchPolicies.uikitLike.name
 
     // MARK: A real network
 
@@ -259,7 +266,7 @@ public struct DemoOptions: ParsableArguments, Sendable {
         var settings = DemoSettings()
         settings.layout = layout
         settings.prefetching = !noPrefetch
-        settings.policy = policy
+        settings.policy = try PrefetchPolicies.named(policy)
         settings.seed = seed
         let latencyMs = self.latencyMs ?? Limits.defaultLatencyMs
         if let p99 = latencyP99Ms {
