@@ -313,6 +313,10 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
         perform(effects)
     }
 
+    /// Whether ``shutdown()`` was called: a shut-down fetcher refuses every request, so an adapter
+    /// that feeds it stops (see `ScrollAdapter`).
+    public var isShutDown: Bool { state.withLock { $0.isShutdown } }
+
     // MARK: Internals
 
     private static func shutdownError(_ id: ID) -> PrefetchError {
