@@ -53,8 +53,7 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
         var tasks: [FetchScheduler<ID>.LoadID: Task<Void, Never>] = [:]
         var nextConsumer: UInt64 = 0
         var stats = FetchStatistics()
-        var latencies: [Duration] = []
-        var latencyCursor = 0
+        var latency: LatencyWindow
         var random: SplitMix64
         var isShutdown = false
     }
@@ -74,7 +73,6 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     private let store: (any DataStore<ID, Value>)?
     private let clock: ErasedClock
     private let retry: RetryPolicy
-    private let latencySamples: Int
     private let onEvent: (@Sendable (FetchEvent<ID>) -> Void)?
 
     /// The configuration the fetcher was created with.
@@ -104,7 +102,6 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
         self.store = store
         self.clock = ErasedClock(clock)
         self.retry = configuration.retry
-        self.latencySamples = configuration.latencySamples
         self.onEvent = onEvent
         let cache = try MemoryCache<ID, Value>(
             countLimit: configuration.cacheCountLimit, costLimit: configuration.cacheCostLimit, cost: cost)
@@ -112,6 +109,7 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
             scheduler: FetchScheduler(maxConcurrentLoads: configuration.maxConcurrentLoads),
             cache: cache,
             observing: onEvent != nil,
+            latency: try LatencyWindow(capacity: configuration.latencySamples),
             random: SplitMix64(seed: configuration.randomSeed)))
     }
 
@@ -261,6 +259,55 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
         perform(effects)
     }
 
+    /// Sets, re-prioritises and withdraws prefetch interests in one step: what a controller that
+    /// re-plans its prefetch window every frame calls once per frame.
+    ///
+    /// Each `(id, priority)` in `requests` gets the prefetch interest at exactly that priority:
+    /// a new interest starts or queues a load; an id already prefetched only moves in the queue.
+    /// Each id in `cancelling` loses the prefetch interest (consumers keep their loads). The whole
+    /// batch is applied under one lock acquisition, and free slots are filled only after it, so no
+    /// load starts for an id the same call withdraws. An id in both lists ends up withdrawn.
+    ///
+    /// Ids already in the memory cache are skipped. Only a new prefetch interest counts in
+    /// ``FetchStatistics/requests`` and emits ``FetchEvent/requested(_:coalesced:)``: a controller
+    /// may send its whole window every frame without inflating the counters. After ``shutdown()``
+    /// nothing starts and each requested id gets a ``FetchEvent/rejected(_:error:)`` event.
+    ///
+    /// Both sequences are copied to arrays before the lock is taken, so they may be lazy and may
+    /// call back into the fetcher.
+    ///
+    /// ```swift
+    /// // Each frame: the window, nearest first, and what left it since the last frame.
+    /// fetcher.updatePrefetching(window.enumerated().map { (order, id) in
+    ///     (id, FetchPriority(level: .prefetch, order: Double(order)))
+    /// }, cancelling: left)
+    /// ```
+    /// - Complexity: O((m + r) log n) for m requests and r withdrawals, n ids queued.
+    public func updatePrefetching(_ requests: some Sequence<(ID, FetchPriority)>, cancelling: some Sequence<ID>) {
+        let requests = Array(requests)
+        let cancelling = Array(cancelling)
+        let effects = state.withLock { s -> [Effect] in
+            if s.isShutdown {
+                return requests.map { .event(.rejected($0.0, error: Self.shutdownError($0.0))) }
+            }
+            var effects: [Effect] = []
+            var wanted: [(ID, FetchPriority)] = []
+            wanted.reserveCapacity(requests.count)
+            for (id, priority) in requests where !s.cache.contains(id) {
+                if !s.scheduler.isPrefetched(id) {
+                    s.stats.requests += 1
+                    let coalesced = s.scheduler.contains(id)
+                    if coalesced { s.stats.coalescedRequests += 1 }
+                    if s.observing { effects.append(.event(.requested(id, coalesced: coalesced))) }
+                }
+                wanted.append((id, priority))
+            }
+            effects += Self.translate(&s, s.scheduler.updatePrefetch(wanted, releasing: cancelling))
+            return effects
+        }
+        perform(effects)
+    }
+
     /// Withdraws the prefetch interest in each of `ids`; loads that consumers still want go on.
     public func cancelPrefetching(_ ids: some Sequence<ID>) {
         let effects = state.withLock { s -> [Effect] in
@@ -277,7 +324,7 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
             var stats = s.stats
             stats.inFlight = s.scheduler.runningCount
             stats.queued = s.scheduler.waitingCount
-            stats.latency = LatencySummary(samples: s.latencies)
+            stats.latency = s.latency.summary
             return stats
         }
     }
@@ -285,7 +332,12 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     /// A latency to plan prefetching with: the 90th percentile of recent loads, or `nil` until
     /// enough loads have finished (see ``LatencySummary/expected``).
     public var expectedLatency: Duration? {
-        state.withLock { LatencySummary(samples: $0.latencies).expected }
+        state.withLock { $0.latency.expected }
+    }
+
+    /// A copy of the window of recent load latencies behind ``expectedLatency`` and ``statistics``.
+    public var latencyWindow: LatencyWindow {
+        state.withLock { $0.latency }
     }
 
     /// The number of values in the memory cache.
@@ -469,7 +521,7 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
             case .success:
                 s.stats.loadsCompleted += 1
                 if fromStore { s.stats.storeHits += 1; effects.append(.event(.storeHit(id))) }
-                record(latency, in: &s)
+                s.latency.record(latency)
                 effects.append(.event(.loadCompleted(id, latency: latency)))
                 if let cacheError { effects.append(.event(.loadFailed(id, error: cacheError, willRetry: false))) }
             case .failure:
@@ -482,15 +534,6 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
             return effects
         }
         perform(effects)
-    }
-
-    private func record(_ latency: Duration, in s: inout State) {
-        if s.latencies.count < latencySamples {
-            s.latencies.append(latency)
-        } else {
-            s.latencies[s.latencyCursor] = latency
-            s.latencyCursor = (s.latencyCursor + 1) % latencySamples
-        }
     }
 }
 

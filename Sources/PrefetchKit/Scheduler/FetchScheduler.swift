@@ -158,6 +158,31 @@ public struct FetchScheduler<ID: Hashable & Sendable>: Sendable {
     /// - Complexity: O(log n) amortized, plus O(k) in the number of consumers of `id`.
     @discardableResult
     public mutating func request(_ id: ID, interest: Interest, priority: FetchPriority) -> [Action] {
+        guard place(id, interest: interest, priority: priority) else { return [] }
+        var actions: [Action] = []
+        startEligible(into: &actions)
+        return actions
+    }
+
+    /// Sets the prefetch interest of each id in `prefetching` at its priority (new, or
+    /// re-prioritised), withdraws it from each id in `releasing`, then fills free slots once.
+    ///
+    /// No load starts until the whole batch is applied, so a load is never started for an id
+    /// that the same batch withdraws. An id in both lists ends up without the prefetch interest
+    /// (withdrawals apply last).
+    /// - Complexity: O((m + r) log n) for m requests and r withdrawals.
+    @discardableResult
+    public mutating func updatePrefetch(_ prefetching: [(ID, FetchPriority)], releasing: [ID]) -> [Action] {
+        var actions: [Action] = []
+        for (id, priority) in prefetching { place(id, interest: .prefetch, priority: priority) }
+        for id in releasing { withdraw(id, interest: .prefetch, into: &actions) }
+        startEligible(into: &actions)
+        return actions
+    }
+
+    /// Adds or re-prioritises an interest without starting anything; returns whether `id` is new (queued).
+    @discardableResult
+    private mutating func place(_ id: ID, interest: Interest, priority: FetchPriority) -> Bool {
         if var entry = entries[id] {
             let replaced: FetchPriority?
             switch interest {
@@ -173,7 +198,7 @@ public struct FetchScheduler<ID: Hashable & Sendable>: Sendable {
             }
             entries[id] = entry
             if case .waiting = entry.phase, entry.priority != old { requeue(id) }
-            return []
+            return false
         }
         var entry = Entry(priority: priority, sequence: nextSequence, phase: .waiting, version: 0)
         nextSequence &+= 1
@@ -184,9 +209,7 @@ public struct FetchScheduler<ID: Hashable & Sendable>: Sendable {
         entries[id] = entry
         waiting += 1
         requeue(id)
-        var actions: [Action] = []
-        startEligible(into: &actions)
-        return actions
+        return true
     }
 
     /// Withdraws an interest in `id`; a no-op when that interest is not held.
@@ -215,6 +238,7 @@ public struct FetchScheduler<ID: Hashable & Sendable>: Sendable {
     }
 
     /// Withdraws one interest; returns whether a running load lost its last one (a slot is free).
+    @discardableResult
     private mutating func withdraw(_ id: ID, interest: Interest, into actions: inout [Action]) -> Bool {
         guard var entry = entries[id] else { return false }
         let removed: FetchPriority?
