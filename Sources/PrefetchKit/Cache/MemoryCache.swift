@@ -86,15 +86,32 @@ public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     public func contains(_ key: Key) -> Bool { index[key] != nil }
 
     /// Stores `value` for `key` as most recently used, then evicts least recently used entries
-    /// until the cache is within its limits. A value costlier than ``costLimit`` is not kept.
+    /// until the cache is within its limits.
+    ///
+    /// A value costlier than ``costLimit`` on its own is refused up front: it is not stored, no
+    /// other entry is evicted for it, and an older value for `key` is removed (it is out of date).
     ///
     /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidCost`` when the cost
     ///   function returns a negative cost; the cache is left unchanged.
     /// - Complexity: O(1) amortized, plus O(e) for e evictions.
     public mutating func insert(_ value: Value, forKey key: Key) throws {
-        let cost = costOf(value)
+        try insert(value, forKey: key, cost: costOf(value))
+    }
+
+    /// Stores `value` for `key` with a cost computed by the caller, as ``insert(_:forKey:)`` does.
+    ///
+    /// The cache's own cost function is not called: an owner that keeps the cache behind a lock
+    /// computes the cost before taking it, so no caller code runs under the lock.
+    /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidCost`` when `cost` is
+    ///   negative; the cache is left unchanged.
+    /// - Complexity: O(1) amortized, plus O(e) for e evictions.
+    public mutating func insert(_ value: Value, forKey key: Key, cost: Int) throws {
         guard cost >= 0 else {
             throw PrefetchError(.invalidCost, "MemoryCache cost function returned \(cost) for key \(key); costs must be 0 or more")
+        }
+        guard cost <= costLimit else {
+            removeValue(forKey: key)
+            return
         }
         if let slot = index[key] {
             totalCost -= nodes[slot].cost

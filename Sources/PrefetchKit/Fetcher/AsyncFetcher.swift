@@ -74,6 +74,7 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     private let clock: ErasedClock
     private let retry: RetryPolicy
     private let onEvent: (@Sendable (FetchEvent<ID>) -> Void)?
+    private let cost: @Sendable (Value) -> Int
 
     /// The configuration the fetcher was created with.
     public let configuration: FetcherConfiguration
@@ -103,8 +104,10 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
         self.clock = ErasedClock(clock)
         self.retry = configuration.retry
         self.onEvent = onEvent
+        self.cost = cost
+        // Costs are computed before the lock is taken (`finish`), so the cache never calls `cost` itself.
         let cache = try MemoryCache<ID, Value>(
-            countLimit: configuration.cacheCountLimit, costLimit: configuration.cacheCostLimit, cost: cost)
+            countLimit: configuration.cacheCountLimit, costLimit: configuration.cacheCostLimit)
         self.state = Locked(State(
             scheduler: FetchScheduler(maxConcurrentLoads: configuration.maxConcurrentLoads),
             cache: cache,
@@ -237,6 +240,7 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     /// Ids already cached are skipped; ids already prefetched take the new priority.
     /// After ``shutdown()`` nothing is started and a ``FetchEvent/rejected(_:error:)`` event is emitted per id.
     public func prefetch(_ ids: some Sequence<ID>, priority: FetchPriority = .prefetch) {
+        let ids = Array(ids)  // the caller's sequence may call back into the fetcher: never under the lock
         let effects = state.withLock { s -> [Effect] in
             var effects: [Effect] = []
             var order = priority.order
@@ -310,6 +314,7 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
 
     /// Withdraws the prefetch interest in each of `ids`; loads that consumers still want go on.
     public func cancelPrefetching(_ ids: some Sequence<ID>) {
+        let ids = Array(ids)  // the caller's sequence may call back into the fetcher: never under the lock
         let effects = state.withLock { s -> [Effect] in
             Self.translate(&s, s.scheduler.release(ids, interest: .prefetch))
         }
@@ -503,13 +508,15 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
 
     private func finish(_ id: ID, _ load: FetchScheduler<ID>.LoadID, _ result: Result<Value, any Error>,
                         latency: Duration, fromStore: Bool) {
+        // The cost function is the caller's code: computed before the lock, never under it.
+        let valueCost: Int? = if case .success(let value) = result { cost(value) } else { nil }
         let effects = state.withLock { s -> [Effect] in
             s.tasks[load] = nil
             let actions = s.scheduler.finished(id, load: load)
             var effects: [Effect] = []
             var cacheError: (any Error)?
-            if case .success(let value) = result {
-                do { try s.cache.insert(value, forKey: id) } catch { cacheError = error }
+            if case .success(let value) = result, let valueCost {
+                do { try s.cache.insert(value, forKey: id, cost: valueCost) } catch { cacheError = error }
             }
             guard case .deliver(_, _, let consumers, _)? = actions.first else {
                 // The load was cancelled before its result came: keep a value, drop an error.
