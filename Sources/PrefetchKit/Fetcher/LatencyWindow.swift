@@ -14,8 +14,8 @@
 public struct LatencyWindow: Sendable, Equatable {
     /// The most samples kept; older ones are forgotten first.
     public let capacity: Int
-    private var ring: [Duration] = []
-    private var cursor = 0
+    @usableFromInline var ring: [Duration] = []
+    @usableFromInline var cursor = 0
 
     /// Creates an empty window that keeps the last `capacity` samples.
     ///
@@ -44,6 +44,7 @@ public struct LatencyWindow: Sendable, Equatable {
     ///
     /// A negative duration (a clock that went backwards) is recorded as zero.
     /// - Complexity: O(1) amortized; O(1) without allocating once the window is full.
+    @inlinable
     public mutating func record(_ latency: Duration) {
         let sample = max(latency, .zero)
         if ring.count < capacity {

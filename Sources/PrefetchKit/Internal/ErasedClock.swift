@@ -1,7 +1,8 @@
 /// A clock reduced to what the fetcher needs: elapsed time since creation, and sleeping.
+@usableFromInline
 struct ErasedClock: Sendable {
-    let now: @Sendable () -> Duration
-    let sleep: @Sendable (Duration) async throws -> Void
+    @usableFromInline let now: @Sendable () -> Duration
+    @usableFromInline let sleep: @Sendable (Duration) async throws -> Void
 
     init<C: Clock>(_ clock: C) where C.Duration == Duration {
         let origin = clock.now

@@ -149,21 +149,18 @@ final class SimulationCore {
 
     // MARK: Loads
 
-    private func apply(_ actions: [FetchScheduler<Int>.Action]) {
-        for action in actions {
-            switch action {
-            case .start(let item, let load):
-                start(item, load)
-            case .cancel(_, let load):
-                loadsCancelled += 1
-                if let index = runningLoads.removeValue(forKey: load) {
-                    timeline.loads[index].end = now
-                    timeline.loads[index].outcome = .cancelled
-                }
-            case .deliver, .abandon:
-                break
-            }
+    private func apply(_ action: FetchScheduler<Int>.RequestAction) {
+        if let started = action.start { start(started.id, started.load) }
+    }
+
+    private func apply(_ action: FetchScheduler<Int>.ReleaseAction) {
+        guard case .cancel(let cancelled, let next) = action else { return }
+        loadsCancelled += 1
+        if let index = runningLoads.removeValue(forKey: cancelled.load) {
+            timeline.loads[index].end = now
+            timeline.loads[index].outcome = .cancelled
         }
+        if let next { start(next.id, next.load) }
     }
 
     /// The total time and outcome of a load: every attempt, with back-off waits between them.
@@ -200,7 +197,7 @@ final class SimulationCore {
             pending.removeMin()
             guard let index = runningLoads.removeValue(forKey: next.load) else { continue }  // cancelled
             now = next.time
-            let actions = scheduler.finished(next.item, load: next.load)
+            let action = scheduler.finished(next.item, load: next.load)
             timeline.loads[index].outcome = next.succeeds ? .completed : .failed
             if next.succeeds {
                 loadsCompleted += 1
@@ -209,15 +206,15 @@ final class SimulationCore {
                 recordLatency(now - timeline.loads[index].start)
                 endBlank(next.item, at: now)
             }
-            if case .deliver(_, _, let consumers, _)? = actions.first {
+            if case .deliver(let consumers, let started) = action {
                 for consumer in consumers {
                     guard let slot = consumerSlots.removeValue(forKey: consumer) else { continue }
                     slot.consumer = nil
                     // The seeds' representedIdentifier check: a reused cell ignores another item's data.
                     if next.succeeds, slot.item == next.item { slot.hasData = true }
                 }
+                if let started { start(started.id, started.load) }
             }
-            apply(Array(actions.dropFirst()))
             topUpClairvoyant()
         }
         now = time
