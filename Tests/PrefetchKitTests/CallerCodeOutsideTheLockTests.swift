@@ -48,4 +48,42 @@ import PrefetchTesting
         #expect(fetcher.cachedCount == 2)
         holder.withLock { $0 = nil }
     }
+
+    @Test func completionsAndEventsThatCallTheFetcherDoNotDeadlock() async throws {
+        // Given an event handler and a completion that both call back into the fetcher
+        let holder = Locked<AsyncFetcher<Int, String>?>(nil)
+        let seen = Locked<[Int]>([])
+        let fetcher = try AsyncFetcher<Int, String>(
+            clock: ManualClock(),
+            onEvent: { event in
+                if case .loadCompleted(let id, _) = event { _ = holder.withLock { $0 }?.statistics.loadsCompleted; seen.withLock { $0.append(id) } }
+            },
+            load: { "value \($0)" })
+        holder.withLock { $0 = fetcher }
+        let inbox = Inbox<String>()
+        fetcher.fetchAsync(1) { result in
+            // The completion asks for the value it just got, and for another one.
+            _ = fetcher.fetchedData(for: 1)
+            fetcher.fetchAsync(2) { _ in inbox.handler(result) }
+        }
+        // Then the chained completion is answered, and both loads were seen by the event handler
+        #expect(try await inbox.next()?.get() == "value 1")
+        #expect(seen.withLock { $0 } == [1, 2])
+        holder.withLock { $0 = nil }
+    }
+
+    @Test func aHandleThatOutlivesItsFetcherDoesNothing() async throws {
+        let loader = ScriptedLoader<Int, String>()
+        var fetcher: AsyncFetcher<Int, String>? = try makeFetcher(loader: loader)
+        let inbox = Inbox<String>()
+        let handle = try #require(fetcher?.fetchAsync(1, completion: inbox.handler))
+        await loader.waitForCalls(1)
+        fetcher?.shutdown()
+        let answer = await inbox.next()
+        #expect(throws: CancellationError.self) { try answer?.get() }
+        fetcher = nil
+        // No fetcher left: the handle does nothing, and the completion is not called again.
+        handle.cancel()
+        #expect(inbox.count == 1)
+    }
 }

@@ -175,4 +175,43 @@ private func load(of id: Int, in scheduler: Scheduler) -> Scheduler.LoadID? {
         #expect(s.runningCount == 0 && s.waitingCount == 0)
         s._checkInvariants()
     }
+
+    @Test func manyConsumersOfOneIDComeAndGoInAnyOrder() {
+        // Given one id held by five consumers at different priorities
+        var s = Scheduler(maxConcurrentLoads: 1)
+        s.request(0, interest: .prefetch, priority: .prefetch)  // holds the slot
+        for c in 1...5 {
+            s.request(9, interest: .consumer(Consumer(rawValue: UInt64(c))), priority: FetchPriority(level: .prefetch, order: Double(10 - c)))
+        }
+        #expect(s.priority(of: 9) == FetchPriority(level: .prefetch, order: 5))
+        // When the most urgent leaves, one in the middle leaves, and an older one is re-prioritised
+        s.release(9, interest: .consumer(Consumer(rawValue: 5)))
+        s.release(9, interest: .consumer(Consumer(rawValue: 2)))
+        #expect(s.priority(of: 9) == FetchPriority(level: .prefetch, order: 6))
+        s.setPriority(9, interest: .consumer(Consumer(rawValue: 1)), priority: .visible)
+        s._checkInvariants()
+        // Then the priority follows, and the delivery goes to exactly the three left
+        #expect(s.priority(of: 9) == .visible)
+        #expect(Set(s.consumers(of: 9)) == [Consumer(rawValue: 1), Consumer(rawValue: 3), Consumer(rawValue: 4)])
+        let first = s.finished(0, load: load(of: 0, in: s)!)
+        #expect(started(first) == [9])
+        guard case .deliver(let consumers, nil) = s.finished(9, load: load(of: 9, in: s)!) else {
+            Issue.record("expected a delivery")
+            return
+        }
+        #expect(consumers.count == 3 && Set(consumers) == [Consumer(rawValue: 1), Consumer(rawValue: 3), Consumer(rawValue: 4)])
+    }
+
+    @Test func aBatchUpdateReportsOnlyTheIDsItNewlyPrefetches() {
+        var s = Scheduler(maxConcurrentLoads: 1)
+        s.request(1, interest: .consumer(Consumer(rawValue: 1)), priority: .visible)
+        s.request(2, interest: .prefetch, priority: .prefetch)
+        let update = s.updatePrefetch(
+            [(1, .prefetch), (2, FetchPriority(level: .prefetch, order: 3)), (3, .prefetch), (3, .background)], releasing: [])
+        // 1 joins a consumer's load, 3 is new; 2 and the second 3 only change priority
+        #expect(update.added == [Scheduler.Added(1, joined: true), Scheduler.Added(3, joined: false)])
+        #expect(update.start.isEmpty && update.cancel.isEmpty)
+        #expect(s.priority(of: 3) == .background)
+        s._checkInvariants()
+    }
 }

@@ -428,7 +428,8 @@ import Testing
                 }
             }
             machine._checkInvariants()
-            Self.expectMatches(machine, m, context)
+            let problems = Self.differences(machine, m)
+            #expect(problems.isEmpty, "\(context): \(problems)")
         }
         // Drain: every retired worker reports; then every consumer has heard exactly once.
         for key in m.workers.keys.sorted() {
@@ -448,30 +449,32 @@ import Testing
         #expect(m.stats.loadsCompleted > 200 && m.stats.coalescedRequests > 200 && m.cache.evictions > 100, "seed \(seed): \(m.stats)")
     }
 
-    /// Everything observable in the machine equals the model.
-    static func expectMatches(_ machine: Machine, _ m: Model, _ context: String) {
-        m.scheduling.expectMatches(machine.scheduler, idCount: ids, context)
+    /// The differences between everything observable in the machine and the model.
+    static func differences(_ machine: Machine, _ m: Model) -> [String] {
+        var problems = m.scheduling.differences(from: machine.scheduler, idCount: ids)
         let stats = machine.statistics
         var expected = m.stats
         expected.inFlight = m.scheduling.runningCount
         expected.queued = m.scheduling.waitingCount
         expected.latency = LatencySummary(samples: m.latencies.suffix(m.latencySamples))
-        #expect(stats == expected, "\(context): statistics \(stats) != \(expected)")
+        if stats != expected { problems.append("statistics \(stats), model \(expected)") }
         let kept = m.latencies.suffix(m.latencySamples).sorted()
         let p90 = kept.count >= 5 ? kept[Int((Double(kept.count) * 0.9).rounded(.up)) - 1] : nil
-        #expect(machine.latency.expected == p90, "\(context): expected latency")
-        #expect(machine.cache.keysByRecency == m.cache.keys, "\(context): cache \(machine.cache.keysByRecency) != \(m.cache.keys)")
-        #expect(machine.cache.evictions == m.cache.evictions, "\(context): evictions")
-        for (key, value) in m.cache.entries.map({ ($0.id, $0.value) }) {
-            #expect(machine.cache.peek(forKey: key) == value, "\(context): cached value of \(key)")
+        if machine.latency.expected != p90 { problems.append("expected latency \(String(describing: machine.latency.expected)), model \(String(describing: p90))") }
+        if machine.cache.keysByRecency != m.cache.keys { problems.append("cache \(machine.cache.keysByRecency), model \(m.cache.keys)") }
+        if machine.cache.evictions != m.cache.evictions { problems.append("evictions \(machine.cache.evictions), model \(m.cache.evictions)") }
+        for entry in m.cache.entries where machine.cache.peek(forKey: entry.id) != entry.value {
+            problems.append("cached value of \(entry.id)")
         }
-        #expect(Set(machine.consumers.keys) == Set(m.consumers.keys), "\(context): consumers")
-        #expect(machine.reservations == m.reservations.mapValues(\.cancelled), "\(context): reservations")
-        #expect(machine.workers.count == m.workers.count, "\(context): workers \(machine.workers.count) != \(m.workers.count)")
+        if Set(machine.consumers.keys) != Set(m.consumers.keys) { problems.append("consumers") }
+        if machine.reservations != m.reservations.mapValues(\.cancelled) { problems.append("reservations \(machine.reservations)") }
+        if machine.workers.count != m.workers.count { problems.append("workers \(machine.workers.count), model \(m.workers.count)") }
         for (key, worker) in m.workers {
             let record = machine.workers[Machine.WorkerID(rawValue: key)]
-            #expect(record?.load == worker.load && record?.runner == worker.runner && record?.cancelPending == worker.cancelPending,
-                    "\(context): worker W\(key)")
+            if record?.load != worker.load || record?.runner != worker.runner || record?.cancelPending != worker.cancelPending {
+                problems.append("worker W\(key)")
+            }
         }
+        return problems
     }
 }

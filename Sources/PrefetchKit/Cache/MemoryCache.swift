@@ -224,7 +224,7 @@ public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// Checks that the list, the index and the totals agree; traps with a message otherwise.
-    public func _checkInvariants() {
+    func _checkInvariants() {
         var seen = 0, cost = 0, slot = head, prev = -1
         while slot >= 0 {
             precondition(nodes[slot].prev == prev, "broken back link at slot \(slot)")

@@ -188,7 +188,9 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
                 switch action {
                 case .cancelled: continuation.resume(throwing: CancellationError())
                 case .refused(let error): continuation.resume(throwing: error)
-                case .hit(let value): continuation.resume(returning: value)
+                case .hit(let value):
+                    continuation.resume(returning: value)
+                    onEvent?(.cacheHit(id))
                 case .requested(let joined, let spawn):
                     onEvent?(.requested(id, coalesced: joined))
                     if let spawn { start(spawn) }

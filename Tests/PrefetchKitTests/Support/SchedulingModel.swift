@@ -137,18 +137,25 @@ struct SchedulingModel {
 }
 
 extension SchedulingModel {
-    /// Checks that `scheduler`'s whole observable state equals the model's, for ids `0..<idCount`.
-    func expectMatches(_ scheduler: FetchScheduler<Int>, idCount: Int, _ context: String) {
-        #expect(scheduler.runningCount == runningCount && scheduler.waitingCount == waitingCount, "\(context): counts")
-        #expect(waitingCount == 0 || runningCount == cap, "\(context): a slot is idle while ids wait")
-        for id in 0..<idCount {
-            #expect(scheduler.contains(id) == isHeld(id), "\(context): holds \(id)")
-            guard isHeld(id) else { continue }
-            #expect(scheduler.priority(of: id) == priority(of: id), "\(context): priority of \(id)")
-            #expect(scheduler.isPrefetched(id) == isPrefetched(id), "\(context): prefetch of \(id)")
-            #expect(Set(scheduler.consumers(of: id)) == consumers(of: id), "\(context): consumers of \(id)")
-            let phase: FetchScheduler<Int>.Phase = load(of: id).map { .running($0) } ?? .waiting
-            #expect(scheduler.phase(of: id) == phase, "\(context): phase of \(id)")
+    /// The differences between `scheduler`'s observable state and the model's, for ids
+    /// `0..<idCount` (compared plainly, so a step costs no more than it must).
+    func differences(from scheduler: FetchScheduler<Int>, idCount: Int) -> [String] {
+        var problems: [String] = []
+        if scheduler.runningCount != runningCount || scheduler.waitingCount != waitingCount {
+            problems.append("running/waiting \(scheduler.runningCount)/\(scheduler.waitingCount), model \(runningCount)/\(waitingCount)")
         }
+        if waitingCount > 0 && runningCount < cap { problems.append("a slot is idle while \(waitingCount) ids wait") }
+        for id in 0..<idCount {
+            guard isHeld(id) else {
+                if scheduler.contains(id) { problems.append("\(id) is held, the model has no interest in it") }
+                continue
+            }
+            let phase: FetchScheduler<Int>.Phase = load(of: id).map { .running($0) } ?? .waiting
+            if scheduler.priority(of: id) != priority(of: id) { problems.append("priority of \(id): \(String(describing: scheduler.priority(of: id))), model \(String(describing: priority(of: id)))") }
+            if scheduler.isPrefetched(id) != isPrefetched(id) { problems.append("prefetch interest of \(id)") }
+            if Set(scheduler.consumers(of: id)) != consumers(of: id) { problems.append("consumers of \(id)") }
+            if scheduler.phase(of: id) != phase { problems.append("phase of \(id): \(String(describing: scheduler.phase(of: id))), model \(phase)") }
+        }
+        return problems
     }
 }
