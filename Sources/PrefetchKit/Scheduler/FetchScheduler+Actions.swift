@@ -33,7 +33,7 @@ extension FetchScheduler {
         }
     }
 
-    /// What ``FetchScheduler/release(_:interest:)`` asks for.
+    /// What ``FetchScheduler/release(_:interest:)->FetchScheduler<ID>.ReleaseAction`` asks for.
     public enum ReleaseAction: Hashable, Sendable {
         /// Nothing: the interest was not held, other interests still hold the load, or the
         /// load was only queued and is dropped.
@@ -43,7 +43,7 @@ extension FetchScheduler {
         case cancel(RunningLoad, next: RunningLoad?)
     }
 
-    /// What a batch release (``FetchScheduler/release(_:interest:)-(Sequence<ID>,_)``) asks for.
+    /// What a batch release (``FetchScheduler/release(_:interest:)->FetchScheduler<ID>.BatchAction``) asks for.
     public struct BatchAction: Hashable, Sendable {
         /// Running loads that lost their last interest: cancel them (their slots are free).
         public var cancel: [RunningLoad] = []
