@@ -222,7 +222,7 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     /// batch is applied under one lock acquisition, and free slots are filled only after it, so no
     /// load starts for an id the same call withdraws. An id in both lists ends up withdrawn.
     ///
-    /// Ids already in the memory cache are skipped. Only a new prefetch interest counts in
+    /// Ids already in the memory cache are skipped (and marked recently used). Only a new prefetch interest counts in
     /// ``FetchStatistics/requests`` and emits ``FetchEvent/requested(_:coalesced:)``: a controller
     /// may send its whole window every frame without inflating the counters. After ``shutdown()``
     /// nothing starts and each requested id gets a ``FetchEvent/rejected(_:error:)`` event.
