@@ -32,12 +32,7 @@ import PrefetchTesting
     }
 
     @Test func everyCallAfterShutdownIsRefused() async throws {
-        let rejected = Locked<[Int]>([])
-        let fetcher = try AsyncFetcher<Int, String>(
-            clock: ManualClock(),
-            onEvent: { if case .rejected(let id, let error) = $0, error.code == .shutdown { rejected.withLock { $0.append(id) } } },
-            load: { "\($0)" })
-        fetcher.shutdown()
+        let (fetcher, rejected) = try makeShutDownFetcher()
         fetcher.prefetch([1, 2])
         fetcher.fetchAsync(3)
         fetcher.cancelPrefetching([1])   // nothing to withdraw: no event, no crash

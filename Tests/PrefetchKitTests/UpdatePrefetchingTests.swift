@@ -63,12 +63,7 @@ private func prefetchPriority(_ order: Double) -> FetchPriority { FetchPriority(
     }
 
     @Test func afterShutdownEveryRequestedIDIsRejected() throws {
-        let rejected = Locked<[Int]>([])
-        let fetcher = try AsyncFetcher<Int, String>(
-            clock: ManualClock(),
-            onEvent: { if case .rejected(let id, let error) = $0, error.code == .shutdown { rejected.withLock { $0.append(id) } } },
-            load: { "\($0)" })
-        fetcher.shutdown()
+        let (fetcher, rejected) = try makeShutDownFetcher()
         fetcher.updatePrefetching([(1, .prefetch), (2, .prefetch)], cancelling: [3])
         #expect(rejected.withLock { $0 } == [1, 2])
         #expect(fetcher.statistics.loadsStarted == 0)

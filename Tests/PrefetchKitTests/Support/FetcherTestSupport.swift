@@ -37,3 +37,14 @@ func makeFetcher(
     configuration.retry = retry
     return try AsyncFetcher(configuration: configuration, clock: clock, store: store, loader: loader)
 }
+
+/// A fetcher that is shut down already, and the ids of the `rejected` (shutdown) events it emits.
+func makeShutDownFetcher() throws -> (AsyncFetcher<Int, String>, rejected: Locked<[Int]>) {
+    let rejected = Locked<[Int]>([])
+    let fetcher = try AsyncFetcher<Int, String>(
+        clock: ManualClock(),
+        onEvent: { if case .rejected(let id, let error) = $0, error.code == .shutdown { rejected.withLock { $0.append(id) } } },
+        load: { "\($0)" })
+    fetcher.shutdown()
+    return (fetcher, rejected)
+}
