@@ -54,8 +54,7 @@ let package = Package(
         .target(
             name: "PrefetchSimulation",
             dependencies: [
-                "PrefetchKit", "PrefetchCollectionView",
-                .product(name: "HeapModule", package: "swift-collections"),
+                "PrefetchKit", "PrefetchCollectionView", "PrefetchTesting",
             ],
             swiftSettings: strict
         ),
@@ -101,13 +100,13 @@ let package = Package(
             dependencies: [
                 "PrefetchDemoKit", "prefetch-demo", "PrefetchKit", "PrefetchCollectionView",
                 // Built first so `prefetch-demo --serve` finds it next to itself.
-                "prefetch-server",
+                "prefetch-server", "IOTestSupport",
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "PrefetchSimulationTests",
-            dependencies: ["PrefetchSimulation", "PrefetchKit", "prefetch-bench"],
+            dependencies: ["PrefetchSimulation", "PrefetchKit", "PrefetchCollectionView", "PrefetchTesting", "prefetch-bench"],
             swiftSettings: strict
         ),
 
@@ -154,6 +153,7 @@ let package = Package(
         ),
         .target(
             name: "IOTestSupport",
+            dependencies: ["PrefetchKit"],
             path: "Tests/Support/IOTestSupport",
             swiftSettings: strict
         ),
@@ -163,9 +163,26 @@ let package = Package(
             path: "Tests/Support/disk-cache-crasher",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "soak-client",
+            dependencies: [
+                "PrefetchCollectionView", "PrefetchDiskCache", "PrefetchFeed", "PrefetchHTTP", "PrefetchKit", "IOTestSupport",
+                "PrefetchDemoKit",
+            ],
+            path: "Tests/Support/soak-client",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PrefetchSoakTests",
+            dependencies: ["IOTestSupport", "soak-client", "prefetch-server"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "PrefetchHTTPTests",
-            dependencies: ["PrefetchHTTP", "PrefetchServer", "PrefetchKit", "PrefetchTesting", "IOTestSupport"],
+            dependencies: [
+                "PrefetchHTTP", "PrefetchServer", "PrefetchKit", "PrefetchTesting", "IOTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -173,6 +190,7 @@ let package = Package(
             dependencies: [
                 "PrefetchDiskCache", "PrefetchKit", "PrefetchTesting", "IOTestSupport", "disk-cache-crasher",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict
         ),

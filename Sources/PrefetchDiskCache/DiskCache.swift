@@ -24,8 +24,12 @@ import PrefetchKit
 ///   ``DiskCacheConfiguration/now``.
 /// - Crash safety: every write is one SQLite transaction, so a crash or `SIGKILL` in the middle of a
 ///   write leaves the previous state, never a partial entry.
-/// - Corruption: a file SQLite cannot open or that fails `PRAGMA quick_check` is renamed to
-///   `<file>.corrupt-<timestamp>` and a new, empty cache is created, with a log line.
+/// - Corruption: a file SQLite reports as not a database or corrupt (`SQLITE_NOTADB`,
+///   `SQLITE_CORRUPT`), or that fails `PRAGMA quick_check`, is renamed to
+///   `<file>.corrupt-<timestamp>` and a new, empty cache is created, with a log line. Any other
+///   failure to open (permissions, a read-only file, no file descriptors left, an I/O error, a
+///   newer schema) throws ``DiskCacheError/Code/openFailed`` and leaves the file as it is.
+/// - Access times: a read that found its value returns it even when saving access times fails.
 ///
 /// One process should open a given file through one `DiskCache` at a time.
 public final class DiskCache<Key: DiskCacheKey>: DataStore, Sendable {
@@ -52,8 +56,8 @@ public final class DiskCache<Key: DiskCacheKey>: DataStore, Sendable {
 
     /// Opens (or creates) the cache at ``DiskCacheConfiguration/fileURL``.
     ///
-    /// A corrupt or unreadable file is moved aside and replaced by an empty cache (see
-    /// ``movedAsideFileURL``); only a failure to create a fresh database throws.
+    /// A corrupt file is moved aside and replaced by an empty cache (see ``movedAsideFileURL``).
+    /// Any other failure throws and leaves the file where it is, with its entries.
     /// - Throws: ``DiskCacheError`` with code ``DiskCacheError/Code/invalidConfiguration`` or
     ///   ``DiskCacheError/Code/openFailed``.
     public init(configuration: DiskCacheConfiguration) throws {
@@ -95,7 +99,16 @@ public final class DiskCache<Key: DiskCacheKey>: DataStore, Sendable {
             s.pendingTouches[keyData] = Touch(tick: s.tick, accessedAt: now)
             return s.pendingTouches.count >= configuration.pendingAccessLimit
         }
-        if flushNeeded { try await flush() }
+        if flushNeeded {
+            // The value was read: a failure to save access times must not turn the hit into a miss.
+            // The times stay pending and go with the next write.
+            do {
+                try await flush()
+            } catch {
+                configuration.logger.warning("DiskCache could not save access times; they stay pending",
+                    metadata: ["path": "\(configuration.fileURL.path)", "error": "\(error)"])
+            }
+        }
         return found.value
     }
 
@@ -142,6 +155,7 @@ public final class DiskCache<Key: DiskCacheKey>: DataStore, Sendable {
                 try Self.evict(in: db, now: now, limit: limit)
             }
         } catch {
+            restore(touches)
             throw wrap(error, "store \(value.count) bytes for key \(key)")
         }
     }
@@ -174,6 +188,8 @@ public final class DiskCache<Key: DiskCacheKey>: DataStore, Sendable {
     // MARK: Maintenance
 
     /// Saves pending access times and evicts expired entries (and any excess over the size limit).
+    ///
+    /// When the write fails, the access times stay pending for the next write.
     public func flush() async throws {
         let (touches, _) = try takeTouchesAndTick()
         let now = configuration.now().timeIntervalSince1970
@@ -184,6 +200,7 @@ public final class DiskCache<Key: DiskCacheKey>: DataStore, Sendable {
                 try Self.evict(in: db, now: now, limit: limit)
             }
         } catch {
+            restore(touches)
             throw wrap(error, "save access times")
         }
     }
@@ -245,6 +262,14 @@ public final class DiskCache<Key: DiskCacheKey>: DataStore, Sendable {
             throw DiskCacheError(.closed, "DiskCache at \(configuration.fileURL.path) is closed")
         }
         return result
+    }
+
+    /// Puts back access times a failed write took, unless a later read recorded a newer one.
+    private func restore(_ touches: [Data: Touch]) {
+        guard !touches.isEmpty else { return }
+        state.withLock { s in
+            s.pendingTouches.merge(touches) { newer, older in newer.tick >= older.tick ? newer : older }
+        }
     }
 
     private func wrap(_ error: any Error, _ action: String) -> any Error {

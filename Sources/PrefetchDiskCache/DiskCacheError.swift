@@ -14,7 +14,8 @@ public struct DiskCacheError: Error, Sendable, CustomStringConvertible {
         public static let invalidConfiguration = Code(value: .invalidConfiguration)
         /// A value is larger than the whole cache may hold, so it was not stored.
         public static let entryTooLarge = Code(value: .entryTooLarge)
-        /// The database could not be opened or created, even after moving a corrupt file aside.
+        /// The database could not be opened or created. The file is left as it is, unless it was
+        /// corrupt and moving it aside did not help either.
         public static let openFailed = Code(value: .openFailed)
         /// A read or write failed in SQLite.
         public static let database = Code(value: .database)

@@ -22,16 +22,17 @@ public struct HTTPFeedPageLoader: FeedPageLoader {
     }
 
     /// Loads and decodes one page.
-    /// - Throws: `HTTPLoaderError` (a body that does not decode is `HTTPLoaderError.Code.invalidResponse`).
+    /// - Throws: `HTTPLoaderError` (a body that does not decode, or breaks a rule of
+    ///   ``FeedPage/decode(_:offset:limit:)``, is `HTTPLoaderError.Code.invalidResponse`).
     public func loadPage(offset: Int, limit: Int) async throws -> FeedPage {
         var components = URLComponents(url: baseURL.appendingPathComponent("items"), resolvingAgainstBaseURL: false)!
         components.queryItems = [URLQueryItem(name: "offset", value: "\(offset)"), URLQueryItem(name: "limit", value: "\(limit)")]
         let url = components.url!
         let data = try await loader.data(from: url)
         do {
-            return try JSONDecoder().decode(FeedPage.self, from: data)
+            return try FeedPage.decode(data, offset: offset, limit: limit)
         } catch {
-            throw HTTPLoaderError(.invalidResponse, "GET \(url.absoluteString) returned a body that is not a feed page", url: url, cause: error)
+            throw HTTPLoaderError(.invalidResponse, "GET \(url.absoluteString) returned a body that is not a valid feed page", url: url, cause: error)
         }
     }
 }

@@ -34,7 +34,8 @@ public enum FeedPhase: Sendable {
 /// and the page is not requested again until ``retryFailedPages()``.
 public actor PagedFeed {
     private enum PageState {
-        case loading(Task<Void, Never>)
+        /// A load in flight; only a result carrying this load's number is accepted for the page.
+        case loading(UInt64, Task<Void, Never>)
         case loaded([FeedItem])
         case failed(any Error)
     }
@@ -48,6 +49,7 @@ public actor PagedFeed {
     private var lastError: (page: Int, error: any Error)?
     private var random: UInt64 = 0x9E37_79B9_7F4A_7C15
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    private var loadsStarted: UInt64 = 0
     /// The configuration the feed was created with.
     public let configuration: FeedConfiguration
     /// How many items the whole feed has, known after the first page arrives.
@@ -157,7 +159,7 @@ public actor PagedFeed {
 
     /// Cancels every load in flight and forgets every page.
     public func reset() {
-        for state in pages.values { if case .loading(let task) = state { task.cancel() } }
+        for state in pages.values { if case .loading(_, let task) = state { task.cancel() } }
         pages.removeAll()
         queue.removeAll()
         lastError = nil
@@ -180,7 +182,9 @@ public actor PagedFeed {
         lower = min(lower, upper)
         guard lower < upper else { return [] }
         let first = lower / size, last = (upper - 1) / size
-        return (first...last).sorted { distance($0) < distance($1) }
+        // Never want more pages than may be kept: the nearest ones win, so a wide window settles
+        // instead of dropping and reloading its own far pages.
+        return Array((first...last).sorted { (distance($0), $0) < (distance($1), $1) }.prefix(configuration.maxLoadedPages))
     }
 
     /// How far a page is from the visible range, in pages (0 when they overlap).
@@ -197,13 +201,15 @@ public actor PagedFeed {
         while inFlight < configuration.maxConcurrentLoads, !queue.isEmpty {
             let page = queue.removeFirst()
             guard pages[page] == nil else { continue }
-            let task = Task { await self.run(page) }
-            pages[page] = .loading(task)
+            loadsStarted += 1
+            let load = loadsStarted
+            let task = Task { await self.run(page, load: load) }
+            pages[page] = .loading(load, task)
             inFlight += 1
         }
     }
 
-    private func run(_ page: Int) async {
+    private func run(_ page: Int, load: UInt64) async {
         let size = configuration.pageSize
         let retry = configuration.retry
         var attempt = 0
@@ -212,18 +218,19 @@ public actor PagedFeed {
             requestCount += 1
             do {
                 let result = try await loader.loadPage(offset: page * size, limit: size)
-                return finish(page, .success(result))
+                return finish(page, load: load, .success(result))
             } catch {
-                if Task.isCancelled || error is CancellationError { return finish(page, .failure(CancellationError())) }
-                guard attempt < retry.maxAttempts, retry.shouldRetry(error) else { return finish(page, .failure(error)) }
+                if Task.isCancelled || error is CancellationError { return finish(page, load: load, .failure(CancellationError())) }
+                guard attempt < retry.maxAttempts, retry.shouldRetry(error) else { return finish(page, load: load, .failure(error)) }
                 let delay = retry.delay(afterAttempt: attempt, random: nextRandom())
-                do { try await Self.sleep(clock, delay) } catch { return finish(page, .failure(CancellationError())) }
+                do { try await Self.sleep(clock, delay) } catch { return finish(page, load: load, .failure(CancellationError())) }
             }
         }
     }
 
-    private func finish(_ page: Int, _ result: Result<FeedPage, any Error>) {
-        guard case .loading? = pages[page] else { return }   // reset() forgot it meanwhile
+    private func finish(_ page: Int, load: UInt64, _ result: Result<FeedPage, any Error>) {
+        // Only this load's own result counts: reset() or a drop may have replaced it meanwhile.
+        guard case .loading(let current, _)? = pages[page], current == load else { return }
         switch result {
         case .success(let loaded):
             totalCount = loaded.total
@@ -241,10 +248,14 @@ public actor PagedFeed {
         resumeIdleWaitersIfSettled()
     }
 
+    /// Drops loaded pages outside the wanted window, farthest first, while more than
+    /// ``FeedConfiguration/maxLoadedPages`` are held. A wanted page is never dropped (the window
+    /// itself is capped at that many pages), so a drop can never cause a reload of the same page.
     private func evictFarPages() {
         let loaded = loadedPages
         guard loaded.count > configuration.maxLoadedPages else { return }
-        let farthestFirst = loaded.sorted { distance($0) > distance($1) }
+        let wanted = Set(wantedPages(for: lastVisible))
+        let farthestFirst = loaded.filter { !wanted.contains($0) }.sorted { (distance($0), $0) > (distance($1), $1) }
         for page in farthestFirst.prefix(loaded.count - configuration.maxLoadedPages) {
             pages[page] = nil
             onChange?(page)

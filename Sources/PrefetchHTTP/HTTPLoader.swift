@@ -60,8 +60,8 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
         // Backstops only: the loader's own timers enforce both timeouts.
         sessionConfiguration.timeoutIntervalForRequest = Self.seconds(configuration.totalTimeout) + 1
         sessionConfiguration.timeoutIntervalForResource = Self.seconds(configuration.totalTimeout) + 1
-        sessionConfiguration.httpAdditionalHeaders = configuration.headers
-        let delegate = SessionDelegate()
+        // Headers go on each request, not on the session, so a redirect to another origin can drop them.
+        let delegate = SessionDelegate(headers: configuration.headers)
         self.delegate = delegate
         self.session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
     }
@@ -87,6 +87,7 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
         try Task.checkCancellation()
         var request = URLRequest(url: url)
         request.httpMethod = "GET"
+        for (field, value) in configuration.headers { request.setValue(value, forHTTPHeaderField: field) }
         let exchange = Exchange(url: url, maxResponseSize: configuration.maxResponseSize)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in

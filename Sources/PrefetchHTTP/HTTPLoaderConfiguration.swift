@@ -27,6 +27,11 @@ public struct HTTPLoaderConfiguration: Sendable {
     /// The most connections open to one host at once (default 6). At least 1.
     public var maxConnectionsPerHost: Int = 6
     /// Header fields added to every request, such as `Accept` or `Authorization`.
+    ///
+    /// They are sent to the origin (scheme, host and port) of the URL asked for, and kept across a
+    /// redirect within that origin. A redirect to another origin carries none of them, nor any
+    /// `Authorization`, `Cookie` or `Proxy-Authorization`; a redirect from `https` to `http` is
+    /// refused with ``HTTPLoaderError/Code/insecureRedirect``.
     public var headers: [String: String] = [:]
 
     /// Creates a configuration with the defaults.

@@ -17,6 +17,7 @@ public struct HTTPLoaderError: RetryableError, Sendable, CustomStringConvertible
         fileprivate enum Value: Hashable, Sendable {
             case invalidConfiguration, invalidURL, unsupportedScheme, clientError, serverError
             case connectTimeout, totalTimeout, connectionFailed, responseTooLarge, invalidResponse, invalidated
+            case insecureRedirect
         }
         fileprivate let value: Value
 
@@ -43,6 +44,8 @@ public struct HTTPLoaderError: RetryableError, Sendable, CustomStringConvertible
 
         /// The loader was invalidated and takes no more requests. Not retryable.
         public static let invalidated = Code(value: .invalidated)
+        /// An `https` request was redirected to plain `http`; the redirect was refused. Not retryable.
+        public static let insecureRedirect = Code(value: .insecureRedirect)
 
         /// The code's name.
         public var description: String { "\(value)" }
@@ -72,7 +75,8 @@ public struct HTTPLoaderError: RetryableError, Sendable, CustomStringConvertible
     public var isRetryable: Bool {
         switch code.value {
         case .serverError, .connectTimeout, .totalTimeout, .connectionFailed, .invalidResponse: true
-        case .invalidConfiguration, .invalidURL, .unsupportedScheme, .clientError, .responseTooLarge, .invalidated: false
+        case .invalidConfiguration, .invalidURL, .unsupportedScheme, .clientError, .responseTooLarge, .invalidated,
+             .insecureRedirect: false
         }
     }
 

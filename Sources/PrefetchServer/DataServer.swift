@@ -30,14 +30,18 @@ public final class DataServer: Sendable {
     public let events: ServerEventLog
     /// The port the server is bound to (the ephemeral one when asked for port 0).
     public let port: Int
+    /// The per-resource attempt counters behind the injected faults.
+    let faultPlanner: FaultPlanner
     private let task: Task<Void, any Error>
 
     /// `http://HOST:PORT`.
     public var baseURL: URL { URL(string: "http://\(configuration.host):\(port)")! }
 
-    private init(configuration: ServerConfiguration, events: ServerEventLog, port: Int, task: Task<Void, any Error>) {
+    private init(configuration: ServerConfiguration, events: ServerEventLog, faultPlanner: FaultPlanner, port: Int,
+                 task: Task<Void, any Error>) {
         self.configuration = configuration
         self.events = events
+        self.faultPlanner = faultPlanner
         self.port = port
         self.task = task
     }
@@ -52,8 +56,9 @@ public final class DataServer: Sendable {
     ) async throws -> DataServer {
         try configuration.validate()
         let events = ServerEventLog()
+        let planner = FaultPlanner(configuration: configuration)
         let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = makeApplication(configuration, events: events, logger: logger, clock: clock) { port in
+        let app = makeApplication(configuration, events: events, planner: planner, logger: logger, clock: clock) { port in
             continuation.yield(port)
             continuation.finish()
         }
@@ -66,7 +71,7 @@ public final class DataServer: Sendable {
             try await task.value
             throw ServerConfigurationError("the server at \(configuration.host):\(configuration.port) stopped before it listened")
         }
-        return DataServer(configuration: configuration, events: events, port: port, task: task)
+        return DataServer(configuration: configuration, events: events, faultPlanner: planner, port: port, task: task)
     }
 
     /// Runs a server until SIGINT or SIGTERM, calling `onListening` with the bound port once it listens.
@@ -76,8 +81,9 @@ public final class DataServer: Sendable {
         onListening: @escaping @Sendable (Int) -> Void
     ) async throws {
         try configuration.validate()
-        let app = makeApplication(configuration, events: ServerEventLog(), logger: logger, clock: ContinuousClock(),
-                                  onListening: onListening)
+        // Nothing reads the events of a standalone server: keep a small log.
+        let app = makeApplication(configuration, events: ServerEventLog(capacity: 64), planner: FaultPlanner(configuration: configuration),
+                                  logger: logger, clock: ContinuousClock(), onListening: onListening)
         try await app.runService()
     }
 
@@ -107,11 +113,12 @@ public final class DataServer: Sendable {
     private static func makeApplication(
         _ configuration: ServerConfiguration,
         events: ServerEventLog,
+        planner: FaultPlanner,
         logger: Logger,
         clock: any Clock<Duration>,
         onListening: @escaping @Sendable (Int) -> Void
     ) -> some ApplicationProtocol {
-        let routes = Routes(configuration: configuration, events: events, logger: logger, clock: clock)
+        let routes = Routes(configuration: configuration, events: events, planner: planner, logger: logger, clock: clock)
         let router = Router(context: ServerContext.self)
         router.add(middleware: LogRequestsMiddleware(.info))
         routes.register(on: router)

@@ -76,6 +76,17 @@ public struct ServerConfiguration: Sendable {
     /// Creates a configuration with the defaults.
     public init() {}
 
+    /// Whether `host` is a loopback address: `localhost`, `127.0.0.0/8` or `::1`.
+    ///
+    /// `prefetch-server` warns when it binds anything else: the server has no authentication.
+    public static func isLoopback(host: String) -> Bool {
+        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }) else { return false }
+        return parts[0] == "127"
+    }
+
     /// Throws ``ServerConfigurationError`` naming the first value out of range and the accepted range.
     public func validate() throws {
         func check<T: Comparable>(_ name: String, _ value: T, _ range: ClosedRange<T>) throws {

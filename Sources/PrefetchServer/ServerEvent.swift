@@ -34,7 +34,10 @@ public enum ServerEvent: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// The server's record of events, with a way to wait, without polling, until one happens.
+/// The server's record of its latest events, with a way to wait, without polling, until one happens.
+///
+/// It keeps the latest ``capacity`` events and counts every request, so a server that runs for
+/// hours holds a bounded log.
 public final class ServerEventLog: Sendable {
     private struct Waiter: Sendable {
         var predicate: @Sendable ([ServerEvent]) -> Bool
@@ -46,29 +49,44 @@ public final class ServerEventLog: Sendable {
         var waiters: [Waiter] = []
         var inFlight = 0
         var peakInFlight = 0
+        var requestCount = 0
     }
 
     private let state = NIOLockedValueBox(State())
+    /// The most events kept; older ones are forgotten, so a long-running server stays bounded.
+    public let capacity: Int
 
-    /// Creates an empty log.
-    public init() {}
+    /// The default ``capacity``.
+    public static let defaultCapacity = 1_024
 
-    /// Every event so far, oldest first.
+    /// Creates an empty log that keeps the latest `capacity` events (at least 1).
+    public init(capacity: Int = ServerEventLog.defaultCapacity) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// The latest events (at most ``capacity``), oldest first.
     public var events: [ServerEvent] { state.withLockedValue { $0.events } }
 
     /// The most requests that were in progress at once.
     public var peakInFlight: Int { state.withLockedValue { $0.peakInFlight } }
 
-    /// The number of requests received.
-    public var requestCount: Int {
-        state.withLockedValue { $0.events.reduce(0) { if case .request = $1 { $0 + 1 } else { $0 } } }
-    }
+    /// The number of requests received, forgotten events included.
+    public var requestCount: Int { state.withLockedValue { $0.requestCount } }
 
-    /// Appends an event and wakes the waiters it satisfies.
+    /// Appends an event, forgetting the oldest beyond ``capacity``, and wakes the waiters it satisfies.
+    ///
+    /// Waiters see every event: each is checked against the log right after each event is added.
     public func record(_ event: ServerEvent) {
+        let capacity = capacity
         let ready = state.withLockedValue { s -> [CheckedContinuation<Void, Never>] in
+            if case .request = event { s.requestCount += 1 }
             s.events.append(event)
-            return Self.takeSatisfied(&s)
+            let ready = Self.takeSatisfied(&s)
+            if s.events.count > capacity {
+                // Forget in chunks of an eighth, so trimming costs O(1) per event on average.
+                s.events.removeFirst(min(s.events.count, s.events.count - capacity + capacity / 8))
+            }
+            return ready
         }
         for continuation in ready { continuation.resume() }
     }

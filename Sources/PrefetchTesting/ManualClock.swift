@@ -109,6 +109,12 @@ public final class ManualClock: Clock, Sendable {
         for continuation in due { continuation.resume() }
     }
 
+    /// The earliest deadline of a sleeping task, or `nil` when none sleeps.
+    ///
+    /// A driver that also finishes other events at virtual times (a simulated network's loads)
+    /// reads it to take the clock's and its own events in time order.
+    public var nextDeadline: Instant? { state.withLock { $0.sleepers.values.map(\.deadline).min() } }
+
     /// Moves time forward to the earliest sleeper's deadline and wakes it; returns `false` if none sleeps.
     @discardableResult
     public func advanceToNextDeadline() -> Bool {

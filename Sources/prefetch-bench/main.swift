@@ -4,20 +4,20 @@ import PrefetchSimulation
 
 /// Runs the scenario suite for every policy and prints, writes and draws the results.
 @main
-struct PrefetchBench: ParsableCommand {
+struct PrefetchBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prefetch-bench",
         abstract: "Score prefetch policies against a clairvoyant reference on simulated scrolling.",
         discussion: """
-            Runs each scenario of the standard suite (or a trace file) through the real collection view and \
-            fetch scheduler on virtual time, once per policy, and prints one row per scenario and policy. \
-            The same seed gives the same numbers.
+            Runs each scenario of the standard suite (or a trace file) through the real collection view, \
+            data source and AsyncFetcher on virtual time, once per policy, and prints one row per scenario and \
+            policy. The same seed gives the same numbers.
             """)
 
     @Option(name: .long, help: "Run only these scenarios (repeatable). Known: \(StandardSuite.all.map(\.name).joined(separator: ", ")).")
     var scenario: [String] = []
 
-    @Option(name: .long, help: "Run only these policies (repeatable): none, uikitLike, textureLike, adaptive, clairvoyant.")
+    @Option(name: .long, help: "Run only these policies (repeatable): \(SimulationPolicy.standard.map(\.name).joined(separator: ", ")).")
     var policy: [String] = []
 
     @Option(name: .long, help: "Seed for every random draw.")
@@ -72,7 +72,8 @@ struct PrefetchBench: ParsableCommand {
         if trace != nil, !scenario.isEmpty { throw ValidationError("--trace and --scenario cannot be combined") }
     }
 
-    mutating func run() throws {
+    @MainActor
+    mutating func run() async throws {
         var configuration = SimulationConfiguration()
         configuration.seed = seed
         configuration.maxConcurrentLoads = cap
@@ -92,24 +93,20 @@ struct PrefetchBench: ParsableCommand {
         let policies = policy.isEmpty ? SimulationPolicy.standard : try policy.map(SimulationPolicy.named)
         let wantsTimeline = report != nil
         let total = scenarios.count * policies.count
-        let quiet = self.quiet
-        let runs: [HTMLReport.Run] = try MainActor.assumeIsolated {
-            var runs: [HTMLReport.Run] = []
-            for scenario in scenarios {
-                for policy in policies {
-                    if !quiet {
-                        FileHandle.standardError.write(Data("\r[\(runs.count + 1)/\(total)] \(scenario.name) · \(policy.name)\u{1B}[K".utf8))
-                    }
-                    if wantsTimeline {
-                        let (result, timeline) = try Simulator.runWithTimeline(scenario, policy: policy, configuration: configuration)
-                        runs.append(HTMLReport.Run(result: result, timeline: timeline))
-                    } else {
-                        let result = try Simulator.run(scenario, policy: policy, configuration: configuration)
-                        runs.append(HTMLReport.Run(result: result, timeline: SimulationTimeline()))
-                    }
+        var runs: [HTMLReport.Run] = []
+        for scenario in scenarios {
+            for policy in policies {
+                if !quiet {
+                    FileHandle.standardError.write(Data("\r[\(runs.count + 1)/\(total)] \(scenario.name) · \(policy.name)\u{1B}[K".utf8))
+                }
+                if wantsTimeline {
+                    let (result, timeline) = try await Simulator.runWithTimeline(scenario, policy: policy, configuration: configuration)
+                    runs.append(HTMLReport.Run(result: result, timeline: timeline))
+                } else {
+                    let result = try await Simulator.run(scenario, policy: policy, configuration: configuration)
+                    runs.append(HTMLReport.Run(result: result, timeline: SimulationTimeline()))
                 }
             }
-            return runs
         }
         if !quiet { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         let results = runs.map(\.result)

@@ -69,7 +69,6 @@ struct AsyncFetcherIntegrationTests {
         collectionView.register(Cell.self, forCellWithReuseIdentifier: Cell.reuseIdentifier)
         collectionView.dataSource = dataSource
         collectionView.prefetchDataSource = dataSource
-        collectionView.concurrencyLimit = fetcher.configuration.maxConcurrentLoads
 
         // When the first layout requests the visible items (0...5) and prefetches the window (6...11)
         collectionView.step(to: 0)
@@ -79,7 +78,6 @@ struct AsyncFetcherIntegrationTests {
         // (1) Prefetched data is there before display: item 6 is configured at once
         loader.succeed(6, with: DisplayData(identifier: 6))
         _ = try await fetcher.value(for: 6)
-        collectionView.latencyEstimate = fetcher.expectedLatency
         collectionView.setContentOffset(CGPoint(x: 0, y: 150), animated: false)
         collectionView._checkInvariants()
         let cell6 = try #require(collectionView.cellForItem(at: IndexPath(item: 6, section: 0)) as? Cell)

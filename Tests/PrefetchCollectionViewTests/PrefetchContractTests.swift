@@ -97,7 +97,7 @@ struct PrefetchContractTests {
         #expect(collectionView.indexPathsForPreparedItems.allSatisfy { !visible.contains($0) })
     }
 
-    @Test func policyGetsLatencyAndConcurrencyLimit() throws {
+    @Test func policyGetsTheLatencyThePrioritizedPrefetchDataSourceReports() throws {
         struct Spy: PrefetchPolicy {
             let seen: @Sendable (ScrollContext) -> Void
             var name: String { "spy" }
@@ -106,20 +106,25 @@ struct PrefetchContractTests {
                 return .empty
             }
         }
+        // Given a view whose prioritized prefetch data source has measured 250 ms
         let (collectionView, _, _) = try makeSeedCollectionView()
+        let prefetcher = RecordingPrefetcher()
+        prefetcher.expectedLatency = .milliseconds(250)
+        collectionView.prefetchDataSource = prefetcher
         let contexts = Locked<[ScrollContext]>([])
         collectionView.prefetchPolicy = Spy { context in contexts.withLock { $0.append(context) } }
-        collectionView.latencyEstimate = .milliseconds(250)
-        collectionView.concurrencyLimit = 4
+        // When it lays out
         collectionView.step(to: 0)
+        // Then the policy plans with that latency, the viewport and the content
         let context = try #require(contexts.withLock { $0.last })
         #expect(context.expectedLatency == .milliseconds(250))
-        #expect(context.concurrencyLimit == 4)
         #expect(context.viewport == 0..<333)
         #expect(context.contentLength == Double(collectionView.contentSize.height))
+        #expect(context.phase == .idle)
     }
 
-    @Test func textureLikePolicyOrdersByRegionThenDistance() throws {
+    @Test func atRestTheWindowOnBothSidesIsPrefetchedNearestFirst() throws {
+        // Given textureLike (2.5 screens below, 1.5 above) at rest in the middle of the grid
         let (collectionView, _, recorder) = try makeSeedCollectionView()
         collectionView.prefetchPolicy = PrefetchPolicies.textureLike
         collectionView.setContentOffset(CGPoint(x: 0, y: 2200), animated: false)
@@ -127,12 +132,13 @@ struct PrefetchContractTests {
         let prefetched = recorder.events(.prefetch).map(\.indexPath)
         let frames = prefetched.map { collectionView.frameForItem(at: $0)! }
         let top = collectionView.contentOffset.y
-        // The region ahead (below) comes first, then the region behind; each nearest first.
-        let firstBehind = try #require(frames.firstIndex { $0.maxY <= top })
-        #expect(frames[..<firstBehind].allSatisfy { $0.minY >= top + 333 })
-        #expect(frames[firstBehind...].allSatisfy { $0.maxY <= top })
-        #expect(frames[..<firstBehind].map(\.minY) == frames[..<firstBehind].map(\.minY).sorted())
-        #expect(frames[firstBehind...].map(\.maxY) == frames[firstBehind...].map(\.maxY).sorted(by: >))
+        // Then both sides are prefetched, and the controller ranks them by distance from the
+        // viewport whichever side they lie on: no motion says one side comes first.
+        func distance(_ frame: CGRect) -> Double { frame.minY >= top + 333 ? frame.minY - (top + 333) : top - frame.maxY }
+        #expect(frames.contains { $0.minY >= top + 333 + 2 * 333 })
+        #expect(frames.contains { $0.maxY <= top - 333 })
+        #expect(frames.allSatisfy { $0.minY >= top + 333 || $0.maxY <= top })
+        #expect(frames.map(distance) == frames.map(distance).sorted())
     }
 }
 

@@ -7,7 +7,7 @@ import Testing
 @Suite("prefetch-demo on the command line")
 struct CLITests {
     static let keys: Set<String> = [
-        "displayed", "displayReadyRate", "visibleWaitMeanMs", "visibleWaitP95Ms",
+        "displayed", "displayReadyRate", "visibleWaitMeanMs", "visibleWaitP95Ms", "blankCellSeconds",
         "loadsStarted", "loadsCancelled", "loadsWasted", "peakInFlight",
     ]
 

@@ -1,5 +1,6 @@
 import Foundation
 import PrefetchKit
+import IOTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +11,7 @@ import Glibc
 ///
 /// These runs are real I/O in real time, so every wait is bounded by a deadline, and the
 /// assertions are about what the run did (keys, counts, cold against warm), never about how fast.
-@Suite("prefetch-demo over a real server", .serialized, .timeLimit(.minutes(3)))
+@Suite("prefetch-demo over a real server", .serialized, .timeLimit(.minutes(TestTime.minutes(3))))
 struct DemoNetworkTests {
     static let summaryKeys: Set<String> = CLITests.keys.union(["source", "diskCache", "diskHits", "networkLoads", "pageLoads", "loadsFailed"])
 
@@ -236,8 +237,10 @@ final class BoundedProcess: Sendable {
         try await BoundedProcess(executable, arguments).finish(timeout: timeout)
     }
 
-    /// Waits until standard error holds `text`; returns it so far. Kills the process and throws after `timeout`.
+    /// Waits until standard error holds `text`; returns it so far. Kills the process and throws
+    /// after `timeout` (times `PREFETCH_TEST_TIME_SCALE`).
     func waitForStandardError(containing text: String, timeout: Duration) async throws -> String {
+        let timeout = TestTime.scaled(timeout)
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while true {
@@ -257,12 +260,16 @@ final class BoundedProcess: Sendable {
         kill(pid, SIGTERM)
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(5)
-        while process.isRunning, clock.now < deadline { try? await clock.sleep(for: .milliseconds(20)) }
+        while process.isRunning, clock.now < deadline {
+            do { try await clock.sleep(for: .milliseconds(20)) } catch { break }   // cancelled: go straight to SIGKILL
+        }
         if process.isRunning { kill(pid, SIGKILL) }
     }
 
-    /// Waits for the exit and the end of both pipes. Kills the process and throws after `timeout`.
+    /// Waits for the exit and the end of both pipes. Kills the process and throws after `timeout`
+    /// (times `PREFETCH_TEST_TIME_SCALE`).
     func finish(timeout: Duration) async throws -> Output {
+        let timeout = TestTime.scaled(timeout)
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while process.isRunning || done.withLock({ $0 }) < 2 {

@@ -1,5 +1,6 @@
 import Foundation
 import PrefetchDemoKit
+import PrefetchKit
 import PrefetchSimulation
 import Testing
 
@@ -18,7 +19,7 @@ struct ScriptedRunTests {
         // Given a log-normal network and the adaptive policy
         let settings = try settings {
             $0.latency = try .logNormal(median: 0.12, p99: 1.2)
-            $0.policy = .adaptive
+            $0.policy = PrefetchPolicies.Adaptive.standard
             $0.seed = 9
         }
         // When the same script runs twice

@@ -5,6 +5,7 @@ import PrefetchHTTP
 import PrefetchKit
 import PrefetchServer
 import PrefetchTesting
+import IOTestSupport
 import Testing
 
 /// Pages answered by a test through a `ScriptedLoader` keyed by offset: no sleeps.
@@ -140,7 +141,7 @@ struct PagedFeedTests {
 }
 
 /// Against the real in-process server over loopback: real I/O, bounded in time.
-@Suite("PagedFeed over loopback", .timeLimit(.minutes(1)))
+@Suite("PagedFeed over loopback", .timeLimit(.minutes(TestTime.minutes(1))))
 struct PagedFeedServerTests {
     static let logger: Logger = {
         var logger = Logger(label: "feed-test-server")

@@ -7,6 +7,7 @@ import PrefetchHTTP
 import PrefetchKit
 import PrefetchServer
 import PrefetchTesting
+import IOTestSupport
 import Testing
 
 /// A loopback server configuration on an ephemeral port, quiet logs.
@@ -32,22 +33,33 @@ func withServer<T: Sendable>(
     try await DataServer.withServer(serverConfiguration(change), logger: quietLogger, body)
 }
 
+extension HTTPLoaderConfiguration {
+    /// The defaults with both timeouts times `PREFETCH_TEST_TIME_SCALE`: a loopback test on a slow
+    /// build (ThreadSanitizer) must not time out where a normal build would not.
+    static var scaledForTests: HTTPLoaderConfiguration {
+        var configuration = HTTPLoaderConfiguration()
+        configuration.connectTimeout = TestTime.scaled(configuration.connectTimeout)
+        configuration.totalTimeout = TestTime.scaled(configuration.totalTimeout)
+        return configuration
+    }
+}
+
 func seconds(_ d: Duration) -> Double {
     Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
 }
 
 /// These tests are about real I/O over loopback against the in-process server, so they wait for
 /// real network events; each is bounded by a time limit and stops its server.
-@Suite("HTTPLoader over loopback", .timeLimit(.minutes(1)))
+@Suite("HTTPLoader over loopback", .timeLimit(.minutes(TestTime.minutes(1))))
 struct HTTPLoaderTests {
     @Test("loads a thumbnail by id through the URL mapping, and by URL")
     func load() async throws {
         try await withServer { server in
             let base = server.baseURL
-            let loader = try HTTPLoader<Int> { id in base.appendingPathComponent("thumb/\(id)") }
+            let loader = try HTTPLoader<Int>(configuration: .scaledForTests) { id in base.appendingPathComponent("thumb/\(id)") }
             let byID = try await loader.load(7)
             #expect(byID.count == 4_096)
-            let byURL = try await HTTPLoader<URL>().load(base.appendingPathComponent("thumb/7"))
+            let byURL = try await HTTPLoader<URL>(configuration: .scaledForTests).load(base.appendingPathComponent("thumb/7"))
             #expect(byURL == byID)
             // Deterministic per id
             #expect(try await loader.load(8) != byID)
@@ -59,7 +71,7 @@ struct HTTPLoaderTests {
     func coalesce() async throws {
         try await withServer({ $0.faults.latency = .fixed(.milliseconds(100)) }) { server in
             let base = server.baseURL
-            let loader = try HTTPLoader<Int> { id in base.appendingPathComponent("thumb/\(id)") }
+            let loader = try HTTPLoader<Int>(configuration: .scaledForTests) { id in base.appendingPathComponent("thumb/\(id)") }
             let fetcher = try AsyncFetcher(loader: loader)
             let values = try await withThrowingTaskGroup(of: Data.self) { group in
                 for _ in 0..<8 { group.addTask { try await fetcher.value(for: 3) } }
@@ -80,7 +92,7 @@ struct HTTPLoaderTests {
             $0.faults.bandwidth = 100_000      // 10 s for the whole body
         }) { server in
             let url = server.baseURL.appendingPathComponent("thumb/1")
-            let loader = try HTTPLoader<URL>()
+            let loader = try HTTPLoader<URL>(configuration: .scaledForTests)
             let task = Task { try await loader.load(url) }
             // Given the body is streaming
             await server.events.wait(for: { $0 == .responded(path: "/thumb/1", status: 200) })
@@ -101,10 +113,13 @@ struct HTTPLoaderTests {
 
     @Test("no response head within the connect timeout: a retryable connectTimeout error")
     func connectTimeout() async throws {
-        try await withServer({ $0.faults.latency = .fixed(.seconds(3)) }) { server in
-            var configuration = HTTPLoaderConfiguration()
+        // The head would come after 20 s (60 s under a scaled build): far past the 0.2 s connect
+        // timeout even when the machine is so loaded that the loader's timer runs seconds late.
+        let latency = min(TestTime.scaled(.seconds(20)), .seconds(60))
+        try await withServer({ $0.faults.latency = .fixed(latency) }) { server in
+            var configuration = HTTPLoaderConfiguration.scaledForTests
             configuration.connectTimeout = .milliseconds(200)
-            configuration.totalTimeout = .seconds(5)
+            configuration.totalTimeout = latency * 2
             let loader = try HTTPLoader<URL>(configuration: configuration)
             let url = server.baseURL.appendingPathComponent("thumb/1")
             let error = await #expect(throws: HTTPLoaderError.self) { try await loader.load(url) }
@@ -119,12 +134,13 @@ struct HTTPLoaderTests {
     func totalTimeout() async throws {
         try await withServer({
             $0.thumbnailSize = 1_000_000
-            $0.faults.bandwidth = 50_000
+            $0.faults.bandwidth = max(1_024, Int(50_000 / TestTime.scale))
         }) { server in
-            var configuration = HTTPLoaderConfiguration()
+            var configuration = HTTPLoaderConfiguration.scaledForTests
             // A generous connect timeout: the head comes at once even on a loaded machine; the 20 s body cannot.
-            configuration.connectTimeout = .seconds(2)
-            configuration.totalTimeout = .milliseconds(2_500)
+            // Under a slower build (TestTime.scale) both limits and the body's length grow together.
+            configuration.connectTimeout = TestTime.scaled(.seconds(5))
+            configuration.totalTimeout = TestTime.scaled(.seconds(8))
             let loader = try HTTPLoader<URL>(configuration: configuration)
             let error = await #expect(throws: HTTPLoaderError.self) {
                 try await loader.load(server.baseURL.appendingPathComponent("thumb/2"))
@@ -139,7 +155,7 @@ struct HTTPLoaderTests {
     func serverErrorsThenSuccess() async throws {
         try await withServer({ $0.faults.failFirst = 2 }) { server in
             let base = server.baseURL
-            let loader = try HTTPLoader<Int> { id in base.appendingPathComponent("thumb/\(id)") }
+            let loader = try HTTPLoader<Int>(configuration: .scaledForTests) { id in base.appendingPathComponent("thumb/\(id)") }
             // The fetcher waits between attempts on a manual clock; the loader's timers use real time.
             let clock = ManualClock()
             var configuration = FetcherConfiguration()
@@ -168,7 +184,7 @@ struct HTTPLoaderTests {
     func notFoundIsNotRetried() async throws {
         try await withServer { server in
             let base = server.baseURL
-            let loader = try HTTPLoader<Int> { id in base.appendingPathComponent("thumb/\(id)") }
+            let loader = try HTTPLoader<Int>(configuration: .scaledForTests) { id in base.appendingPathComponent("thumb/\(id)") }
             var configuration = FetcherConfiguration()
             configuration.retry = RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(1), jitter: 0)
             let fetcher = try AsyncFetcher(configuration: configuration, loader: loader)
@@ -185,7 +201,7 @@ struct HTTPLoaderTests {
     @Test("a declared oversized body fails before download; nothing is cached")
     func oversizedDeclared() async throws {
         try await withServer({ $0.thumbnailSize = 200_000 }) { server in
-            var configuration = HTTPLoaderConfiguration()
+            var configuration = HTTPLoaderConfiguration.scaledForTests
             configuration.maxResponseSize = 100_000
             let base = server.baseURL
             let loader = try HTTPLoader<Int>(configuration: configuration) { base.appendingPathComponent("thumb/\($0)") }
@@ -205,7 +221,7 @@ struct HTTPLoaderTests {
             $0.thumbnailSize = 2_000_000
             $0.faults.bandwidth = 1_000_000
         }) { server in
-            var configuration = HTTPLoaderConfiguration()
+            var configuration = HTTPLoaderConfiguration.scaledForTests
             configuration.maxResponseSize = 100_000
             let loader = try HTTPLoader<URL>(configuration: configuration)
             let url = try HTTPLoader<URL>.url("\(server.baseURL.absoluteString)/thumb/4?chunked=1")
@@ -225,7 +241,7 @@ struct HTTPLoaderTests {
     func connectionReset() async throws {
         try await withServer({ $0.faults.resetFirst = 1; $0.thumbnailSize = 200_000 }) { server in
             let url = server.baseURL.appendingPathComponent("thumb/9")
-            let loader = try HTTPLoader<URL>()
+            let loader = try HTTPLoader<URL>(configuration: .scaledForTests)
             let error = await #expect(throws: HTTPLoaderError.self) { try await loader.load(url) }
             #expect(error?.code == .connectionFailed)
             #expect(error?.isRetryable == true)
@@ -239,7 +255,7 @@ struct HTTPLoaderTests {
         let server = try await DataServer.start(serverConfiguration(), logger: quietLogger)
         let url = server.baseURL.appendingPathComponent("thumb/1")
         await server.stop()
-        let error = await #expect(throws: HTTPLoaderError.self) { try await HTTPLoader<URL>().load(url) }
+        let error = await #expect(throws: HTTPLoaderError.self) { try await HTTPLoader<URL>(configuration: .scaledForTests).load(url) }
         #expect(error?.code == .connectionFailed)
         #expect(error?.isRetryable == true)
     }
@@ -247,7 +263,7 @@ struct HTTPLoaderTests {
     @Test("connections per host are capped")
     func connectionsPerHost() async throws {
         try await withServer({ $0.faults.latency = .fixed(.milliseconds(150)) }) { server in
-            var configuration = HTTPLoaderConfiguration()
+            var configuration = HTTPLoaderConfiguration.scaledForTests
             configuration.maxConnectionsPerHost = 2
             let base = server.baseURL
             let loader = try HTTPLoader<Int>(configuration: configuration) { base.appendingPathComponent("thumb/\($0)") }

@@ -4,75 +4,111 @@ import Testing
 @Suite struct AdaptivePolicyTests {
     let policy = PrefetchPolicies.Adaptive.standard
 
-    private func context(offset: Double = 1_000, velocity: Double = 0, decelerating: Bool = false, latency: Duration? = .milliseconds(400)) -> ScrollContext {
+    private func context(offset: Double = 1_000, velocity: Double = 0, phase: ScrollPhase? = nil, heading: Int? = nil,
+                         latency: Duration? = .milliseconds(400)) -> ScrollContext {
         ScrollContext(viewport: offset..<(offset + 500), contentLength: 100_000, velocity: velocity,
-                      isDecelerating: decelerating, expectedLatency: latency)
+                      phase: phase ?? (velocity == 0 ? .idle : .dragging), heading: heading, expectedLatency: latency)
     }
 
-    /// The union of the plan's regions ahead of the viewport, checked to have no gap.
-    private func reachAhead(_ plan: PrefetchPlan, from edge: Double) -> Double {
-        let ahead = plan.regions.filter { $0.lowerBound >= edge }.sorted { $0.lowerBound < $1.lowerBound }
+    /// The union of the plan's regions, checked to have no gap between `from` and its far end
+    /// in the direction given; returns the far end.
+    private func reach(_ plan: PrefetchPlan, from edge: Double, forward: Bool = true) -> Double {
+        let regions = plan.regions.filter { forward ? $0.upperBound > edge : $0.lowerBound < edge }
+            .sorted { forward ? $0.lowerBound < $1.lowerBound : $0.upperBound > $1.upperBound }
         var reach = edge
-        for region in ahead {
-            #expect(region.lowerBound <= reach + 1e-9, "gap in the plan between \(reach) and \(region.lowerBound)")
-            reach = max(reach, region.upperBound)
+        for region in regions {
+            if forward {
+                #expect(region.lowerBound <= reach + 1e-9, "gap in the plan between \(reach) and \(region.lowerBound)")
+                reach = max(reach, region.upperBound)
+            } else {
+                #expect(region.upperBound >= reach - 1e-9, "gap in the plan between \(region.upperBound) and \(reach)")
+                reach = min(reach, region.lowerBound)
+            }
         }
         return reach
     }
 
-    @Test func atRestItKeepsItsMinimumWindowAheadAndALittleBehind() {
-        let plan = policy.plan(for: context())
-        #expect(reachAhead(plan, from: 1_500) == 1_500 + 1.25 * 500)
-        #expect(plan.regions.contains(950..<1_000))   // 0.1 screen behind
+    @Test func atRestItLooksTheWayTheUserWasGoingAndALittleBehind() {
+        // Given a view at rest after scrolling down (heading 1, the default)
+        let down = policy.plan(for: context())
+        // Then it holds 2.5 viewports below and 0.1 viewport above
+        #expect(reach(down, from: 1_500) == 1_500 + 2.5 * 500)
+        #expect(down.regions.contains(950..<1_000))
+        // And after scrolling up, 2.5 viewports above and 0.1 below
+        let up = policy.plan(for: context(offset: 5_000, heading: -1))
+        #expect(reach(up, from: 5_000, forward: false) == 5_000 - 2.5 * 500)
+        #expect(up.regions.contains(5_500..<5_550))
     }
 
-    @Test func theLeadGrowsWithSpeedAndLatencyAndNothingIsBehindWhenFast() {
-        let slow = reachAhead(policy.plan(for: context(velocity: 300)), from: 1_500)
-        let fast = reachAhead(policy.plan(for: context(velocity: 2_000)), from: 1_500)
-        let fastSlowNetwork = reachAhead(policy.plan(for: context(velocity: 2_000, latency: .milliseconds(800))), from: 1_500)
+    @Test func whileDraggingTheLeadGrowsWithSpeedAndLatencyAndNothingIsBehindWhenFast() {
+        let slow = reach(policy.plan(for: context(velocity: 300)), from: 1_500)
+        let fast = reach(policy.plan(for: context(velocity: 2_000)), from: 1_500)
+        let fastSlowNetwork = reach(policy.plan(for: context(velocity: 2_000, latency: .milliseconds(800))), from: 1_500)
         #expect(slow < fast && fast < fastSlowNetwork)
         // speed × latency × 2.5 + half a screen: 2000 × 0.4 × 2.5 + 250
         #expect(fast == 1_500 + 2_250)
+        // At least 1.25 screens, at most 6
+        #expect(slow == 1_500 + 1.25 * 500)
+        #expect(reach(policy.plan(for: context(velocity: 50_000)), from: 1_500) == 1_500 + 6 * 500)
         #expect(policy.plan(for: context(velocity: 2_000)).regions.allSatisfy { $0.lowerBound >= 1_500 })
-        // Capped at six screens
-        #expect(reachAhead(policy.plan(for: context(velocity: 50_000)), from: 1_500) == 1_500 + 6 * 500)
     }
 
-    @Test func aFlingAsksForItsArrivalsInOrderAndReachesWhereItWillStop() {
-        // 4000 pt/s at 0.998 per ms stops about 4000 × 0.499 ≈ 1996 pt further on.
-        let plan = policy.plan(for: context(velocity: 4_000, decelerating: true))
-        let stopping = 4.0 * 0.998 / 0.002
-        let reach = reachAhead(plan, from: 1_500)
-        #expect(abs(reach - (1_500 + stopping + 1.25 * 500)) < 1e-6)
-        // The first region starts where the view arrives after the in-time share of the latency, not at the edge.
-        let first = plan.regions[0]
-        #expect(first.lowerBound > 1_500)
-        // The resting viewport comes before the items the view reaches too soon.
-        let restIndex = plan.regions.firstIndex { $0.contains(1_000 + stopping + 250) }!
-        let soonIndex = plan.regions.firstIndex { $0.contains(1_501) }!
-        #expect(restIndex < soonIndex)
+    @Test func aFlingCoversTheWayToWhereItStopsAndTheWindowKeptThere() {
+        // Given a fling that stops 2,000 pt further on (viewport 3,000..<3,500)
+        let plan = policy.plan(for: context(velocity: 4_000, phase: .decelerating(restingOffset: 3_000, rate: 0.998)))
+        // Then the plan runs without a gap from the viewport to 2.5 screens past the resting viewport
+        #expect(reach(plan, from: 1_500) == 3_500 + 2.5 * 500)
+        #expect(plan.regions.allSatisfy { $0.lowerBound >= 1_500 })
     }
 
-    @Test func backwardScrollingMirrorsTheWindow() {
+    @Test func aLongFlingPlansAtMostSixScreensOfItsWayPlusWhereItStops() {
+        // Given a fling that stops 20 screens away
+        let plan = policy.plan(for: context(velocity: 20_000, phase: .decelerating(restingOffset: 11_000, rate: 0.998)))
+        // Then it holds the next 6 screens and the resting viewport with 2.5 screens past it, not what lies between
+        #expect(plan.regions.contains(1_500..<4_500))
+        #expect(plan.regions.contains(11_000..<12_750))
+        #expect(!plan.regions.contains { $0.contains(7_000) })
+    }
+
+    @Test func anAnimatedScrollHoldsTheDestinationAndTheWindowPastIt() {
+        let plan = policy.plan(for: context(phase: .programmatic(targetOffset: 40_000, duration: 0.3)))
+        #expect(plan.regions.contains(40_000..<40_500))
+        #expect(reach(plan, from: 40_000) == 40_500 + 2.5 * 500)
+        #expect(plan.regions.allSatisfy { $0.lowerBound >= 40_000 })
+        // Upward: the window lies above the destination
+        let up = policy.plan(for: context(offset: 50_000, phase: .programmatic(targetOffset: 10_000, duration: 0.3)))
+        #expect(reach(up, from: 10_500, forward: false) == 10_000 - 2.5 * 500)
+    }
+
+    @Test func backwardDraggingMirrorsTheWindow() {
         let plan = policy.plan(for: context(offset: 10_000, velocity: -2_000))
         #expect(plan.regions.allSatisfy { $0.upperBound <= 10_000 })
         #expect(abs((plan.regions.map(\.lowerBound).min() ?? 0) - (10_000 - 2_250)) < 1e-6)
     }
 
-    @Test func regionsStayInsideTheContentAndNeverLeaveGapsForAnyMotion() {
+    @Test func regionsStayInsideTheContentForAnyMotion() {
         var rng = SplitMix64(seed: 11)
         for _ in 0..<2_000 {
             let offset = rng.nextUnitInterval() * 20_000
             let velocity = (rng.nextUnitInterval() - 0.5) * 20_000
-            let c = ScrollContext(viewport: offset..<(offset + 400), contentLength: 20_400, velocity: velocity,
-                                  isDecelerating: rng.next() % 2 == 0,
+            let phase: ScrollPhase = switch rng.next() % 4 {
+            case 0: .idle
+            case 1: .dragging
+            case 2: .decelerating(restingOffset: rng.nextUnitInterval() * 20_000, rate: 0.998)
+            default: .programmatic(targetOffset: rng.nextUnitInterval() * 20_000, duration: 0.3)
+            }
+            let c = ScrollContext(viewport: offset..<(offset + 400), contentLength: 20_400, velocity: velocity, phase: phase,
                                   expectedLatency: rng.next() % 4 == 0 ? nil : .milliseconds(Int(rng.next() % 2_000)))
-            let plan = policy.plan(for: c)
-            for region in plan.regions {
+            for region in policy.plan(for: c).regions {
                 #expect(region.lowerBound >= 0 && region.upperBound <= 20_400 && !region.isEmpty)
             }
-            if velocity >= 0 { _ = reachAhead(plan, from: offset + 400) }
         }
+    }
+
+    @Test func degenerateContextsPlanNothing() {
+        #expect(policy.plan(for: ScrollContext(viewport: 0..<0, contentLength: 100)) == .empty)
+        #expect(policy.plan(for: ScrollContext(viewport: 0..<100, contentLength: .nan)) == .empty)
+        #expect(policy.plan(for: ScrollContext(viewport: .infinity..<(.infinity), contentLength: 100)) == .empty)
     }
 
     @Test func noMeasurementMeansTheFallbackLatency() {
@@ -84,6 +120,9 @@ import Testing
     @Test func badParametersNameTheValue() {
         #expect { try PrefetchPolicies.Adaptive(margin: -1) } throws: {
             ($0 as? PrefetchError)?.message == "Adaptive margin is -1.0, but it must be a finite number of viewports, at least 0"
+        }
+        #expect { try PrefetchPolicies.Adaptive(idleLead: .nan) } throws: {
+            ($0 as? PrefetchError)?.message == "Adaptive idleLead is nan, but it must be a finite number of viewports, at least 0"
         }
         #expect { try PrefetchPolicies.Adaptive(minimumLead: 5, maximumLead: 2) } throws: {
             ($0 as? PrefetchError)?.message == "Adaptive minimumLead (5.0) must not exceed maximumLead (2.0)"

@@ -58,7 +58,7 @@ struct ServerOptionsTests {
     }
 }
 
-@Suite("prefetch-server executable", .timeLimit(.minutes(1)))
+@Suite("prefetch-server executable", .timeLimit(.minutes(TestTime.minutes(1))))
 struct PrefetchServerExecutableTests {
     @Test("--port 0 prints the listening line first, serves /items, and stops on SIGTERM")
     func listensAndServes() async throws {
@@ -109,7 +109,7 @@ struct PrefetchServerExecutableTests {
     }
 }
 
-@Suite("PrefetchServer in process", .timeLimit(.minutes(1)))
+@Suite("PrefetchServer in process", .timeLimit(.minutes(TestTime.minutes(1))))
 struct PrefetchServerTests {
     static let logger: Logger = {
         var logger = Logger(label: "server-test")

@@ -29,7 +29,8 @@ import Testing
         // Swift seeds hashing per process: two processes catch any order that leaks from a Set or Dictionary.
         let a = Self.temporaryFile("a.json"), b = Self.temporaryFile("b.json")
         defer { try? FileManager.default.removeItem(at: a); try? FileManager.default.removeItem(at: b) }
-        let args = ["--quiet", "--scenario", "jumps-list", "--scenario", "flings-grid", "--seed", "7"]
+        // Failures too: retries wait out the fetcher's back-off on the virtual clock.
+        let args = ["--quiet", "--scenario", "jumps-list", "--scenario", "flings-grid", "--seed", "7", "--failure-rate", "0.2"]
         let first = try Self.run(args + ["--json", a.path])
         let second = try Self.run(args + ["--json", b.path])
         #expect(first.status == 0 && second.status == 0, "\(first.err)\(second.err)")

@@ -19,10 +19,10 @@ import PrefetchKit
         return configuration
     }
 
-    @Test func aJumpShowsABlankCellForExactlyOneLoad() throws {
+    @Test func aJumpShowsABlankCellForExactlyOneLoad() async throws {
         // Given a fixed 0.5 s latency and no prefetching
         // When the view jumps to row 5 on the first frame and stays there
-        let result = try Simulator.run(tinyList([.jump(item: 5), .pause(duration: 1)]), policy: .policy(.none), configuration: fixed(0.5))
+        let result = try await Simulator.run(tinyList([.jump(item: 5), .pause(duration: 1)]), policy: .policy(.none), configuration: fixed(0.5))
         // Then row 5 appears once, blank, and waits exactly one load
         #expect(result.displayed == 1)
         #expect(result.displayReadyRate == 0)
@@ -34,10 +34,10 @@ import PrefetchKit
         #expect(result.peakInFlight <= 6)
     }
 
-    @Test func aPrefetchedRowIsReadyWhenItScrollsIn() throws {
+    @Test func aPrefetchedRowIsReadyWhenItScrollsIn() async throws {
         // Given a 0.2 s latency and the UIKit-like window, the view rests for a second, then scrolls one row
         let scenario = tinyList([.pause(duration: 1), .drag(speed: 100, duration: 1), .pause(duration: 0.5)])
-        let prefetched = try Simulator.run(scenario, policy: .policy(.uikitLike), configuration: fixed(0.2))
+        let prefetched = try await Simulator.run(scenario, policy: .policy(.uikitLike), configuration: fixed(0.2))
         // Then every row that appears after the first screen is ready
         #expect(prefetched.displayed >= 1)
         #expect(prefetched.displayReadyRate == 1)
@@ -45,27 +45,28 @@ import PrefetchKit
         #expect(prefetched.blankCellSeconds == 0)
     }
 
-    @Test func sameSeedSameNumbers() throws {
+    @Test func sameSeedSameNumbers() async throws {
         let scenario = StandardSuite.scenario(.repeatedFlings, layout: .grid)
         var configuration = SimulationConfiguration()
         configuration.seed = 42
         for policy in SimulationPolicy.standard {
-            let a = try Simulator.run(scenario, policy: policy, configuration: configuration)
-            let b = try Simulator.run(scenario, policy: policy, configuration: configuration)
+            let a = try await Simulator.run(scenario, policy: policy, configuration: configuration)
+            let b = try await Simulator.run(scenario, policy: policy, configuration: configuration)
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
             #expect(try encoder.encode(a) == encoder.encode(b), "policy \(policy.name) is not deterministic")
         }
         configuration.seed = 43
-        let other = try Simulator.run(scenario, policy: .policy(.uikitLike), configuration: configuration)
+        let other = try await Simulator.run(scenario, policy: .policy(.uikitLike), configuration: configuration)
         configuration.seed = 42
-        let base = try Simulator.run(scenario, policy: .policy(.uikitLike), configuration: configuration)
+        let base = try await Simulator.run(scenario, policy: .policy(.uikitLike), configuration: configuration)
         #expect(other != base, "a different seed should draw different latencies")
     }
 
-    @Test func theClairvoyantReferenceIsNeverBeaten() throws {
+    @Test func theClairvoyantReferenceIsNeverBeaten() async throws {
         for scenario in StandardSuite.all {
-            let results = try SimulationPolicy.standard.map { try Simulator.run(scenario, policy: $0) }
+            var results: [SimulationResult] = []
+            for policy in SimulationPolicy.standard { results.append(try await Simulator.run(scenario, policy: policy)) }
             let reference = results.first { $0.policy == "clairvoyant" }!
             for result in results where result.policy != "clairvoyant" {
                 #expect(
@@ -75,7 +76,7 @@ import PrefetchKit
         }
     }
 
-    @Test func latencyModelsDrawWhatTheyPromise() throws {
+    @Test func latencyModelsDrawWhatTheyPromise() async throws {
         let model = try LatencyModel.logNormal(median: 0.15, p99: 1.5)
         let draws = (0..<20_000).map { model.draw(seed: 7, item: $0, load: 0, attempt: 1, payloadBytes: 0).latency }.sorted()
         let median = draws[draws.count / 2], p99 = draws[Int(Double(draws.count) * 0.99)]
@@ -88,7 +89,7 @@ import PrefetchKit
         #expect((2_200...2_800).contains(failures))
     }
 
-    @Test func impossibleParametersAreRefusedWithTheRule() {
+    @Test func impossibleParametersAreRefusedWithTheRule() async {
         #expect { try LatencyModel.fixed(-1) } throws: { ($0 as? SimulationError)?.message.contains("fixed latency is -1.0 s") == true }
         #expect { try LatencyModel.logNormal(median: 0.5, p99: 0.1) } throws: {
             ($0 as? SimulationError)?.message.contains("is below the median") == true
@@ -98,11 +99,28 @@ import PrefetchKit
         }
         var configuration = SimulationConfiguration()
         configuration.maxConcurrentLoads = 0
-        #expect { try Simulator.run(tinyList([]), policy: .policy(.none), configuration: configuration) } throws: {
+        await #expect { try await Simulator.run(tinyList([]), policy: .policy(.none), configuration: configuration) } throws: {
             ($0 as? SimulationError)?.message == "concurrency cap is 0, but it must be at least 1"
         }
-        #expect { try Simulator.run(tinyList([.jump(item: 10)]), policy: .policy(.none)) } throws: {
+        await #expect { try await Simulator.run(tinyList([.jump(item: 10)]), policy: .policy(.none)) } throws: {
             ($0 as? SimulationError)?.description == "gestures[0]: jump item 10 is out of range 0..<10"
         }
+    }
+
+    @Test func aFailingNetworkIsRetriedAndRunsRepeat() async throws {
+        // Given a network where 30% of attempts fail, retried up to 3 times with back-off
+        var configuration = SimulationConfiguration()
+        configuration.latency = try .logNormal(median: 0.1, p99: 0.8, failureRate: 0.3)
+        configuration.retry = .standard
+        let scenario = tinyList([.drag(speed: 300, duration: 2), .fling(velocity: -2_000), .pause(duration: 0.5)])
+        // When the same scenario runs twice
+        let a = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.uikitLike), configuration: configuration)
+        let b = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.uikitLike), configuration: configuration)
+        // Then both runs end and agree (every figure but the real frame time), and loads ran
+        #expect(a.readiness == b.readiness)
+        #expect(a.duration == b.duration)
+        #expect(a.displayed > 0)
+        #expect(a.loadsStarted > 0)
+        #expect(a.peakInFlight <= configuration.maxConcurrentLoads)
     }
 }

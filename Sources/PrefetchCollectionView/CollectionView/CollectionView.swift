@@ -19,7 +19,7 @@ import PrefetchKit
 /// for frame in 1...60 { collectionView.step(to: Double(frame) / 60) }
 /// ```
 @MainActor
-public final class CollectionView: ItemScrollView {
+public final class CollectionView: ItemScrollView, ItemViewHost {
     /// The size a delegate returns from `sizeForItemAt` to let the layout decide.
     public static let automaticSize = CGSize(width: -1, height: -1)
 
@@ -32,7 +32,10 @@ public final class CollectionView: ItemScrollView {
     /// prefetching only (cells are still prepared ahead); pending prefetches are forgotten.
     public weak var prefetchDataSource: (any CollectionViewDataSourcePrefetching)? {
         didSet {
-            if oldValue !== prefetchDataSource { pendingPrefetch.removeAll() }
+            if oldValue !== prefetchDataSource {
+                pendingPrefetch.removeAll()
+                controller.reset()
+            }
         }
     }
 
@@ -56,7 +59,8 @@ public final class CollectionView: ItemScrollView {
     /// A zero size is allowed (the view shows nothing until it has one); negative or non-finite
     /// sizes trap with a message naming the size.
     public init(frame: CGRect, collectionViewLayout layout: any CollectionLayout) {
-        super.init(frame: frame, layout: layout)
+        super.init(frame: frame, layout: layout, names: .items)
+        host = self
     }
 
     // MARK: Cells
@@ -103,6 +107,18 @@ public final class CollectionView: ItemScrollView {
         numberOfItemsStored(inSection: section)
     }
 
+    /// The priority to load the item's data at now: pass it from `cellForItemAt` to
+    /// `fetchAsync(_:priority:completion:)` or `value(for:priority:)`.
+    ///
+    /// It comes from the view's `PrefetchController`, which ranks every item on and near the
+    /// screen by when it will come on screen and how long it will stay: a cell that a fling
+    /// carries past gets a low priority, so it cannot hold up the cells where the fling stops.
+    /// See <doc:PrefetchContract>.
+    /// - Complexity: O(1).
+    public func fetchPriority(forItemAt indexPath: IndexPath) -> FetchPriority {
+        fetchPriority(at: indexPath)
+    }
+
     /// The frame of the item at `indexPath` in content coordinates, or nil when there is none.
     public func frameForItem(at indexPath: IndexPath) -> CGRect? {
         if needsReload || needsLayoutPreparation { prepareData() }
@@ -139,43 +155,55 @@ public final class CollectionView: ItemScrollView {
     /// Moves an item from `indexPath` (before the update) to `newIndexPath` (after it).
     public func moveItem(at indexPath: IndexPath, to newIndexPath: IndexPath) { recordMove(from: indexPath, to: newIndexPath) }
 
-    // MARK: Hooks
+    // MARK: ItemViewHost
 
-    override func hookNumberOfSections() -> Int {
+    func hostNumberOfSections() -> Int {
         guard let dataSource else { return 0 }
         return dataSource.numberOfSections(in: self)
     }
 
-    override func hookNumberOfItems(inSection section: Int) -> Int {
+    func hostNumberOfItems(inSection section: Int) -> Int {
         dataSource?.collectionView(self, numberOfItemsInSection: section) ?? 0
     }
 
-    override func hookCell(at indexPath: IndexPath) -> ReusableCell {
-        guard let dataSource else { preconditionFailure("the collection view has no data source but needs a cell for \(indexPath)") }
-        return dataSource.collectionView(self, cellForItemAt: indexPath)
+    func hostCell(at indexPath: IndexPath) -> ReusableCell? {
+        dataSource?.collectionView(self, cellForItemAt: indexPath)
     }
 
-    override func hookWillDisplay(_ cell: ReusableCell, at indexPath: IndexPath) {
+    func hostWillDisplay(_ cell: ReusableCell, at indexPath: IndexPath) {
         guard let cell = cell as? CollectionViewCell else { return }
         delegate?.collectionView(self, willDisplay: cell, forItemAt: indexPath)
     }
 
-    override func hookDidEndDisplaying(_ cell: ReusableCell, at indexPath: IndexPath) {
+    func hostDidEndDisplaying(_ cell: ReusableCell, at indexPath: IndexPath) {
         guard let cell = cell as? CollectionViewCell else { return }
         delegate?.collectionView(self, didEndDisplaying: cell, forItemAt: indexPath)
     }
 
-    override var hookCanPrefetch: Bool { prefetchDataSource != nil }
+    var hostPrefetching: HostPrefetching {
+        guard let prefetchDataSource else { return .none }
+        return prefetchDataSource is any CollectionViewDataSourcePrioritizedPrefetching ? .prioritized : .classic
+    }
 
-    override func hookPrefetch(_ indexPaths: [IndexPath]) {
+    private var prioritizedPrefetchDataSource: (any CollectionViewDataSourcePrioritizedPrefetching)? {
+        prefetchDataSource as? any CollectionViewDataSourcePrioritizedPrefetching
+    }
+
+    var hostLoadReporting: (any PrefetchLoadReporting)? { prioritizedPrefetchDataSource }
+
+    func hostPrefetch(_ indexPaths: [IndexPath]) {
         prefetchDataSource?.collectionView(self, prefetchItemsAt: indexPaths)
     }
 
-    override func hookCancelPrefetch(_ indexPaths: [IndexPath]) {
+    func hostCancelPrefetch(_ indexPaths: [IndexPath]) {
         prefetchDataSource?.collectionView(self, cancelPrefetchingForItemsAt: indexPaths)
     }
 
-    override func hookLayoutEnvironment(counts: [Int]) -> LayoutEnvironment {
+    func hostUpdatePrefetching(_ update: PrefetchUpdate<IndexPath>) {
+        prioritizedPrefetchDataSource?.collectionView(self, updatePrefetching: update)
+    }
+
+    func hostLayoutEnvironment(counts: [Int]) -> LayoutEnvironment {
         let layout = layoutObject
         var provides = false
         if let delegate, let first = counts.firstIndex(where: { $0 > 0 }) {

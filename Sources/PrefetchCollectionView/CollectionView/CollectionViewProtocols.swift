@@ -1,4 +1,5 @@
 import Foundation
+import PrefetchKit
 
 /// Provides the items and cells of a ``CollectionView``, like `UICollectionViewDataSource`.
 @MainActor
@@ -39,6 +40,49 @@ public protocol CollectionViewDataSourcePrefetching: AnyObject {
 extension CollectionViewDataSourcePrefetching {
     /// Does nothing.
     public func collectionView(_ collectionView: CollectionView, cancelPrefetchingForItemsAt indexPaths: [IndexPath]) {}
+}
+
+/// A prefetch data source that takes the view's full prefetch decisions: one update per frame
+/// with the priority of every item it wants loaded, visible items included.
+///
+/// Adopt it instead of the two callbacks of ``CollectionViewDataSourcePrefetching`` (which the
+/// view then never calls) to let the view's ``PrefetchController`` rank every load: set each
+/// request's priority on the item's prefetch interest, and use
+/// ``CollectionView/fetchPriority(forItemAt:)`` in `cellForItemAt`. An `AsyncFetcher` gives
+/// you one: ``PrefetchKit/AsyncFetcher/prefetchDataSource(identifier:)``.
+/// See <doc:PrefetchContract>.
+@MainActor
+public protocol CollectionViewDataSourcePrioritizedPrefetching: CollectionViewDataSourcePrefetching, PrefetchLoadReporting {
+    /// Applies one frame's decisions; see `PrefetchUpdate` for the order of its parts.
+    ///
+    /// Removals and withdrawals name items by the index paths they were requested under: keep
+    /// what you requested under each index path (a batch update may have given it to other data).
+    func collectionView(_ collectionView: CollectionView, updatePrefetching update: PrefetchUpdate<IndexPath>)
+}
+
+extension CollectionViewDataSourcePrioritizedPrefetching {
+    /// Not called: the view sends ``collectionView(_:updatePrefetching:)`` instead.
+    public func collectionView(_ collectionView: CollectionView, prefetchItemsAt indexPaths: [IndexPath]) {}
+}
+
+/// What a prioritized prefetch data source reports about its loads, so the view's
+/// `PrefetchController` plans with them: the latency and the cap of the fetcher behind it.
+@MainActor
+public protocol PrefetchLoadReporting: AnyObject {
+    /// A latency to plan prefetching with (a high percentile, as `AsyncFetcher.expectedLatency`);
+    /// `nil` until measured.
+    var expectedLatency: Duration? { get }
+
+    /// How long a typical load takes (a median); `nil` until measured. By default ``expectedLatency``.
+    var typicalLatency: Duration? { get }
+
+    /// The most loads that run at once.
+    var maxConcurrentLoads: Int { get }
+}
+
+extension PrefetchLoadReporting {
+    /// ``expectedLatency``.
+    public var typicalLatency: Duration? { expectedLatency }
 }
 
 /// Hears about cells coming on and off screen, and sizes items, like

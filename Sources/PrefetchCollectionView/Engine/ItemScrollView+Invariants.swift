@@ -7,7 +7,8 @@ extension ItemScrollView {
     /// layout pass), that displayed items have cells, that no item is both displayed and pending
     /// prefetch, that every held cell belongs to this view, is in use and knows its index path,
     /// that no cell is both held and pooled, that every index path is in range, and that the
-    /// content offset lies within the content. Call it in tests after every frame.
+    /// content offset lies within the content; and that the prefetch controller holds exactly
+    /// the items of its plan, every pending prefetch among them. Call it in tests after every frame.
     ///
     /// - Complexity: O(v + p + c + pool), plus one layout query of the viewport.
     public func _checkInvariants() {
@@ -32,7 +33,9 @@ extension ItemScrollView {
         for indexPath in pendingPrefetch {
             precondition(validIndexPath(indexPath, counts: counts), "pending prefetch \(indexPath) is out of range of the counts \(counts)")
         }
-        if !isPrefetchingEnabled || !hookCanPrefetch {
+        let canPrefetch: Bool
+        if case .none = host?.hostPrefetching ?? .none { canPrefetch = false } else { canPrefetch = true }
+        if !isPrefetchingEnabled || !canPrefetch {
             precondition(pendingPrefetch.isEmpty || !hasLaidOut || isInLayoutPass, "prefetching is off but \(pendingPrefetch.count) items are pending")
         }
         guard hasLaidOut, !needsReload, !needsLayoutPreparation, !isInLayoutPass else { return }
@@ -45,6 +48,10 @@ extension ItemScrollView {
             if let frame = layoutObject.frameForItem(at: indexPath) {
                 precondition(cells[indexPath]?.frame == frame, "displayed cell at \(indexPath) has a stale frame")
             }
+        }
+        controller._checkInvariants(geometry: geometry)
+        for indexPath in pendingPrefetch {
+            precondition(controller.requestedPriority(of: indexPath) != nil, "pending prefetch \(indexPath) is not in the controller's plan")
         }
     }
 }

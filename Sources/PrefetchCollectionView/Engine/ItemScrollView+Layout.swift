@@ -13,12 +13,12 @@ extension ItemScrollView {
         if needsReload {
             needsReload = false
             var newCounts: [Int] = []
-            let sections = hookNumberOfSections()
+            let sections = host?.hostNumberOfSections() ?? 0
             precondition(sections >= 0, "numberOfSections returned \(sections); it must be at least 0")
             newCounts.reserveCapacity(sections)
             for section in 0..<sections {
-                let count = hookNumberOfItems(inSection: section)
-                precondition(count >= 0, "numberOf\(itemNoun == "row" ? "Rows" : "Items")InSection \(section) returned \(count); it must be at least 0")
+                let count = host?.hostNumberOfItems(inSection: section) ?? 0
+                precondition(count >= 0, "\(names.countFunction) \(section) returned \(count); it must be at least 0")
                 newCounts.append(count)
             }
             // Old index paths may mean other items now: end displaying, recycle, forget prefetches.
@@ -26,21 +26,25 @@ extension ItemScrollView {
                 guard let cell = cells[indexPath] else { continue }
                 cell.isDisplayed = false
                 emit(.didEndDisplaying, indexPath)
-                hookDidEndDisplaying(cell, at: indexPath)
+                host?.hostDidEndDisplaying(cell, at: indexPath)
             }
             displayed.removeAll()
             // Sorted, so cells reach the pool (and are reused) in the same order in every process.
             for indexPath in cells.keys.sorted() { recycle(cells[indexPath]!) }
             cells.removeAll()
             pendingPrefetch.removeAll()
+            controller.invalidateItems()
             counts = newCounts
             needsLayoutPreparation = true
         }
         if needsLayoutPreparation {
             needsLayoutPreparation = false
+            controller.invalidateLayout()
             guard hasArea else { return }
+            let environment = host?.hostLayoutEnvironment(counts: counts)
+                ?? LayoutEnvironment(boundsSize: size, contentInset: contentInset, numberOfItems: counts)
             do {
-                try layoutObject.prepare(hookLayoutEnvironment(counts: counts))
+                try layoutObject.prepare(environment)
             } catch {
                 preconditionFailure("the layout rejected the view's data or size: \(error)")
             }
@@ -48,7 +52,8 @@ extension ItemScrollView {
     }
 
     /// Runs a layout pass now: reads the data source if a reload is pending, then updates the
-    /// visible cells, the prefetch window and the prepared cells for the current offset.
+    /// visible cells, runs the prefetch controller and updates the prepared cells for the
+    /// current offset.
     ///
     /// ``step(to:)`` calls it on every frame. Call it yourself after ``reloadData()`` or a change
     /// of data to see the result without advancing time. Calls made from inside a callback of a
@@ -82,39 +87,12 @@ extension ItemScrollView {
             layoutObject.forEachItem(in: viewport) { indexPath, frame in visibleFrames[indexPath] = frame }
         }
 
-        // 2. What the policy wants prefetched: items of its regions, minus the visible ones.
-        var wanted: [IndexPath: (rank: Int, distance: Double)] = [:]
-        wanted.reserveCapacity(lastWantedCount)  // the window changes little between frames: no regrowth
-        defer { lastWantedCount = wanted.count }
-        let prefetching = isPrefetchingEnabled && hookCanPrefetch && hasArea
-        if prefetching {
-            let plan = prefetchPolicy.plan(for: scrollContext)
-            let contentLength = contentSize.height
-            for (rank, region) in plan.regions.enumerated() {
-                let lower = max(region.lowerBound, 0)
-                let upper = min(region.upperBound, contentLength)
-                guard lower.isFinite, upper.isFinite, lower < upper else { continue }
-                let rect = CGRect(x: viewport.minX, y: lower, width: viewport.width, height: upper - lower)
-                layoutObject.forEachItem(in: rect) { indexPath, frame in
-                    guard visibleFrames[indexPath] == nil, wanted[indexPath] == nil else { return }
-                    wanted[indexPath] = (rank, Self.distance(of: frame, from: viewport))
-                }
-            }
-        }
+        // 2. What to load and how urgently: the controller's decisions for this frame. Its
+        // withdrawals reach the data source now, its requests after the display changes.
+        let decisions = planPrefetching()
+        for update in decisions { deliverWithdrawals(of: update, visible: visibleFrames) }
 
-        // 3. Cancel what left the window without being displayed.
-        var cancelled: [IndexPath] = []
-        for indexPath in pendingPrefetch where wanted[indexPath] == nil && visibleFrames[indexPath] == nil {
-            cancelled.append(indexPath)
-        }
-        cancelled.sort()
-        pendingPrefetch.subtract(cancelled)
-        if !cancelled.isEmpty {
-            for indexPath in cancelled { emit(.cancelPrefetch, indexPath) }
-            if hookCanPrefetch { hookCancelPrefetch(cancelled) }
-        }
-
-        // 4. Cells leaving the screen.
+        // 3. Cells leaving the screen.
         let retention = retentionRect(viewport)
         let ended = displayed.filter { visibleFrames[$0] == nil }.sorted()
         for indexPath in ended {
@@ -122,10 +100,10 @@ extension ItemScrollView {
             guard let cell = cells[indexPath] else { continue }
             cell.isDisplayed = false
             emit(.didEndDisplaying, indexPath)
-            hookDidEndDisplaying(cell, at: indexPath)
+            host?.hostDidEndDisplaying(cell, at: indexPath)
         }
 
-        // 5. Cells coming on screen, nearest the top first.
+        // 4. Cells coming on screen, nearest the top first.
         for (indexPath, frame) in visibleFrames {
             if displayed.contains(indexPath) { cells[indexPath]?.frame = frame }
         }
@@ -139,29 +117,14 @@ extension ItemScrollView {
             cell.isDisplayed = true
             displayed.insert(indexPath)
             emit(.willDisplay, indexPath)
-            hookWillDisplay(cell, at: indexPath)
+            host?.hostWillDisplay(cell, at: indexPath)
         }
 
-        // 6. Prefetch what entered the window: by plan region, then nearest the viewport.
-        if prefetching {
-            var entering: [(IndexPath, Int, Double)] = []
-            for (indexPath, value) in wanted where !pendingPrefetch.contains(indexPath) && !displayed.contains(indexPath) {
-                entering.append((indexPath, value.rank, value.distance))
-            }
-            entering.sort { a, b in
-                if a.1 != b.1 { return a.1 < b.1 }
-                if a.2 != b.2 { return a.2 < b.2 }
-                return a.0 < b.0
-            }
-            let indexPaths = entering.map(\.0)
-            if !indexPaths.isEmpty {
-                pendingPrefetch.formUnion(indexPaths)
-                for indexPath in indexPaths { emit(.prefetch, indexPath) }
-                hookPrefetch(indexPaths)
-            }
-        }
+        // 5. Prefetch what entered the plan off screen, most urgent first (a prioritized
+        // prefetch data source gets the whole update).
+        for update in decisions { deliverRequests(of: update, visible: visibleFrames) }
 
-        // 7. Prepare cells ahead in the direction of travel.
+        // 6. Prepare cells ahead in the direction of travel.
         if isPrefetchingEnabled, hasArea, velocity != 0 {
             let distance = preparationDistance
             if distance > 0 {
@@ -180,7 +143,7 @@ extension ItemScrollView {
             }
         }
 
-        // 8. Cells that are neither displayed nor near the viewport go back to the pool.
+        // 7. Cells that are neither displayed nor near the viewport go back to the pool.
         var released: [IndexPath] = []
         for (indexPath, cell) in cells where !displayed.contains(indexPath) {
             let frame = layoutObject.frameForItem(at: indexPath) ?? cell.frame

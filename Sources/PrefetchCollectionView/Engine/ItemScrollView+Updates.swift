@@ -76,10 +76,10 @@ extension ItemScrollView {
     }
 
     private func apply(_ update: BatchUpdate) throws {
-        let noun = itemNoun
+        let noun = names.noun
         let oldCounts = counts
         let oldSections = oldCounts.count
-        let newSections = hookNumberOfSections()
+        let newSections = host?.hostNumberOfSections() ?? 0
 
         // Sections.
         for section in update.deletedSections where section < 0 || section >= oldSections {
@@ -118,7 +118,7 @@ extension ItemScrollView {
         var newCounts: [Int] = []
         newCounts.reserveCapacity(newSections)
         for section in 0..<newSections {
-            let count = hookNumberOfItems(inSection: section)
+            let count = host?.hostNumberOfItems(inSection: section) ?? 0
             guard count >= 0 else { throw invalid("the data source reports \(count) \(noun)s in section \(section)") }
             newCounts.append(count)
         }
@@ -207,12 +207,17 @@ extension ItemScrollView {
         cells = newCells
         displayed = newDisplayed
         pendingPrefetch = newPending
+        // The controller's requests move with their items; deleted and reloaded items are
+        // withdrawn under their old index paths (a reloaded item is asked for again, afresh).
+        controller.moveItems { indexPath in
+            update.reloadedItems.contains(indexPath) ? nil : mapping.map(indexPath)
+        }
         counts = newCounts
         needsLayoutPreparation = true
         for (cell, indexPath) in endings.sorted(by: { $0.1 < $1.1 }) {
             cell.isDisplayed = false
             emit(.didEndDisplaying, indexPath)
-            hookDidEndDisplaying(cell, at: indexPath)
+            host?.hostDidEndDisplaying(cell, at: indexPath)
             recycle(cell)
         }
         prepareData()

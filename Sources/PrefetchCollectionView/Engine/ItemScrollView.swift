@@ -7,8 +7,9 @@ import PrefetchKit
 /// The view is headless and driven by explicit time: nothing moves until you call
 /// ``step(to:)`` with a timestamp in seconds, so the same view runs on real time (a display
 /// link, a terminal loop) and on virtual time (tests, a simulator). Each step advances the
-/// scroll physics, then runs one layout pass that updates the visible cells, the prepared
-/// cells and the prefetch window. See <doc:PrefetchContract>.
+/// scroll physics, then runs one layout pass that updates the visible cells, runs the view's
+/// `PrefetchController` (which decides what to load and how urgently), and updates the
+/// prepared cells. See <doc:PrefetchContract>.
 ///
 /// Scrolling is vertical only: `contentOffset.x` stays at `-contentInset.left`.
 @MainActor
@@ -68,14 +69,15 @@ public class ItemScrollView {
         didSet { if hasLaidOut && oldValue != isPrefetchingEnabled { layoutIfNeeded() } }
     }
 
-    /// The policy that chooses what to prefetch; `PrefetchPolicies/uikitLike` by default.
-    public var prefetchPolicy: any PrefetchPolicy = PrefetchPolicies.uikitLike
-
-    /// The fetcher's expected latency, passed to the policy as `ScrollContext/expectedLatency`.
-    public var latencyEstimate: Duration?
-
-    /// The fetcher's concurrency limit, passed to the policy as `ScrollContext/concurrencyLimit`.
-    public var concurrencyLimit: Int?
+    /// The policy that chooses where to prefetch; `PrefetchPolicies/uikitLike` by default.
+    ///
+    /// The view's `PrefetchController` asks it for regions every frame and ranks their items;
+    /// the latency it plans with comes from a prioritized prefetch data source (see
+    /// ``CollectionViewDataSourcePrioritizedPrefetching``), or the policy's own fallback.
+    public var prefetchPolicy: any PrefetchPolicy {
+        get { controller.policy }
+        set { controller.policy = newValue }
+    }
 
     /// How quickly a fling slows down; ``DecelerationRate/normal`` (0.998 per ms) by default.
     public var decelerationRate: DecelerationRate = .normal
@@ -121,6 +123,17 @@ public class ItemScrollView {
     var pendingDrag = 0.0
     var hasStepped = false
 
+    // MARK: Prefetch state
+
+    /// Decides what to load and how urgently, every layout pass.
+    let controller = PrefetchController<IndexPath>()
+    /// The controller's target: turns its decisions into the prefetch data source's callbacks.
+    let prefetchBridge = PrefetchBridge()
+    /// The data source, delegate and prefetch data source, as the subclass speaks to them.
+    weak var host: (any ItemViewHost)?
+    /// How the subclass names its items in messages.
+    let names: ItemNames
+
     // MARK: Item state
 
     /// Number of items per section, as the view last read them from the data source.
@@ -142,10 +155,12 @@ public class ItemScrollView {
     var batchUpdate: BatchUpdate?
     var hasLaidOut = false
 
-    init(frame: CGRect, layout: any CollectionLayout) {
+    init(frame: CGRect, layout: any CollectionLayout, names: ItemNames) {
         Self.checkSize(frame.size)
         self.size = frame.size
         self.layoutObject = layout
+        self.names = names
+        prefetchBridge.view = self
     }
 
     static func checkSize(_ size: CGSize) {
@@ -154,21 +169,6 @@ public class ItemScrollView {
             "view size \(size.width)×\(size.height) must have finite width and height, at least 0"
         )
     }
-
-    // MARK: Subclass hooks
-
-    func hookNumberOfSections() -> Int { preconditionFailure("subclass must override") }
-    func hookNumberOfItems(inSection section: Int) -> Int { preconditionFailure("subclass must override") }
-    func hookCell(at indexPath: IndexPath) -> ReusableCell { preconditionFailure("subclass must override") }
-    func hookWillDisplay(_ cell: ReusableCell, at indexPath: IndexPath) {}
-    func hookDidEndDisplaying(_ cell: ReusableCell, at indexPath: IndexPath) {}
-    var hookCanPrefetch: Bool { false }
-    func hookPrefetch(_ indexPaths: [IndexPath]) {}
-    func hookCancelPrefetch(_ indexPaths: [IndexPath]) {}
-    func hookLayoutEnvironment(counts: [Int]) -> LayoutEnvironment {
-        LayoutEnvironment(boundsSize: size, contentInset: contentInset, numberOfItems: counts)
-    }
-    var itemNoun: String { "item" }
 
     func emit(_ kind: ItemViewEvent.Kind, _ indexPath: IndexPath) {
         onEvent?(ItemViewEvent(time: currentTime, kind: kind, indexPath: indexPath))
@@ -180,7 +180,8 @@ public class ItemScrollView {
     /// layout pass (the next ``step(to:)`` or ``layoutIfNeeded()``), as UIKit does.
     ///
     /// Displayed cells get `didEndDisplaying` with their old index paths; pending prefetches are
-    /// forgotten without cancel callbacks, so items may be prefetched again.
+    /// forgotten without cancel callbacks, so items may be prefetched again. A prioritized
+    /// prefetch data source gets every item it was asked for as removed, with the next frame's plan.
     public func reloadData() {
         needsReload = true
     }
@@ -200,13 +201,13 @@ public class ItemScrollView {
     func checkedIndexPath(_ indexPath: IndexPath, in function: String) throws {
         if needsReload { prepareData() }
         guard indexPath.count == 2 else {
-            throw PrefetchError(.invalidArgument, "\(function): index path \(indexPath) must have exactly 2 indexes ([section, \(itemNoun)])")
+            throw PrefetchError(.invalidArgument, "\(function): index path \(indexPath) must have exactly 2 indexes ([section, \(names.noun)])")
         }
         guard indexPath[0] >= 0, indexPath[0] < counts.count else {
             throw PrefetchError(.invalidArgument, "\(function): index path \(indexPath) is out of range: the view has \(counts.count) sections")
         }
         guard indexPath[1] >= 0, indexPath[1] < counts[indexPath[0]] else {
-            throw PrefetchError(.invalidArgument, "\(function): index path \(indexPath) is out of range: section \(indexPath[0]) has \(counts[indexPath[0]]) \(itemNoun)s")
+            throw PrefetchError(.invalidArgument, "\(function): index path \(indexPath) is out of range: section \(indexPath[0]) has \(counts[indexPath[0]]) \(names.noun)s")
         }
     }
 
@@ -237,7 +238,9 @@ public class ItemScrollView {
     /// Asks the data source for the cell of `indexPath` and takes it into use.
     func requestCell(_ indexPath: IndexPath, frame: CGRect) -> ReusableCell {
         emit(.cellRequest, indexPath)
-        let cell = hookCell(at: indexPath)
+        guard let cell = host?.hostCell(at: indexPath) else {
+            preconditionFailure("the view has no data source but needs a cell for \(indexPath)")
+        }
         precondition(
             cell.owner === self && cell.state == .dequeued,
             "the data source returned a cell for \(indexPath) that was not dequeued from this view with dequeueReusableCell(withReuseIdentifier:for:), or was returned twice"
@@ -264,7 +267,7 @@ public class ItemScrollView {
     func displayedCell(at indexPath: IndexPath) -> ReusableCell? {
         precondition(
             indexPath.count == 2 && indexPath[0] >= 0 && indexPath[1] >= 0,
-            "index path \(indexPath) must have exactly 2 non-negative indexes ([section, \(itemNoun)])"
+            "index path \(indexPath) must have exactly 2 non-negative indexes ([section, \(names.noun)])"
         )
         guard displayed.contains(indexPath) else { return nil }
         return cells[indexPath]
@@ -309,6 +312,8 @@ public class ItemScrollView {
     ///
     /// The offset is clamped to the content. Without animation the view stops any scrolling and
     /// runs a layout pass at once (a jump: items may appear without having been prefetched).
+    /// With animation it runs a layout pass at once too, which tells its `PrefetchController`
+    /// the destination (`ScrollPhase.programmatic`), so the destination's cells load first.
     /// Non-finite values trap with a message naming the value. Before the first layout pass the
     /// offset is only stored, and used by that pass.
     public func setContentOffset(_ offset: CGPoint, animated: Bool) {
@@ -317,6 +322,7 @@ public class ItemScrollView {
             if needsReload || needsLayoutPreparation { prepareData() }
             let target = clampedOffset(offset.y).y
             motion = .animating(startTime: currentTime, from: contentOffsetStorage.y, to: target, duration: scrollAnimationDuration)
+            if hasLaidOut { layoutIfNeeded() }
         } else {
             motion = .idle
             velocity = 0
@@ -331,7 +337,7 @@ public class ItemScrollView {
     /// - Throws: `PrefetchError` (`invalidArgument`) naming the index path when it is
     ///   out of range.
     public func scrollToItem(at indexPath: IndexPath, at position: ScrollPosition, animated: Bool) throws {
-        try checkedIndexPath(indexPath, in: "scrollTo\(itemNoun == "row" ? "Row" : "Item")(at:)")
+        try checkedIndexPath(indexPath, in: names.scrollFunction)
         if needsReload || needsLayoutPreparation { prepareData() }
         guard let frame = layoutObject.frameForItem(at: indexPath) else {
             throw PrefetchError(.invalidArgument, "the layout has no frame for \(indexPath)")
@@ -452,18 +458,24 @@ public class ItemScrollView {
         }
     }
 
-    /// The scroll context the view gives its policy now.
-    public var scrollContext: ScrollContext {
+    /// The frame the view gives its `PrefetchController` now: time, viewport, content length,
+    /// velocity, and the phase with a fling's resting offset or an animation's destination.
+    public var scrollState: ScrollState {
         let offset = contentOffsetStorage.y
-        return ScrollContext(
-            viewport: offset..<(offset + size.height),
-            contentLength: contentSize.height,
-            velocity: velocity,
-            isDecelerating: isDecelerating,
-            decelerationRate: decelerationRate.rawValue,
-            expectedLatency: latencyEstimate,
-            concurrencyLimit: concurrencyLimit
-        )
+        let phase: ScrollPhase
+        switch motion {
+        case .idle:
+            phase = .idle
+        case .dragging:
+            phase = .dragging
+        case let .decelerating(_, startOffset, initial, rate):
+            phase = .decelerating(restingOffset: clampedOffset(startOffset + rate.restingDistance(from: initial)).y, rate: rate.rawValue)
+        case let .animating(startTime, _, to, duration):
+            phase = .programmatic(targetOffset: to, duration: max(0, startTime + duration - currentTime))
+        }
+        return ScrollState(
+            time: currentTime, viewport: offset..<(offset + size.height), contentLength: contentSize.height,
+            velocity: velocity, phase: phase)
     }
 }
 

@@ -13,7 +13,7 @@ import PrefetchKit
 /// tableView.step(to: 0)
 /// ```
 @MainActor
-public final class TableView: ItemScrollView {
+public final class TableView: ItemScrollView, ItemViewHost {
     /// The height a delegate returns from `heightForRowAt` to use ``rowHeight``.
     public static let automaticDimension = -1.0
 
@@ -26,7 +26,10 @@ public final class TableView: ItemScrollView {
     /// prefetching only; pending prefetches are forgotten.
     public weak var prefetchDataSource: (any TableViewDataSourcePrefetching)? {
         didSet {
-            if oldValue !== prefetchDataSource { pendingPrefetch.removeAll() }
+            if oldValue !== prefetchDataSource {
+                pendingPrefetch.removeAll()
+                controller.reset()
+            }
         }
     }
 
@@ -60,10 +63,9 @@ public final class TableView: ItemScrollView {
         // 44 is valid, so this cannot throw.
         let layout = try! ListLayout(rowHeight: 44)
         list = layout
-        super.init(frame: frame, layout: layout)
+        super.init(frame: frame, layout: layout, names: .rows)
+        host = self
     }
-
-    override var itemNoun: String { "row" }
 
     // MARK: Cells
 
@@ -107,6 +109,15 @@ public final class TableView: ItemScrollView {
         numberOfItemsStored(inSection: section)
     }
 
+    /// The priority to load the row's data at now: pass it from `cellForRowAt` to
+    /// `fetchAsync(_:priority:completion:)` or `value(for:priority:)`.
+    ///
+    /// It comes from the view's `PrefetchController`; see ``CollectionView/fetchPriority(forItemAt:)``.
+    /// - Complexity: O(1).
+    public func fetchPriority(forRowAt indexPath: IndexPath) -> FetchPriority {
+        fetchPriority(at: indexPath)
+    }
+
     /// The frame of the row at `indexPath` in content coordinates, or nil when there is none.
     public func rectForRow(at indexPath: IndexPath) -> CGRect? {
         if needsReload || needsLayoutPreparation { prepareData() }
@@ -144,43 +155,55 @@ public final class TableView: ItemScrollView {
     /// Moves a row from `indexPath` (before the update) to `newIndexPath` (after it).
     public func moveRow(at indexPath: IndexPath, to newIndexPath: IndexPath) { recordMove(from: indexPath, to: newIndexPath) }
 
-    // MARK: Hooks
+    // MARK: ItemViewHost
 
-    override func hookNumberOfSections() -> Int {
+    func hostNumberOfSections() -> Int {
         guard let dataSource else { return 0 }
         return dataSource.numberOfSections(in: self)
     }
 
-    override func hookNumberOfItems(inSection section: Int) -> Int {
+    func hostNumberOfItems(inSection section: Int) -> Int {
         dataSource?.tableView(self, numberOfRowsInSection: section) ?? 0
     }
 
-    override func hookCell(at indexPath: IndexPath) -> ReusableCell {
-        guard let dataSource else { preconditionFailure("the table view has no data source but needs a cell for \(indexPath)") }
-        return dataSource.tableView(self, cellForRowAt: indexPath)
+    func hostCell(at indexPath: IndexPath) -> ReusableCell? {
+        dataSource?.tableView(self, cellForRowAt: indexPath)
     }
 
-    override func hookWillDisplay(_ cell: ReusableCell, at indexPath: IndexPath) {
+    func hostWillDisplay(_ cell: ReusableCell, at indexPath: IndexPath) {
         guard let cell = cell as? TableViewCell else { return }
         delegate?.tableView(self, willDisplay: cell, forRowAt: indexPath)
     }
 
-    override func hookDidEndDisplaying(_ cell: ReusableCell, at indexPath: IndexPath) {
+    func hostDidEndDisplaying(_ cell: ReusableCell, at indexPath: IndexPath) {
         guard let cell = cell as? TableViewCell else { return }
         delegate?.tableView(self, didEndDisplaying: cell, forRowAt: indexPath)
     }
 
-    override var hookCanPrefetch: Bool { prefetchDataSource != nil }
+    var hostPrefetching: HostPrefetching {
+        guard let prefetchDataSource else { return .none }
+        return prefetchDataSource is any TableViewDataSourcePrioritizedPrefetching ? .prioritized : .classic
+    }
 
-    override func hookPrefetch(_ indexPaths: [IndexPath]) {
+    private var prioritizedPrefetchDataSource: (any TableViewDataSourcePrioritizedPrefetching)? {
+        prefetchDataSource as? any TableViewDataSourcePrioritizedPrefetching
+    }
+
+    var hostLoadReporting: (any PrefetchLoadReporting)? { prioritizedPrefetchDataSource }
+
+    func hostPrefetch(_ indexPaths: [IndexPath]) {
         prefetchDataSource?.tableView(self, prefetchRowsAt: indexPaths)
     }
 
-    override func hookCancelPrefetch(_ indexPaths: [IndexPath]) {
+    func hostCancelPrefetch(_ indexPaths: [IndexPath]) {
         prefetchDataSource?.tableView(self, cancelPrefetchingForRowsAt: indexPaths)
     }
 
-    override func hookLayoutEnvironment(counts: [Int]) -> LayoutEnvironment {
+    func hostUpdatePrefetching(_ update: PrefetchUpdate<IndexPath>) {
+        prioritizedPrefetchDataSource?.tableView(self, updatePrefetching: update)
+    }
+
+    func hostLayoutEnvironment(counts: [Int]) -> LayoutEnvironment {
         var provides = false
         if let delegate, let first = counts.firstIndex(where: { $0 > 0 }) {
             provides = delegate.tableView(self, heightForRowAt: IndexPath(indexes: [first, 0])) != Self.automaticDimension

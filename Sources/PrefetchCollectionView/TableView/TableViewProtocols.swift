@@ -1,4 +1,5 @@
 import Foundation
+import PrefetchKit
 
 /// Provides the rows and cells of a ``TableView``, like `UITableViewDataSource`.
 @MainActor
@@ -35,6 +36,23 @@ public protocol TableViewDataSourcePrefetching: AnyObject {
 extension TableViewDataSourcePrefetching {
     /// Does nothing.
     public func tableView(_ tableView: TableView, cancelPrefetchingForRowsAt indexPaths: [IndexPath]) {}
+}
+
+/// A prefetch data source that takes the view's full prefetch decisions: one update per frame
+/// with the priority of every row it wants loaded, visible rows included.
+///
+/// The table view's counterpart of ``CollectionViewDataSourcePrioritizedPrefetching``; use
+/// ``TableView/fetchPriority(forRowAt:)`` in `cellForRowAt`. An `AsyncFetcher` gives you one:
+/// ``PrefetchKit/AsyncFetcher/prefetchDataSource(identifier:)``.
+@MainActor
+public protocol TableViewDataSourcePrioritizedPrefetching: TableViewDataSourcePrefetching, PrefetchLoadReporting {
+    /// Applies one frame's decisions; see `PrefetchUpdate` for the order of its parts.
+    func tableView(_ tableView: TableView, updatePrefetching update: PrefetchUpdate<IndexPath>)
+}
+
+extension TableViewDataSourcePrioritizedPrefetching {
+    /// Not called: the view sends ``tableView(_:updatePrefetching:)`` instead.
+    public func tableView(_ tableView: TableView, prefetchRowsAt indexPaths: [IndexPath]) {}
 }
 
 /// Hears about cells coming on and off screen, and sizes rows, like `UITableViewDelegate`.

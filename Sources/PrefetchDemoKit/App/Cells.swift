@@ -1,16 +1,15 @@
 import Foundation
 import PrefetchCollectionView
 import PrefetchKit
+import PrefetchSimulation
 
 /// A cell that shows one item's ``DisplayData`` once it arrives, blank until then.
 @MainActor
-package protocol DataCell: ReusableCell {
+package protocol DataCell: FetchingCell {
     /// The item the cell was last configured for: the seeds' check against recycled cells.
     var representedIdentifier: UUID? { get set }
     /// The data shown, or nil while blank.
     var data: DisplayData? { get }
-    /// The cell's consumer of an in-flight load, withdrawn when the cell is reused.
-    var fetchHandle: FetchHandle? { get set }
     /// Shows `data`, or clears the cell for nil (the seeds' `configure(with:)`).
     func configure(with data: DisplayData?)
 }

@@ -1,32 +1,31 @@
 import Foundation
 import PrefetchCollectionView
 import PrefetchKit
+import PrefetchSimulation
 
 /// Fills cells the seeds' way, shared by the grid's and the list's data sources.
 ///
 /// `cellForItemAt` checks the fetcher's cache; on a miss it clears the cell and adds a consumer
-/// with a completion that hops to the main actor and configures the cell only if it still
-/// represents the same identifier. The consumer's handle is kept on the cell, which withdraws it
-/// when it is reused.
+/// with a completion that hops to the main actor (through the backend's deliveries, which a
+/// virtual-time driver waits for) and configures the cell only if it still represents the same
+/// identifier. The consumer's handle is kept on the cell, which withdraws it when it is reused.
 @MainActor
 package final class CellFiller {
     let asyncFetcher: AsyncFetcher<UUID, DisplayData>
-    let metrics: DemoMetrics
-    let signal: ChangeSignal
-    /// Consumers added per id whose completion has not run on the main actor yet.
-    private(set) var liveConsumers: [UUID: Int] = [:]
+    let deliveries: MainActorDeliveries<UUID>
+    let meter: ReadinessMeter
     /// Cells holding a consumer, with the item they hold it for.
-    private var holders: [ObjectIdentifier: (cell: any DataCell, item: Int)] = [:]
+    private let holders = PooledConsumers()
     /// Cells showing a placeholder because their item's page had not arrived, by item.
     private var placeholders: [Int: any DataCell] = [:]
 
-    init(asyncFetcher: AsyncFetcher<UUID, DisplayData>, metrics: DemoMetrics, signal: ChangeSignal) {
+    init(asyncFetcher: AsyncFetcher<UUID, DisplayData>, deliveries: MainActorDeliveries<UUID>, meter: ReadinessMeter) {
         self.asyncFetcher = asyncFetcher
-        self.metrics = metrics
-        self.signal = signal
+        self.deliveries = deliveries
+        self.meter = meter
     }
 
-    func populate(_ cell: some DataCell, with model: Model) {
+    func populate(_ cell: some DataCell, with model: Model, priority: FetchPriority) {
         let identifier = model.identifier
         cell.representedIdentifier = identifier
 
@@ -40,62 +39,40 @@ package final class CellFiller {
         cell.configure(with: nil)
 
         // Ask the `asyncFetcher` to fetch data for the specified identifier.
-        liveConsumers[identifier, default: 0] += 1
-        let signal = self.signal
-        cell.fetchHandle = asyncFetcher.fetchAsync(identifier) { [weak self] result in
-            signal.deliveryScheduled()
-            Task { @MainActor in
-                defer { signal.deliveryFinished() }
-                self?.delivered(result, for: identifier, to: cell)
-            }
-        }
-        if cell.fetchHandle != nil { holders[ObjectIdentifier(cell)] = (cell, model.index) }
+        cell.fetchHandle = asyncFetcher.fetchAsync(identifier, priority: priority, completion: deliveries.completion(for: identifier) { [weak self] result in
+            self?.delivered(result, for: identifier, to: cell)
+        })
+        holders.hold(cell, item: model.index)
     }
 
     /// Withdraws the consumers of cells the view has put back in its reuse pool, in item order.
-    ///
-    /// A pooled cell would otherwise keep its consumer until the view reuses it, and which
-    /// pooled cell is reused first depends on the pool's order, so the loads it keeps alive would
-    /// too. Releasing them when they enter the pool keeps runs repeatable; `prepareForReuse()`
-    /// releases the rest.
     func releasePooledConsumers() {
-        let pooled = holders.filter { $0.value.cell.indexPath == nil || $0.value.cell.fetchHandle == nil }
-            .sorted { $0.value.item < $1.value.item }
-        for (key, holder) in pooled {
-            holders[key] = nil
-            holder.cell.fetchHandle?.cancel()
-            holder.cell.fetchHandle = nil
-        }
+        holders.releasePooled()
     }
 
     private func delivered(_ result: Result<DisplayData, any Error>, for identifier: UUID, to cell: some DataCell) {
-        liveConsumers[identifier, default: 1] -= 1
-        if liveConsumers[identifier] == 0 { liveConsumers[identifier] = nil }
         // Before updating the cell, check whether the view has recycled it to represent other data.
         guard cell.representedIdentifier == identifier else { return }
         // The consumer has heard: there is nothing left to withdraw.
         cell.fetchHandle = nil
         guard case .success(let data) = result else { return }
         cell.configure(with: data)
-        if cell.isDisplayed, let item = cell.indexPath?.last { metrics.dataArrived(item: item) }
+        if cell.isDisplayed, let item = cell.indexPath?.last { meter.dataShown(item: item) }
     }
-
-    /// Whether a consumer of `id` still waits for its completion to run.
-    func hasLiveConsumers(_ id: UUID) -> Bool { liveConsumers[id] != nil }
 
     // MARK: Paged lists
 
     /// Fills `cell` for the item at `index` of `list`, or shows a placeholder (no data, no
     /// load) while the item's page has not arrived. Returns the model when there is one.
     @discardableResult
-    func populate(_ cell: some DataCell, at index: Int, in list: ModelList) -> Model? {
+    func populate(_ cell: some DataCell, at index: Int, in list: ModelList, priority: FetchPriority) -> Model? {
         guard let model = list.model(at: index) else {
             cell.representedIdentifier = nil
             cell.configure(with: nil)
             placeholders[index] = cell
             return nil
         }
-        populate(cell, with: model)
+        populate(cell, with: model, priority: priority)
         return model
     }
 
@@ -108,9 +85,9 @@ package final class CellFiller {
 
     /// Fills a placeholder cell now that its item's model is here, and ends its wait on screen
     /// when the data was cached.
-    func refill(_ cell: some DataCell, with model: Model) {
-        populate(cell, with: model)
-        if cell.isDisplayed, cell.data != nil { metrics.dataArrived(item: model.index) }
+    func refill(_ cell: some DataCell, with model: Model, priority: FetchPriority) {
+        populate(cell, with: model, priority: priority)
+        if cell.isDisplayed, cell.data != nil { meter.dataShown(item: model.index) }
     }
 
     /// Forgets placeholders whose cells went on to other items (or to the reuse pool).
@@ -123,19 +100,22 @@ package final class CellFiller {
 /// A data source whose model list may arrive page by page.
 @MainActor
 package protocol PagedDataSource: AnyObject {
-    /// The models of `indexes` arrived: fill the placeholder cells and start the prefetches the
-    /// view asked for (`pendingPrefetch`, item indexes) before the models were known.
-    func modelsArrived(_ indexes: Range<Int>, pendingPrefetch: Set<Int>)
+    /// The models of `indexes` arrived: fill the cells that show placeholders for them.
+    func modelsArrived(_ indexes: Range<Int>)
 }
 
-/// The seeds' `CustomDataSource`: the collection view's data source and prefetch data source.
+/// The seeds' `CustomDataSource`: the collection view's data source.
+///
+/// The seeds' class is the prefetch data source too; here the fetcher's own prefetch data source
+/// (`AsyncFetcher.prefetchDataSource(identifier:)`) is, so the view's controller decides every
+/// prefetch, cancel and priority, and `cellForItemAt` asks the view for the item's priority.
 @MainActor
-package final class CustomDataSource: CollectionViewDataSource, CollectionViewDataSourcePrefetching, PagedDataSource {
+package final class CustomDataSource: CollectionViewDataSource, PagedDataSource {
     let models: ModelList
     let asyncFetcher: AsyncFetcher<UUID, DisplayData>
     let filler: CellFiller
-    /// Items sent to `cancelPrefetchingForItemsAt`.
-    private(set) var prefetchCancels = 0
+    /// The view, for the priorities of items whose page arrives.
+    weak var collectionView: CollectionView?
 
     init(models: ModelList, filler: CellFiller) {
         self.models = models
@@ -151,44 +131,29 @@ package final class CustomDataSource: CollectionViewDataSource, CollectionViewDa
         guard let cell = collectionView.dequeueReusableCell(withReuseIdentifier: Cell.reuseIdentifier, for: indexPath) as? Cell else {
             fatalError("Expected `\(Cell.self)` type for reuseIdentifier \(Cell.reuseIdentifier).")
         }
-        filler.populate(cell, at: indexPath.row, in: models)
+        // The view's controller ranks the item: visible, about to be, or flying past.
+        filler.populate(cell, at: indexPath.row, in: models, priority: collectionView.fetchPriority(forItemAt: indexPath))
         return cell
     }
 
-    package func collectionView(_ collectionView: CollectionView, prefetchItemsAt indexPaths: [IndexPath]) {
-        // Begin asynchronously fetching data for the requested index paths.
-        // (An item whose page has not arrived starts when it does: see `modelsArrived`.)
-        for indexPath in indexPaths {
-            guard let model = models.model(at: indexPath.row) else { continue }
-            asyncFetcher.fetchAsync(model.identifier)
-        }
-    }
-
-    package func collectionView(_ collectionView: CollectionView, cancelPrefetchingForItemsAt indexPaths: [IndexPath]) {
-        // Cancel any in-flight requests for data for the specified index paths.
-        for indexPath in indexPaths {
-            asyncFetcher.cancelFetch(models.identifier(at: indexPath.row))
-        }
-        prefetchCancels += indexPaths.count
-    }
-
-    package func modelsArrived(_ indexes: Range<Int>, pendingPrefetch: Set<Int>) {
+    package func modelsArrived(_ indexes: Range<Int>) {
+        guard let collectionView else { return }
         for index in indexes {
-            guard let model = models.model(at: index) else { continue }
-            if let cell = filler.takePlaceholder(for: index) { filler.refill(cell, with: model) }
-            if pendingPrefetch.contains(index) { asyncFetcher.fetchAsync(model.identifier) }
+            guard let model = models.model(at: index), let cell = filler.takePlaceholder(for: index) else { continue }
+            filler.refill(cell, with: model, priority: collectionView.fetchPriority(forItemAt: IndexPath(item: index, section: 0)))
         }
     }
 }
 
-/// The tutorial's table view data source: a title per row at once, the thumbnail when it loads.
+/// The tutorial's table view data source: a title per row at once, the thumbnail when it loads
+/// (prefetching, as for the grid, is the fetcher's prefetch data source's).
 @MainActor
-package final class ListDataSource: TableViewDataSource, TableViewDataSourcePrefetching, PagedDataSource {
+package final class ListDataSource: TableViewDataSource, PagedDataSource {
     let models: ModelList
     let asyncFetcher: AsyncFetcher<UUID, DisplayData>
     let filler: CellFiller
-    /// Rows sent to `cancelPrefetchingForRowsAt`.
-    private(set) var prefetchCancels = 0
+    /// The view, for the priorities of rows whose page arrives.
+    weak var tableView: TableView?
 
     init(models: ModelList, filler: CellFiller) {
         self.models = models
@@ -204,66 +169,65 @@ package final class ListDataSource: TableViewDataSource, TableViewDataSourcePref
         guard let cell = tableView.dequeueReusableCell(withIdentifier: ListCell.identifier, for: indexPath) as? ListCell else {
             fatalError("Expected `\(ListCell.self)` type for reuseIdentifier \(ListCell.identifier).")
         }
-        let model = filler.populate(cell, at: indexPath.row, in: models)
+        let model = filler.populate(cell, at: indexPath.row, in: models, priority: tableView.fetchPriority(forRowAt: indexPath))
         cell.title = model?.title ?? ""
         return cell
     }
 
-    package func tableView(_ tableView: TableView, prefetchRowsAt indexPaths: [IndexPath]) {
-        // Nearest first: the fetcher starts them in this order. (A row whose page has not
-        // arrived starts when it does: see `modelsArrived`.)
-        asyncFetcher.prefetch(indexPaths.compactMap { models.model(at: $0.row)?.identifier })
-    }
-
-    package func tableView(_ tableView: TableView, cancelPrefetchingForRowsAt indexPaths: [IndexPath]) {
-        asyncFetcher.cancelPrefetching(indexPaths.map { models.identifier(at: $0.row) })
-        prefetchCancels += indexPaths.count
-    }
-
-    package func modelsArrived(_ indexes: Range<Int>, pendingPrefetch: Set<Int>) {
-        var prefetch: [UUID] = []
+    package func modelsArrived(_ indexes: Range<Int>) {
+        guard let tableView else { return }
         for index in indexes {
-            guard let model = models.model(at: index) else { continue }
-            if let cell = filler.takePlaceholder(for: index) as? ListCell {
-                cell.title = model.title
-                filler.refill(cell, with: model)
-            }
-            if pendingPrefetch.contains(index) { prefetch.append(model.identifier) }
+            guard let model = models.model(at: index), let cell = filler.takePlaceholder(for: index) as? ListCell else { continue }
+            cell.title = model.title
+            filler.refill(cell, with: model, priority: tableView.fetchPriority(forRowAt: IndexPath(item: index, section: 0)))
         }
-        asyncFetcher.prefetch(prefetch)
     }
 }
 
-/// Tells the metrics when cells come on and leave the screen, for both layouts.
+/// The delegate, for both layouts: tells the meter when cells come on and leave the screen, and
+/// withdraws the consumer of a cell that left the screen (the view may keep the cell a while
+/// before reusing it), asking again if the cell comes back without its data.
 @MainActor
 package final class AppearanceObserver: CollectionViewDelegate, TableViewDelegate {
-    let metrics: DemoMetrics
-    let asyncFetcher: AsyncFetcher<UUID, DisplayData>
+    let meter: ReadinessMeter
+    let filler: CellFiller
+    let models: ModelList
 
-    init(metrics: DemoMetrics, asyncFetcher: AsyncFetcher<UUID, DisplayData>) {
-        self.metrics = metrics
-        self.asyncFetcher = asyncFetcher
+    init(meter: ReadinessMeter, filler: CellFiller, models: ModelList) {
+        self.meter = meter
+        self.filler = filler
+        self.models = models
     }
 
-    private func appeared(_ cell: ReusableCell, item: Int) {
+    private func appeared(_ cell: ReusableCell, item: Int, priority: @autoclosure () -> FetchPriority) {
         guard let cell = cell as? any DataCell else { return }
-        let ready = cell.data != nil || cell.representedIdentifier.flatMap { asyncFetcher.fetchedData(for: $0) } != nil
-        metrics.willDisplay(item: item, hasData: ready)
+        let ready = cell.data != nil || cell.representedIdentifier.flatMap { filler.asyncFetcher.fetchedData(for: $0) } != nil
+        meter.cellAppeared(item: item, ready: ready)
+        if let model = models.model(at: item), cell.representedIdentifier == model.identifier, cell.data == nil, cell.fetchHandle == nil {
+            filler.populate(cell, with: model, priority: priority())
+        }
+    }
+
+    private func disappeared(_ cell: ReusableCell, item: Int) {
+        meter.cellDisappeared(item: item)
+        guard let cell = cell as? any DataCell else { return }
+        cell.fetchHandle?.cancel()
+        cell.fetchHandle = nil
     }
 
     package func collectionView(_ collectionView: CollectionView, willDisplay cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
-        appeared(cell, item: indexPath.item)
+        appeared(cell, item: indexPath.item, priority: collectionView.fetchPriority(forItemAt: indexPath))
     }
 
     package func collectionView(_ collectionView: CollectionView, didEndDisplaying cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
-        metrics.didEndDisplaying(item: indexPath.item)
+        disappeared(cell, item: indexPath.item)
     }
 
     package func tableView(_ tableView: TableView, willDisplay cell: TableViewCell, forRowAt indexPath: IndexPath) {
-        appeared(cell, item: indexPath.row)
+        appeared(cell, item: indexPath.row, priority: tableView.fetchPriority(forRowAt: indexPath))
     }
 
     package func tableView(_ tableView: TableView, didEndDisplaying cell: TableViewCell, forRowAt indexPath: IndexPath) {
-        metrics.didEndDisplaying(item: indexPath.row)
+        disappeared(cell, item: indexPath.row)
     }
 }

@@ -10,36 +10,14 @@ public enum DemoLayout: String, CaseIterable, Sendable {
     case list
 }
 
-/// The prefetch policies the demo can use.
-public enum PolicyName: String, CaseIterable, Sendable {
-    /// Prefetch nothing.
-    case none
-    /// UIKit's observed window: 0.75 screen ahead.
-    case uikitLike
-    /// Texture's preload range: 2.5 screens ahead, 1.5 behind.
-    case textureLike
-    /// Lead from speed and measured latency, aimed at where a fling stops.
-    case adaptive
-
-    /// The policy itself.
-    public var policy: any PrefetchPolicy {
-        switch self {
-        case .none: PrefetchPolicies.none
-        case .uikitLike: PrefetchPolicies.uikitLike
-        case .textureLike: PrefetchPolicies.textureLike
-        case .adaptive: PrefetchPolicies.Adaptive.standard
-        }
-    }
-}
-
 /// Everything that decides what a run does, checked.
 public struct DemoSettings: Sendable {
     /// Grid or list.
     public var layout: DemoLayout = .grid
     /// Whether the view prefetches (`isPrefetchingEnabled`).
     public var prefetching = true
-    /// The prefetch policy.
-    public var policy: PolicyName = .uikitLike
+    /// The prefetch policy, one of `PrefetchPolicies.all`.
+    public var policy: any PrefetchPolicy = PrefetchPolicies.uikitLike
     /// The simulated network's latency.
     public var latency: LatencyModel = try! .fixed(0.3)
     /// Seeds the identifiers and the latency draws.
@@ -55,4 +33,35 @@ public struct DemoSettings: Sendable {
 
     /// The visible area in points: the seeds' collection view, or a phone-sized table view.
     public var viewport: Viewport { layout == .grid ? .seedGrid : .phoneList }
+
+    /// The scrolled content: the seeds' storyboard grid (two columns of 150×100 items, 10 points
+    /// apart and from the edges), or the tutorial's 66-point rows.
+    public var scenarioLayout: ScenarioLayout {
+        layout == .grid ? .seedSample(itemCount: itemCount) : .list(itemCount: itemCount)
+    }
+
+    /// The fetcher's settings over the simulated network: the layout's cap, a cache for every item, no retries.
+    public var fetcherConfiguration: FetcherConfiguration {
+        var configuration = FetcherConfiguration()
+        configuration.maxConcurrentLoads = maxConcurrentLoads
+        configuration.cacheCountLimit = max(itemCount, 1)
+        return configuration
+    }
+
+    /// The simulator's scenario of `script` in these settings: the same view, items and gestures.
+    public func scenario(_ script: Script) -> Scenario {
+        Scenario(name: script.rawValue, layout: scenarioLayout, viewport: viewport, motion: .gestures(script.gestures), payloadBytes: 0)
+    }
+
+    /// The simulator's configuration matching these settings, so a scenario run by `prefetch-bench`
+    /// measures what the demo measures.
+    public var simulationConfiguration: SimulationConfiguration {
+        var configuration = SimulationConfiguration()
+        configuration.latency = latency
+        configuration.seed = seed
+        configuration.maxConcurrentLoads = maxConcurrentLoads
+        configuration.cacheCountLimit = max(itemCount, 1)
+        configuration.retry = .none
+        return configuration
+    }
 }

@@ -1,8 +1,9 @@
 import Foundation
+import PrefetchSimulation
 
 /// The measurements at the end of a run, as plain mode prints them and `--json` encodes them.
 ///
-/// The definitions are the simulator's (see `PrefetchSimulation.SimulationResult`): appearances
+/// The figures are a ``PrefetchSimulation/ReadinessMeter``'s, the simulator's meter: appearances
 /// on the first screen are not counted, and every counted appearance contributes a wait, 0 when
 /// its data was ready.
 public struct DemoSummary: Codable, Hashable, Sendable {
@@ -14,6 +15,8 @@ public struct DemoSummary: Codable, Hashable, Sendable {
     public var visibleWaitMeanMs: Double
     /// The 95th percentile of that wait, in ms.
     public var visibleWaitP95Ms: Double
+    /// The total time counted cells were on screen without their data, in seconds.
+    public var blankCellSeconds: Double
     /// Loads started.
     public var loadsStarted: Int
     /// Loads cancelled because every interest left.
@@ -39,28 +42,29 @@ public struct DemoSummary: Codable, Hashable, Sendable {
     /// Loads that failed after their retries.
     public var loadsFailed: Int?
 
-    /// Creates a summary.
-    public init(displayed: Int, displayReadyRate: Double, visibleWaitMeanMs: Double, visibleWaitP95Ms: Double,
-                loadsStarted: Int, loadsCancelled: Int, loadsWasted: Int, peakInFlight: Int) {
-        self.displayed = displayed
-        self.displayReadyRate = displayReadyRate
-        self.visibleWaitMeanMs = visibleWaitMeanMs
-        self.visibleWaitP95Ms = visibleWaitP95Ms
-        self.loadsStarted = loadsStarted
-        self.loadsCancelled = loadsCancelled
-        self.loadsWasted = loadsWasted
-        self.peakInFlight = peakInFlight
+    /// The summary of a meter's figures.
+    public init(_ r: Readiness) {
+        displayed = r.displayed
+        displayReadyRate = r.displayReadyRate
+        visibleWaitMeanMs = r.visibleWaitMeanMs
+        visibleWaitP95Ms = r.visibleWaitP95Ms
+        blankCellSeconds = r.blankCellSeconds
+        loadsStarted = r.loadsStarted
+        loadsCancelled = r.loadsCancelled
+        loadsWasted = r.loadsWasted
+        peakInFlight = r.peakInFlight
     }
 
     /// One JSON object, keys sorted; rates and waits rounded to 0.001.
     ///
-    /// Exactly the eight keys over the simulated network; six more over a real one: `source`,
+    /// Exactly the nine keys over the simulated network; six more over a real one: `source`,
     /// `diskCache` (strings), `diskHits`, `networkLoads`, `pageLoads` and `loadsFailed`.
     public var json: String {
         var rounded = self
         rounded.displayReadyRate = (displayReadyRate * 10_000).rounded() / 10_000
         rounded.visibleWaitMeanMs = (visibleWaitMeanMs * 1_000).rounded() / 1_000
         rounded.visibleWaitP95Ms = (visibleWaitP95Ms * 1_000).rounded() / 1_000
+        rounded.blankCellSeconds = (blankCellSeconds * 1_000).rounded() / 1_000
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding numbers and strings cannot fail.
@@ -74,6 +78,7 @@ public struct DemoSummary: Codable, Hashable, Sendable {
           cells displayed      \(displayed) (after the first screen)
           display-ready rate   \(formatPercent(displayReadyRate))
           visible wait         mean \(formatMs(visibleWaitMeanMs)), p95 \(formatMs(visibleWaitP95Ms))
+          blank cell-seconds   \(String(format: "%.2f s", blankCellSeconds))
           loads                started \(loadsStarted), cancelled \(loadsCancelled), wasted \(loadsWasted) (completed, never displayed)
           peak in flight       \(peakInFlight)
         """

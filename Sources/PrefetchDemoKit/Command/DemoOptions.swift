@@ -2,10 +2,10 @@ import ArgumentParser
 import Foundation
 import PrefetchDiskCache
 import PrefetchHTTP
+import PrefetchKit
 import PrefetchSimulation
 
 extension DemoLayout: ExpressibleByArgument {}
-extension PolicyName: ExpressibleByArgument {}
 extension Script: ExpressibleByArgument {}
 
 /// The accepted ranges of the numeric options, used by the parser, the help and `validate()`.
@@ -85,9 +85,16 @@ public struct DemoOptions: ParsableArguments, Sendable {
             transform: { try Limits.number($0, "--latency-p99-ms", Limits.latencyP99Ms, unit: "ms") })
     public var latencyP99Ms: Double?
 
-    /// The prefetch policy.
-    @Option(help: "The prefetch policy.")
-    public var policy: PolicyName = .uikitLike
+    /// The prefetch policy's name, from `PrefetchPolicies.names`.
+    @Option(help: ArgumentHelp("The prefetch policy: \(PrefetchPolicies.names.joined(separator: ", ")).", valueName: "name"),
+            transform: { name in
+                do {
+                    return try PrefetchPolicies.named(name).name
+                } catch let error as PrefetchError {
+                    throw ValidationError("--policy: \(error.message)")
+                }
+            })
+    public var policy: String = PrefetchPolicies.uikitLike.name
 
     // MARK: A real network
 
@@ -133,6 +140,17 @@ public struct DemoOptions: ParsableArguments, Sendable {
     @Flag(help: "With --serve or --source: empty the disk cache first, so every thumbnail comes from the network.")
     public var cold = false
 
+    /// Inject the fault soak's faults in the started server.
+    @Flag(name: .customLong("server-faults"),
+          help: "With --serve: inject the fault soak's faults: latency spikes (median 15 ms, p99 1500 ms, unless --server-latency-ms is given), 8% 503s, 5% resets mid-body, 10% slow bodies, 256 KiB/s bodies.")
+    public var serverFaults = false
+
+    /// Kill the started server and start it again on the same port after this many seconds.
+    @Option(name: .customLong("server-restart-after"),
+            help: ArgumentHelp("With --serve: kill the server (SIGKILL, as in a crash) after this many seconds and start it again on the same port (0.1 to 3600).", valueName: "s"),
+            transform: { try Limits.number($0, "--server-restart-after", 0.1...3_600, unit: "seconds") })
+    public var serverRestartAfter: Double?
+
     /// Creates the defaults.
     public init() {}
 
@@ -166,7 +184,8 @@ public struct DemoOptions: ParsableArguments, Sendable {
         }
         if let source { _ = try Self.sourceURL(source) }
         if !serve {
-            for (flag, given) in [("--server-latency-ms", serverLatencyMs != nil), ("--server-latency-p99-ms", serverLatencyP99Ms != nil), ("--items", items != nil)] where given {
+            for (flag, given) in [("--server-latency-ms", serverLatencyMs != nil), ("--server-latency-p99-ms", serverLatencyP99Ms != nil), ("--items", items != nil),
+                                  ("--server-faults", serverFaults), ("--server-restart-after", serverRestartAfter != nil)] where given {
                 throw ValidationError("\(flag) only applies with --serve (it configures the server --serve starts)")
             }
         }
@@ -177,6 +196,9 @@ public struct DemoOptions: ParsableArguments, Sendable {
         }
         for (flag, given) in [("--latency-ms", latencyMs != nil), ("--latency-p99-ms", latencyP99Ms != nil)] where given {
             throw ValidationError("\(flag) sets the simulated network's delay and does not apply with --serve or --source; with --serve, use --server-latency-ms and --server-latency-p99-ms")
+        }
+        if let restart = serverRestartAfter, !(0.1...3_600).contains(restart) {
+            throw ValidationError("--server-restart-after must be from 0.1 to 3600 seconds; got \(Limits.format(restart))")
         }
         if let items, !Limits.serverItems.contains(items) {
             throw ValidationError("--items must be from \(Limits.serverItems.lowerBound) to \(Limits.serverItems.upperBound); got \(items)")
@@ -233,8 +255,9 @@ public struct DemoOptions: ParsableArguments, Sendable {
         case (let fixed?, nil):
             arguments += ["--latency-ms", Limits.format(fixed)]
         default:
-            break
+            if serverFaults { arguments += FaultSoak.serverArguments.prefix(4) }   // the soak's latency spikes
         }
+        if serverFaults { arguments += FaultSoak.serverArguments.dropFirst(4) }
         return arguments
     }
 
@@ -243,7 +266,7 @@ public struct DemoOptions: ParsableArguments, Sendable {
         var settings = DemoSettings()
         settings.layout = layout
         settings.prefetching = !noPrefetch
-        settings.policy = policy
+        settings.policy = try PrefetchPolicies.named(policy)
         settings.seed = seed
         let latencyMs = self.latencyMs ?? Limits.defaultLatencyMs
         if let p99 = latencyP99Ms {

@@ -27,7 +27,7 @@ public enum DemoRunner {
         let terminal = Terminal()
         switch mode(for: options, interactive: Terminal.isInteractive) {
         case .interactive:
-            let run = try InteractiveRun(settings: settings, terminal: terminal,
+            let run = try InteractiveRun(settings: settings, backend: SimulatedBackend(settings: settings), terminal: terminal,
                                          renderer: ScreenRenderer(colorMode: ScreenRenderer.colorModeFromEnvironment()),
                                          duration: options.duration)
             let summary = try await run.run()
@@ -49,7 +49,7 @@ public enum DemoRunner {
 
     /// A one-line description of the settings.
     package static func describe(_ settings: DemoSettings) -> String {
-        "\(settings.layout.rawValue), policy \(settings.policy.rawValue), prefetching \(settings.prefetching ? "on" : "off"), latency \(settings.latency), seed \(settings.seed)"
+        "\(settings.layout.rawValue), policy \(settings.policy.name), prefetching \(settings.prefetching ? "on" : "off"), latency \(settings.latency), seed \(settings.seed)"
     }
 
     /// Runs `script` on virtual time, with a progress line per simulated second when `progress` is on.
@@ -85,6 +85,9 @@ public enum DemoRunner {
         let signalSources = terminal.installSignalHandlers()
         defer { for source in signalSources { source.cancel() } }
         var server: ServerProcess?
+        // --server-restart-after: kills the server mid-run and starts it again (the fault soak by hand).
+        var restarter: Task<Void, any Error>?
+        defer { restarter?.cancel() }
         let summary: DemoSummary
         do {
             let baseURL: URL
@@ -93,11 +96,19 @@ public enum DemoRunner {
                 server = started
                 standardError("prefetch-demo: started prefetch-server (pid \(started.pid)) \(options.serverArguments.joined(separator: " ")), listening on \(started.url.absoluteString)")
                 baseURL = started.url
+                restarter = options.serverRestartAfter.map { after in
+                    Task {
+                        try await ContinuousClock().sleep(for: .seconds(after))
+                        try await started.restart()
+                        standardError("prefetch-demo: killed prefetch-server and started it again (pid \(started.pid)) on \(started.url.absoluteString)")
+                    }
+                }
             } else {
                 baseURL = try DemoOptions.sourceURL(options.source ?? "")
             }
-            let remote = try await RemoteSource.open(
-                baseURL: baseURL, diskCache: options.diskCacheURL, cold: options.cold, shouldStop: { terminal.wasInterrupted })
+            let remote = try await ServerBackend.open(
+                baseURL: baseURL, diskCache: options.diskCacheURL, cold: options.cold, settings: settings,
+                shouldStop: { terminal.wasInterrupted })
             do {
                 summary = try await runRemoteMode(mode, remote: remote, settings: settings, options: options, terminal: terminal)
             } catch {
@@ -107,10 +118,14 @@ public enum DemoRunner {
             await remote.close()
         } catch {
             terminal.restore()
+            restarter?.cancel()
+            _ = await restarter?.result
             await server?.terminate()
             if error is CancellationError, terminal.wasInterrupted { throw ExitCode(130) }
             throw error
         }
+        restarter?.cancel()
+        _ = await restarter?.result
         await server?.terminate()
         let title = describeRemote(settings, options: options, cold: options.cold)
         if options.json {
@@ -127,36 +142,36 @@ public enum DemoRunner {
     }
 
     private static func runRemoteMode(
-        _ mode: Mode, remote: RemoteSource, settings: DemoSettings, options: DemoOptions, terminal: Terminal
+        _ mode: Mode, remote: ServerBackend, settings: DemoSettings, options: DemoOptions, terminal: Terminal
     ) async throws -> DemoSummary {
         switch mode {
         case .interactive:
-            let run = try InteractiveRun(settings: settings, remote: remote, terminal: terminal,
+            let run = try InteractiveRun(settings: settings, backend: remote, terminal: terminal,
                                          renderer: ScreenRenderer(colorMode: ScreenRenderer.colorModeFromEnvironment()),
                                          duration: options.duration)
             return try await run.run()
         case .scriptedScreen(let script):
-            let run = try RealTimeScriptedRun(settings: settings, script: script, duration: options.duration, source: remote)
+            let scene = try DemoScene(settings: settings, backend: remote)
             let painter = ScreenPainter(terminal: terminal, renderer: ScreenRenderer(colorMode: ScreenRenderer.colorModeFromEnvironment()))
-            let title = ScreenPainter.title(settings, prefetching: settings.prefetching, source: remote.baseURL.absoluteString,
+            let title = ScreenPainter.title(settings, prefetching: settings.prefetching, data: remote.label,
                                             mode: "script \(script.rawValue), real time")
             terminal.enter()
             defer { terminal.restore() }
             var painted = 0
-            return try await run.run { frame in
+            return try await scene.play(script, duration: options.duration) { frame in
                 if terminal.wasInterrupted || Key.parse(terminal.readAvailable()).contains(.quit) { return false }
                 painted += 1
                 guard painted % 2 == 0 else { return true }
-                painter.paint(run.scene, title: title, footer: String(format: "t=%.1fs of --script %@ from the server   q quits", frame.time, script.rawValue))
+                painter.paint(scene, title: title, footer: String(format: "t=%.1fs of --script %@ from the server   q quits", frame.time, script.rawValue))
                 return true
             }
         case .plain:
             let script = options.script ?? .steady
-            let run = try RealTimeScriptedRun(settings: settings, script: script, duration: options.duration, source: remote)
+            let scene = try DemoScene(settings: settings, backend: remote)
             let progress = !options.json
-            return try await run.run { frame in
+            return try await scene.play(script, duration: options.duration) { frame in
                 if terminal.wasInterrupted { return false }
-                if progress, frame.isWholeSecond { print(progressLine(run.scene, time: frame.time)) }
+                if progress, frame.isWholeSecond { print(progressLine(scene, time: frame.time)) }
                 return true
             }
         }
@@ -165,7 +180,7 @@ public enum DemoRunner {
     /// A one-line description of a run over a server.
     package static func describeRemote(_ settings: DemoSettings, options: DemoOptions, cold: Bool) -> String {
         let source = options.serve ? "--serve \(options.serverArguments.joined(separator: " "))" : "--source \(options.source ?? "")"
-        return "\(settings.layout.rawValue), policy \(settings.policy.rawValue), prefetching \(settings.prefetching ? "on" : "off"), \(source), disk cache \(cold ? "cold" : "as found")"
+        return "\(settings.layout.rawValue), policy \(settings.policy.name), prefetching \(settings.prefetching ? "on" : "off"), \(source), disk cache \(cold ? "cold" : "as found")"
     }
 
     private static func standardError(_ line: String) {
@@ -175,7 +190,7 @@ public enum DemoRunner {
     private static func runScriptedScreen(_ script: Script, settings: DemoSettings, duration: Double?, terminal: Terminal) async throws -> DemoSummary {
         let run = try ScriptedRun(settings: settings, script: script, duration: duration)
         let painter = ScreenPainter(terminal: terminal, renderer: ScreenRenderer(colorMode: ScreenRenderer.colorModeFromEnvironment()))
-        let title = ScreenPainter.title(settings, prefetching: settings.prefetching, latency: settings.latency, mode: "script \(script.rawValue)")
+        let title = ScreenPainter.title(settings, prefetching: settings.prefetching, data: run.backend.label, mode: "script \(script.rawValue)")
         let clock = ContinuousClock()
         let start = clock.now
         terminal.enter()

@@ -14,26 +14,35 @@ import Darwin
 /// executable with `--port 0`, reads the `listening on http://127.0.0.1:PORT` line it prints
 /// first, and returns. ``terminate()`` stops it (SIGTERM, then SIGKILL after two seconds) and
 /// waits for it; the demo calls it on every way out: the end of the run, an error, Ctrl-C.
+/// Where the demo cannot (SIGKILL, a crash), the child exits by itself: it is started with
+/// `--parent-pid`, and watches for its parent to go.
 /// Its standard error (one log line per request) is read continuously, so the child never
 /// blocks on a full pipe, and the last lines are kept for error messages.
 package final class ServerProcess: Sendable {
-    /// The server's base URL, from its first line.
+    /// The server's base URL, from its first line (the same after a ``restart()``).
     package let url: URL
-    /// The child's process id.
-    package let pid: Int32
-    private let process: Process
-    private let log: LogTail
+    /// The child's process id (a new one after a ``restart()``).
+    package var pid: Int32 { current.withLock { $0.process.processIdentifier } }
+    private let current: Locked<Child>
+    private let executable: URL
+    private let arguments: [String]
+
+    /// One run of the child: the process and the tail of its log.
+    private struct Child: Sendable {
+        var process: Process
+        var log: LogTail
+    }
 
     /// How long the server has to print its first line.
     package static let startDeadline = Duration.seconds(10)
     /// How long SIGTERM has before SIGKILL.
     package static let stopGrace = Duration.seconds(2)
 
-    private init(url: URL, process: Process, log: LogTail) {
+    private init(url: URL, child: Child, executable: URL, arguments: [String]) {
         self.url = url
-        self.pid = process.processIdentifier
-        self.process = process
-        self.log = log
+        self.current = Locked(child)
+        self.executable = executable
+        self.arguments = arguments
     }
 
     /// The `prefetch-server` executable next to the running one.
@@ -58,11 +67,33 @@ package final class ServerProcess: Sendable {
     /// - Parameter shouldStop: polled while waiting (Ctrl-C); the child is stopped if it says so.
     /// - Throws: ``DemoError`` when the executable is missing, the child exits or stays silent
     ///   for ``startDeadline`` (with its last log lines), or `CancellationError` when stopped.
-    package static func start(arguments: [String], shouldStop: @Sendable () -> Bool = { false }) async throws -> ServerProcess {
-        let executable = try executable()
+    package static func start(
+        executable: URL? = nil, arguments: [String], shouldStop: @Sendable () -> Bool = { false }
+    ) async throws -> ServerProcess {
+        let executable = try executable ?? Self.executable()
+        let (url, child) = try await launch(executable, port: 0, arguments: arguments, shouldStop: shouldStop)
+        return ServerProcess(url: url, child: child, executable: executable, arguments: arguments)
+    }
+
+    /// Kills the server with SIGKILL (as in a crash: connections in flight are cut) and starts it
+    /// again with the same arguments on the same port; returns once it listens again.
+    ///
+    /// - Throws: ``DemoError`` when the new child does not listen (for example the port was taken meanwhile).
+    package func restart() async throws {
+        let old = current.withLock { $0.process }
+        if old.isRunning { kill(old.processIdentifier, SIGKILL) }
+        await Self.stop(old, grace: .zero)
+        let (_, child) = try await Self.launch(executable, port: url.port ?? 0, arguments: arguments, shouldStop: { false })
+        current.withLock { $0 = child }
+    }
+
+    private static func launch(
+        _ executable: URL, port: Int, arguments: [String], shouldStop: @Sendable () -> Bool
+    ) async throws -> (URL, Child) {
         let process = Process()
         process.executableURL = executable
-        process.arguments = ["--port", "0"] + arguments
+        // --parent-pid: the server exits by itself if this process dies without stopping it (SIGKILL, a crash).
+        process.arguments = ["--port", String(port)] + arguments + ["--parent-pid", String(getpid())]
         let stdout = Pipe(), stderr = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr
@@ -100,43 +131,59 @@ package final class ServerProcess: Sendable {
                 guard line.hasPrefix(prefix), let url = URL(string: String(line.dropFirst(prefix.count))) else {
                     throw await fail("prefetch-server printed \"\(line)\" where \"listening on http://HOST:PORT\" was expected")
                 }
-                return ServerProcess(url: url, process: process, log: log)
+                return (url, Child(process: process, log: log))
             case .closed:
                 throw await fail("prefetch-server exited before it listened")
             case .waiting:
-                if shouldStop() {
+                if shouldStop() || Task.isCancelled {
                     await stop(process)
                     throw CancellationError()
                 }
                 if clock.now >= deadline {
                     throw await fail("prefetch-server printed no \"listening on\" line within \(startDeadline)")
                 }
-                try? await clock.sleep(for: .milliseconds(10))
+                do {
+                    try await clock.sleep(for: .milliseconds(10))
+                } catch {
+                    // Cancelled: stop waiting at once, and take the child down with us.
+                    await stop(process)
+                    throw CancellationError()
+                }
             }
         }
     }
 
     /// Stops the server and waits until it has exited. Safe to call twice.
     package func terminate() async {
-        await Self.stop(process)
+        await Self.stop(current.withLock { $0.process })
     }
 
     /// Whether the child is still running.
-    package var isRunning: Bool { process.isRunning }
+    package var isRunning: Bool { current.withLock { $0.process.isRunning } }
 
-    private static func stop(_ process: Process) async {
+    /// Sends SIGTERM, waits up to `grace` for the exit, then sends SIGKILL and waits for it.
+    ///
+    /// It runs to the end even when the calling task is cancelled (stopping a child is clean-up),
+    /// and its waits sleep on `clock` in 10 ms steps: a cancelled task never turns them into a spin.
+    package static func stop(
+        _ process: Process, grace: Duration = stopGrace, clock: some Clock<Duration> = ContinuousClock()
+    ) async {
         guard process.isRunning else { return }
-        let pid = process.processIdentifier
-        kill(pid, SIGTERM)
-        let clock = ContinuousClock()
-        let deadline = clock.now + stopGrace
-        while process.isRunning, clock.now < deadline {
-            try? await clock.sleep(for: .milliseconds(10))
-        }
-        if process.isRunning {
-            kill(pid, SIGKILL)
-            while process.isRunning { try? await clock.sleep(for: .milliseconds(10)) }
-        }
+        // A detached task does not inherit the caller's cancellation, so its sleeps really sleep.
+        await Task.detached {
+            let pid = process.processIdentifier
+            kill(pid, SIGTERM)
+            let deadline = clock.now.advanced(by: grace)
+            while process.isRunning, clock.now < deadline {
+                do { try await clock.sleep(for: .milliseconds(10)) } catch { break }
+            }
+            if process.isRunning {
+                kill(pid, SIGKILL)
+                while process.isRunning {
+                    do { try await clock.sleep(for: .milliseconds(10)) } catch { break }
+                }
+            }
+        }.value
     }
 
     private enum FirstLine: Sendable {

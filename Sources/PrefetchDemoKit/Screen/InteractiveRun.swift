@@ -3,62 +3,34 @@ import PrefetchCollectionView
 import PrefetchKit
 import PrefetchSimulation
 
-/// The interactive sample app: real time, real (simulated) network delays or a real server,
-/// keys to scroll.
+/// The interactive sample app: real time over the simulated network or a real server, keys to scroll.
 ///
-/// About 30 frames a second the loop reads the keys typed, steps the view to the time elapsed,
-/// brings in the feed's pages (with a ``RemoteSource``) and redraws. Loads sleep on the real
-/// clock inside the loader, or wait for the server; their completions hop to the main actor
-/// while the loop waits for the next frame.
+/// About 30 frames a second the loop moves the backend to the time elapsed (the simulated
+/// network's virtual time follows the wall clock), reads the keys typed, steps the view, lets
+/// the backend settle or bring in the feed's pages, and redraws.
 @MainActor
 package final class InteractiveRun {
     private let settings: DemoSettings
-    private let latency: LatencySetting
     private let scene: DemoScene
-    private let remote: RemoteSource?
     private let terminal: Terminal
     private let painter: ScreenPainter
     private let duration: Double?
     private let clock = ContinuousClock()
-    private let start: ContinuousClock.Instant
 
     /// Drag distance per arrow key, in points.
     private static let keyStep = 44.0
     /// Fling speed of PgUp/PgDn, in points per second.
     private static let flingSpeed = 3_000.0
 
-    package init(settings: DemoSettings, terminal: Terminal, renderer: ScreenRenderer, duration: Double?) throws {
+    /// The interactive app over `backend`: the simulated network (its virtual time follows the
+    /// wall clock) or a server.
+    package init(settings: DemoSettings, backend: any DemoBackend, terminal: Terminal, renderer: ScreenRenderer, duration: Double?) throws {
         self.settings = settings
         self.terminal = terminal
         self.painter = ScreenPainter(terminal: terminal, renderer: renderer)
         self.duration = duration
-        let latency = LatencySetting(model: settings.latency, seed: settings.seed)
-        self.latency = latency
-        let models = Model.make(count: settings.itemCount, seed: settings.seed)
-        let clock = self.clock
-        let start = clock.now
-        self.start = start
-        scene = try DemoScene(
-            settings: settings, loader: RealTimeLoader(models: models, latency: latency, clock: clock), clock: clock,
-            signal: ChangeSignal(), now: { (clock.now - start).seconds })
-        remote = nil
+        scene = try DemoScene(settings: settings, backend: backend)
     }
-
-    /// The interactive app over a server: the models and thumbnails come from `remote`.
-    package init(settings: DemoSettings, remote: RemoteSource, terminal: Terminal, renderer: ScreenRenderer, duration: Double?) throws {
-        self.settings = settings
-        self.terminal = terminal
-        self.painter = ScreenPainter(terminal: terminal, renderer: renderer)
-        self.duration = duration
-        self.latency = LatencySetting(model: settings.latency, seed: settings.seed)
-        self.remote = remote
-        let clock = self.clock
-        let start = clock.now
-        self.start = start
-        scene = try remote.makeScene(settings: settings, now: { (clock.now - start).seconds })
-    }
-
-    private var elapsed: Double { (clock.now - start).seconds }
 
     /// Runs until `q`, Ctrl-C, or ``duration``; returns the summary.
     package func run() async throws -> DemoSummary {
@@ -68,13 +40,16 @@ package final class InteractiveRun {
             for source in sources { source.cancel() }
             terminal.restore()
         }
+        let backend = scene.backend
+        let start = clock.now
         scene.step(to: 0)
-        await remote?.update(scene)
-        scene.metrics.isCounting = true
+        await backend.frameEnded(scene)
+        scene.meter.startCounting()
         var lastScrollKey = -1.0
         var message = ""
         while !terminal.wasInterrupted {
-            let now = elapsed
+            let now = (clock.now - start).seconds
+            await backend.advance(to: now)
             if let duration, now > duration { break }
             let keys = Key.parse(terminal.readAvailable())
             if keys.contains(.quit) { break }
@@ -90,12 +65,7 @@ package final class InteractiveRun {
                 case .bottom:
                     try scene.view.scrollToItem(at: IndexPath(item: scene.models.count - 1, section: 0), at: .bottom, animated: false)
                 case .slower, .faster:
-                    guard remote == nil else {
-                        message = "the server sets the latency (--server-latency-ms with --serve)"
-                        break
-                    }
-                    latency.model = Self.scaled(latency.model, by: key == .slower ? 1.5 : 1 / 1.5)
-                    message = "latency now \(latency.model) for new loads"
+                    message = backend.scaleLatency(by: key == .slower ? 1.5 : 1 / 1.5)
                 case .togglePrefetch:
                     scene.view.isPrefetchingEnabled.toggle()
                     message = "prefetching \(scene.view.isPrefetchingEnabled ? "on" : "off")"
@@ -111,26 +81,14 @@ package final class InteractiveRun {
                 scene.view.endDragging()
             }
             scene.step(to: now)
-            await remote?.update(scene)
-            let title = remote.map {
-                ScreenPainter.title(settings, prefetching: scene.view.isPrefetchingEnabled, source: $0.baseURL.absoluteString, mode: "interactive")
-            } ?? ScreenPainter.title(settings, prefetching: scene.view.isPrefetchingEnabled, latency: latency.model, mode: "interactive")
+            await backend.frameEnded(scene)
+            let title = ScreenPainter.title(settings, prefetching: scene.view.isPrefetchingEnabled, data: backend.label, mode: "interactive")
             painter.paint(scene, title: title, footer: message.isEmpty ? ScreenPainter.interactiveKeys : ScreenPainter.interactiveKeys + "   " + message)
             try await clock.sleep(for: .milliseconds(33))
         }
-        scene.metrics.finish()
-        let summary = if let remote { await remote.summary(of: scene) } else { scene.summary }
+        scene.meter.finish()
+        let summary = await backend.summary(of: scene)
         scene.fetcher.shutdown()
         return summary
-    }
-
-    /// `model` with every latency multiplied by `factor`, kept between 1 ms and 10 s.
-    static func scaled(_ model: LatencyModel, by factor: Double) -> LatencyModel {
-        func clamp(_ s: Double) -> Double { min(10, max(0.001, s * factor)) }
-        switch model.distribution {
-        case .fixed(let s): return (try? .fixed(clamp(s))) ?? model
-        case .logNormal(let median, let p99): return (try? .logNormal(median: clamp(median), p99: max(clamp(p99), clamp(median)))) ?? model
-        case .bandwidth: return model
-        }
     }
 }

@@ -22,15 +22,10 @@ package struct ScreenPainter {
         terminal.write("\u{1B}[H" + lines.joined(separator: "\r\n"))
     }
 
-    /// The title line for `settings`.
-    package static func title(_ settings: DemoSettings, prefetching: Bool, latency: LatencyModel, mode: String) -> String {
-        " prefetch-demo · \(mode) · \(settings.layout.rawValue) · \(settings.policy.rawValue)"
-            + " · prefetching \(prefetching ? "ON" : "OFF") · \(latency) · seed \(settings.seed)"
-    }
-
-    /// The title line of a run over the server at `source`.
-    package static func title(_ settings: DemoSettings, prefetching: Bool, source: String, mode: String) -> String {
-        " prefetch-demo · \(mode) · \(settings.layout.rawValue) · \(settings.policy.rawValue)"
-            + " · prefetching \(prefetching ? "ON" : "OFF") · \(source)"
+    /// The title line for `settings`, with what the backend says about its data (the latency,
+    /// or the server's address).
+    package static func title(_ settings: DemoSettings, prefetching: Bool, data: String, mode: String) -> String {
+        " prefetch-demo · \(mode) · \(settings.layout.rawValue) · \(settings.policy.name)"
+            + " · prefetching \(prefetching ? "ON" : "OFF") · \(data)"
     }
 }

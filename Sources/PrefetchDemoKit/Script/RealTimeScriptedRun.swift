@@ -1,53 +1,38 @@
 import Foundation
 import PrefetchCollectionView
 import PrefetchKit
+import PrefetchSimulation
 
-/// Runs a ``Script`` in real time over a real network (`--serve`, `--source`): the same
+/// Plays a ``Script`` in real time over a real network (`--serve`, `--source`): the same
 /// gestures as ``ScriptedRun``, but each frame is stepped to the time on the wall clock, and
 /// loads take as long as the server and the disk take.
 ///
 /// About 60 frames a second the driver gives the view its gesture input for the time elapsed
-/// since the previous frame, steps it, and brings in the feed's pages (``RemoteSource/update(_:)``).
-/// Completions hop to the main actor between frames. A run is not repeatable the way a
-/// virtual-time run is: the network decides.
+/// since the previous frame, steps it, and lets the backend bring in the feed's pages
+/// (``DemoBackend/frameEnded(_:)``). Completions hop to the main actor between frames. A run is
+/// not repeatable the way a virtual-time run is: the network decides.
 @MainActor
-package final class RealTimeScriptedRun {
+package struct RealTimeScriptedRun {
     /// The frame rate the driver aims for.
     package static let frameRate = 60.0
 
-    package let scene: DemoScene
-    package let source: RemoteSource
-    package let script: Script
+    let scene: DemoScene
+    let backend: ServerBackend
+    let script: Script
     /// The longest the run may take, in wall-clock seconds.
-    package let duration: Double?
-    private let clock = ContinuousClock()
-    private let start: StartTime
-
-    /// The run's start, shared with the scene's metrics.
-    private final class StartTime: Sendable {
-        let instant = Locked(ContinuousClock.now)
-        var elapsed: Double { (ContinuousClock.now - instant.withLock { $0 }).seconds }
-    }
-
-    package init(settings: DemoSettings, script: Script, duration: Double?, source: RemoteSource) throws {
-        let start = StartTime()
-        self.start = start
-        self.source = source
-        self.script = script
-        self.duration = duration
-        scene = try source.makeScene(settings: settings, now: { start.elapsed })
-    }
+    let duration: Double?
 
     /// Plays the script to its end (or ``duration``), calling `onFrame` after every frame; stops
-    /// early when `onFrame` returns false. Returns the summary.
-    package func run(onFrame: (ScriptedRun.Frame) async throws -> Bool = { _ in true }) async throws -> DemoSummary {
-        var player = GesturePlayer(script.gestures)
+    /// early when `onFrame` returns false.
+    func run(onFrame: (ScriptedRun.Frame) async throws -> Bool) async throws {
+        let clock = ContinuousClock()
+        var gestures = GestureDriver(gestures: script.gestures)
         var motionEnded: Double?
-        start.instant.withLock { $0 = clock.now }
-        let origin = start.instant.withLock { $0 }
+        backend.restartClock()
+        let origin = clock.now
         scene.step(to: 0)
-        await source.update(scene)
-        scene.metrics.isCounting = true
+        await backend.frameEnded(scene)
+        scene.meter.startCounting()
         var frame = 0
         var last = 0.0
         var nextWholeSecond = 1.0
@@ -63,18 +48,14 @@ package final class RealTimeScriptedRun {
             let t = (clock.now - origin).seconds
             if let duration, t > duration { break }
             if let ended = motionEnded, t > ended + ScriptedRun.tail { break }
-            try player.input(to: scene.view, at: t, frameDuration: t - last)
+            try gestures.input(to: scene.view, at: t, frameDuration: t - last)
             scene.step(to: t)
-            await source.update(scene)
+            await backend.frameEnded(scene)
             last = t
-            if motionEnded == nil, player.isFinished, !scene.view.isDecelerating { motionEnded = t }
+            if motionEnded == nil, gestures.isFinished, !scene.view.isDecelerating { motionEnded = t }
             let isWholeSecond = t >= nextWholeSecond
             if isWholeSecond { nextWholeSecond = t.rounded(.down) + 1 }
             guard try await onFrame(ScriptedRun.Frame(time: t, isWholeSecond: isWholeSecond)) else { break }
         }
-        scene.metrics.finish()
-        let summary = await source.summary(of: scene)
-        scene.fetcher.shutdown()
-        return summary
     }
 }

@@ -10,8 +10,13 @@ struct DatabaseOpener {
         var movedAside: URL?
     }
 
-    /// A schema check failed: the file opened but is not a usable cache.
+    /// The integrity check failed: the file opened but its pages are damaged.
     struct Unusable: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The file was written by a later version of the cache: not corrupt, so it is left alone.
+    struct NewerSchema: Error, CustomStringConvertible {
         var description: String
     }
 
@@ -33,7 +38,8 @@ struct DatabaseOpener {
             return opened
         } catch {
             guard Self.isWorthMovingAside(error), FileManager.default.fileExists(atPath: url.path) else {
-                throw DiskCacheError(.openFailed, "DiskCache could not open \(url.path)", cause: error)
+                throw DiskCacheError(.openFailed,
+                    "DiskCache could not open \(url.path) and left it as it is (only a corrupt file is moved aside)", cause: error)
             }
             let aside = try moveAside(url, because: error)
             do {
@@ -60,7 +66,7 @@ struct DatabaseOpener {
             let maxTick = try pool.write { db -> Int64 in
                 let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
                 if version > Self.schemaVersion {
-                    throw Unusable(description: "schema version \(version) is newer than the supported \(Self.schemaVersion)")
+                    throw NewerSchema(description: "schema version \(version) is newer than the supported \(Self.schemaVersion)")
                 }
                 try Self.createSchema(db)
                 return try Int64.fetchOne(db, sql: "SELECT MAX(accessTick) FROM entry") ?? 0
@@ -103,14 +109,14 @@ struct DatabaseOpener {
             """)
     }
 
-    /// Whether an open failure means the file itself is bad (not a busy lock or a full disk).
+    /// Whether an open failure means the file itself is corrupt: SQLite's NOTADB or CORRUPT, or a
+    /// failed integrity check. Everything else (permissions, a read-only file, a `-wal` or `-shm`
+    /// that cannot be opened, no file descriptors left, I/O errors, locks, a full disk, a newer
+    /// schema) leaves a healthy file where it is.
     static func isWorthMovingAside(_ error: any Error) -> Bool {
         if error is Unusable { return true }
         guard let dbError = error as? DatabaseError else { return false }
-        switch dbError.resultCode {
-        case .SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_NOMEM, .SQLITE_FULL, .SQLITE_INTERRUPT: return false
-        default: return true
-        }
+        return dbError.resultCode == .SQLITE_NOTADB || dbError.resultCode == .SQLITE_CORRUPT
     }
 
     private func moveAside(_ url: URL, because error: any Error) throws -> URL {

@@ -18,6 +18,7 @@ final class Exchange: Sendable {
         var body = Data()
         var task: URLSessionDataTask?
         var timer: Task<Void, Never>?
+        var credentialsDropped = false
     }
 
     let url: URL
@@ -56,6 +57,14 @@ final class Exchange: Sendable {
     }
 
     var hasResponseHead: Bool { state.withLock { $0.phase != .waiting } }
+
+    /// False once a redirect left the original origin: later hops never get the credentials back.
+    var credentialsStillAllowed: Bool { state.withLock { !$0.credentialsDropped } }
+
+    /// Records that a redirect left the original origin.
+    func dropCredentials() {
+        state.withLock { $0.credentialsDropped = true }
+    }
 
     /// Records the response head.
     func receivedHead() {

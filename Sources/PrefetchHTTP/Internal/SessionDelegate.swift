@@ -7,6 +7,12 @@ import PrefetchKit
 /// The session's delegate: routes each task's callbacks to its ``Exchange``.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let exchanges = Locked([Int: Exchange]())
+    /// The loader's configured header fields, sent with each request but never across origins.
+    let headers: [String: String]
+
+    init(headers: [String: String]) {
+        self.headers = headers
+    }
 
     func register(_ exchange: Exchange, for taskIdentifier: Int) {
         exchanges.withLock { $0[taskIdentifier] = exchange }
@@ -62,13 +68,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
     ) {
         guard let exchange = exchange(for: task), let target = request.url else { return completionHandler(nil) }
-        do {
-            try HTTPLoader<URL>.validate(target)
-            completionHandler(request)
-        } catch {
-            exchange.finish(.failure(HTTPLoaderError(.unsupportedScheme,
-                "GET \(exchange.url.absoluteString) redirected to \(target.absoluteString): redirects must stay on http or https",
-                url: exchange.url, cause: error)))
+        // The origin that credentials were meant for is the one this hop left: a later hop back
+        // to it does not regain them once a hop went elsewhere.
+        let from = response.url ?? exchange.url
+        switch RedirectRule.decide(from: from, to: target) {
+        case .follow(let keepsCredentials):
+            let keeps = keepsCredentials && exchange.credentialsStillAllowed
+            if !keeps { exchange.dropCredentials() }
+            completionHandler(RedirectRule.request(request, keepsCredentials: keeps, configured: headers))
+        case .refuse(let error):
+            exchange.finish(.failure(error))
             completionHandler(nil)
         }
     }

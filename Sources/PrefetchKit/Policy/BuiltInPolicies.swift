@@ -32,7 +32,8 @@ public enum PrefetchPolicies {
     /// UIKit's collection view does; at rest the window lies toward the end of the content.
     ///
     /// On a direction reversal the window flips to the other side of the viewport, so the
-    /// items that were ahead leave the plan and the view cancels them.
+    /// items that were ahead leave the plan and the view cancels them. During an animated
+    /// scroll the window lies around the destination: its viewport, and the window past it.
     public struct UIKitLike: PrefetchPolicy, Hashable {
         /// The window's length in viewports (0.75 by default).
         public let lead: Double
@@ -60,13 +61,15 @@ public enum PrefetchPolicies {
         /// - Complexity: O(1).
         public func plan(for context: ScrollContext) -> PrefetchPlan {
             guard let length = usableViewportLength(context) else { return .empty }
-            let ahead = windowAhead(of: context, length: lead * length, towardEnd: context.direction >= 0)
-            return PrefetchPlan(regions: [ahead].compactMap { $0 })
+            let (viewport, towardEnd, destination) = aim(context)
+            let ahead = windowAhead(of: viewport, context.contentLength, length: lead * length, towardEnd: towardEnd)
+            return PrefetchPlan(regions: [destination, ahead].compactMap { $0 })
         }
     }
 
     /// Texture's preload range: ``ahead`` viewports in the direction of travel and ``behind``
-    /// viewports the other way; at rest "ahead" is toward the end of the content.
+    /// viewports the other way; at rest "ahead" is toward the end of the content. During an
+    /// animated scroll the range lies around the destination's viewport.
     public struct TextureLike: PrefetchPolicy, Hashable {
         /// The length ahead, in viewports (2.5 by default).
         public let ahead: Double
@@ -103,10 +106,11 @@ public enum PrefetchPolicies {
         /// - Complexity: O(1).
         public func plan(for context: ScrollContext) -> PrefetchPlan {
             guard let length = usableViewportLength(context) else { return .empty }
-            let towardEnd = context.direction >= 0
+            let (viewport, towardEnd, destination) = aim(context)
             let regions = [
-                windowAhead(of: context, length: ahead * length, towardEnd: towardEnd),
-                windowAhead(of: context, length: behind * length, towardEnd: !towardEnd),
+                destination,
+                windowAhead(of: viewport, context.contentLength, length: ahead * length, towardEnd: towardEnd),
+                windowAhead(of: viewport, context.contentLength, length: behind * length, towardEnd: !towardEnd),
             ]
             return PrefetchPlan(regions: regions.compactMap { $0 })
         }
@@ -146,18 +150,30 @@ private func usableViewportLength(_ context: ScrollContext) -> Double? {
     return length
 }
 
-/// The window of `length` points just past the viewport's end (or before its start), clipped to
+/// Where a window-shaped policy aims: the viewport (the destination's during an animated scroll),
+/// the direction ahead, and the destination's viewport as a region of its own.
+private func aim(_ context: ScrollContext) -> (viewport: Range<Double>, towardEnd: Bool, destination: Range<Double>?) {
+    if case let .programmatic(target, _) = context.phase, target.isFinite, target != context.viewport.lowerBound {
+        let viewport = target..<(target + context.viewportLength)
+        let lower = max(viewport.lowerBound, 0)
+        let upper = min(viewport.upperBound, context.contentLength)
+        return (viewport, target > context.viewport.lowerBound, lower < upper ? lower..<upper : nil)
+    }
+    return (context.viewport, context.direction >= 0, nil)
+}
+
+/// The window of `length` points just past `viewport`'s end (or before its start), clipped to
 /// the content; nil when nothing of it lies in the content.
-private func windowAhead(of context: ScrollContext, length: Double, towardEnd: Bool) -> Range<Double>? {
+private func windowAhead(of viewport: Range<Double>, _ contentLength: Double, length: Double, towardEnd: Bool) -> Range<Double>? {
     guard length > 0 else { return nil }
     let lower: Double
     let upper: Double
     if towardEnd {
-        lower = max(context.viewport.upperBound, 0)
-        upper = min(context.viewport.upperBound + length, context.contentLength)
+        lower = max(viewport.upperBound, 0)
+        upper = min(viewport.upperBound + length, contentLength)
     } else {
-        lower = max(context.viewport.lowerBound - length, 0)
-        upper = min(context.viewport.lowerBound, context.contentLength)
+        lower = max(viewport.lowerBound - length, 0)
+        upper = min(viewport.lowerBound, contentLength)
     }
     guard lower < upper else { return nil }
     return lower..<upper

@@ -1,9 +1,10 @@
 /// Decides which part of a scrolling list to prefetch, given where the viewport is and how it moves.
 ///
 /// A policy works along the scroll axis only: every distance is in points from the start of
-/// the content. The collection view asks its policy for a ``PrefetchPlan`` after each layout
-/// pass, turns the plan's regions into items through its layout, and sends the items that
-/// enter the plan to `prefetchItemsAt` and the ones that leave it to `cancelPrefetchingForItemsAt`.
+/// the content. It chooses *where* to hold interest; a ``PrefetchController`` asks it for a
+/// ``PrefetchPlan`` every frame, turns the plan's regions (and the viewport) into items through
+/// the surface's ``ScrollGeometry``, ranks every item by when it will be on screen and for how
+/// long, and requests and withdraws loads as items enter and leave the plan.
 ///
 /// ```swift
 /// let plan = PrefetchPolicies.uikitLike.plan(for: context)
@@ -22,7 +23,8 @@ public protocol PrefetchPolicy: Sendable {
 /// What a ``PrefetchPolicy`` knows about one moment of scrolling.
 ///
 /// All lengths are points along the scroll axis; velocities are points per second, positive
-/// toward the end of the content.
+/// toward the end of the content. A ``PrefetchController`` builds it every frame from the
+/// surface's ``ScrollState`` and its target's latency.
 public struct ScrollContext: Sendable, Hashable {
     /// The visible part of the content, in content coordinates along the scroll axis.
     public var viewport: Range<Double>
@@ -30,32 +32,34 @@ public struct ScrollContext: Sendable, Hashable {
     public var contentLength: Double
     /// The current scroll velocity, in points per second; positive toward the end of the content.
     public var velocity: Double
-    /// Whether the view is coasting after a fling (so ``decelerationRate`` predicts where it stops).
-    public var isDecelerating: Bool
-    /// The deceleration rate per millisecond while coasting (UIKit's normal rate is 0.998).
-    public var decelerationRate: Double
+    /// What moves the content: at rest, a drag, a fling with its resting offset, or an animated
+    /// scroll with its destination.
+    public var phase: ScrollPhase
+    /// The direction of the latest motion: `1` toward the end, `-1` toward the start. At rest it
+    /// keeps the direction of the motion that ended (`1` before any motion), so a policy can keep
+    /// looking the way the user was going.
+    public var heading: Int
     /// The expected time from starting a load to having its data, if the fetcher has measured one.
     public var expectedLatency: Duration?
-    /// How many loads may run at once, if the policy should plan within a cap.
-    public var concurrencyLimit: Int?
 
     /// Creates a scroll context.
+    ///
+    /// - Parameter heading: The direction of the latest motion; by default the sign of
+    ///   `velocity`, or `1` at rest.
     public init(
         viewport: Range<Double>,
         contentLength: Double,
         velocity: Double = 0,
-        isDecelerating: Bool = false,
-        decelerationRate: Double = 0.998,
-        expectedLatency: Duration? = nil,
-        concurrencyLimit: Int? = nil
+        phase: ScrollPhase = .idle,
+        heading: Int? = nil,
+        expectedLatency: Duration? = nil
     ) {
         self.viewport = viewport
         self.contentLength = contentLength
         self.velocity = velocity
-        self.isDecelerating = isDecelerating
-        self.decelerationRate = decelerationRate
+        self.phase = phase
+        self.heading = heading.map { $0 < 0 ? -1 : 1 } ?? (velocity < 0 ? -1 : 1)
         self.expectedLatency = expectedLatency
-        self.concurrencyLimit = concurrencyLimit
     }
 
     /// The viewport's length along the scroll axis.
@@ -63,18 +67,35 @@ public struct ScrollContext: Sendable, Hashable {
 
     /// The direction of travel: `1` toward the end, `-1` toward the start, `0` at rest.
     public var direction: Int { velocity > 0 ? 1 : (velocity < 0 ? -1 : 0) }
+
+    /// Whether the view is coasting after a fling.
+    public var isDecelerating: Bool {
+        if case .decelerating = phase { true } else { false }
+    }
+
+    /// The offset of the viewport's leading edge where the current motion ends, if known: a
+    /// fling's resting offset or an animated scroll's destination.
+    public var destinationOffset: Double? {
+        switch phase {
+        case .idle, .dragging: nil
+        case .decelerating(let restingOffset, _): restingOffset
+        case .programmatic(let targetOffset, _): targetOffset
+        }
+    }
 }
 
-/// The regions a ``PrefetchPolicy`` wants loaded, most urgent first.
+/// The regions a ``PrefetchPolicy`` wants loaded.
+///
+/// The plan says where to hold interest, not in which order: a ``PrefetchController`` ranks the
+/// items of every region by when they will be on screen. Keep regions contiguous with the
+/// viewport where you can: an item that leaves the plan and comes back a frame later has its
+/// load cancelled and started again.
 public struct PrefetchPlan: Sendable, Hashable {
-    /// Ranges of content coordinates along the scroll axis, most urgent first.
-    ///
-    /// Items that overlap an earlier region come before items of a later one; within a region
-    /// the view orders items nearest to the viewport first. Parts of a region that lie in the
-    /// viewport or outside the content are ignored.
+    /// Ranges of content coordinates along the scroll axis. They may overlap each other and the
+    /// viewport; parts outside the content are ignored.
     public var regions: [Range<Double>]
 
-    /// Creates a plan from regions given most urgent first.
+    /// Creates a plan from regions.
     public init(regions: [Range<Double>]) {
         self.regions = regions
     }

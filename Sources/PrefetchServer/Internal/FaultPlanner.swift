@@ -18,21 +18,55 @@ struct FaultPlan: Sendable, Equatable {
     var slowBody = false
 }
 
-/// Decides each request's faults from the seed, the path and the attempt number.
+/// Decides each request's faults from the seed, the resource and the attempt number.
+///
+/// Attempts are counted per resource, keyed by what the request means (`/thumb/7`,
+/// `/items?offset=0&limit=50`), never by its raw text, and only for resources the server serves:
+/// a 404 or a 400 counts nothing. The table holds at most ``maxTracked`` resources; past that the
+/// oldest counters are forgotten, so a server that runs for hours stays bounded.
 final class FaultPlanner: Sendable {
-    private let configuration: ServerConfiguration
-    private let attempts = NIOLockedValueBox([String: Int]())
+    /// The most resources whose attempts are counted at once.
+    static let maxTracked = 65_536
 
-    init(configuration: ServerConfiguration) {
-        self.configuration = configuration
+    private struct Attempts: Sendable {
+        var counts: [UInt64: Int] = [:]
+        /// Keys in first-seen order, for forgetting the oldest; `head` is the oldest still kept.
+        var order: [UInt64] = []
+        var head = 0
     }
 
-    /// Counts a request to `path` and returns its attempt number (0 first).
-    func nextAttempt(_ path: String) -> Int {
-        attempts.withLockedValue { a in
-            let n = a[path, default: 0]
-            a[path] = n + 1
-            return n
+    private let configuration: ServerConfiguration
+    private let limit: Int
+    private let attempts = NIOLockedValueBox(Attempts())
+
+    init(configuration: ServerConfiguration, maxTracked: Int = FaultPlanner.maxTracked) {
+        self.configuration = configuration
+        self.limit = max(1, maxTracked)
+    }
+
+    /// How many resources have an attempt counter now.
+    var trackedCount: Int { attempts.withLockedValue { $0.counts.count } }
+
+    /// Counts a request to `resource` (its canonical key) and returns its attempt number (0 first).
+    func nextAttempt(_ resource: String) -> Int {
+        let key = stableHash(resource)
+        let limit = limit
+        return attempts.withLockedValue { a in
+            if let n = a.counts[key] {
+                a.counts[key] = n + 1
+                return n
+            }
+            if a.counts.count >= limit {
+                a.counts[a.order[a.head]] = nil
+                a.head += 1
+                if a.head >= limit {
+                    a.order.removeFirst(a.head)
+                    a.head = 0
+                }
+            }
+            a.counts[key] = 1
+            a.order.append(key)
+            return 0
         }
     }
 

@@ -26,12 +26,12 @@ struct Routes: Sendable {
     let clock: any Clock<Duration>
     let planner: FaultPlanner
 
-    init(configuration: ServerConfiguration, events: ServerEventLog, logger: Logger, clock: any Clock<Duration>) {
+    init(configuration: ServerConfiguration, events: ServerEventLog, planner: FaultPlanner, logger: Logger, clock: any Clock<Duration>) {
         self.configuration = configuration
         self.events = events
         self.logger = logger
         self.clock = clock
-        self.planner = FaultPlanner(configuration: configuration)
+        self.planner = planner
     }
 
     func register(on router: Router<ServerContext>) {
@@ -41,48 +41,51 @@ struct Routes: Sendable {
     }
 
     private func items(_ request: Request, _ context: ServerContext) async throws -> Response {
-        let query = request.uri.queryParameters
-        let offset = try integer(query, "offset", default: 0, in: 0...Int.max)
-        let limit = try integer(query, "limit", default: 50, in: 1...configuration.maxPageSize)
+        let parsed = ServerRequest.parse(request.uri.description, configuration: configuration)
+        guard case .items(let offset, let limit) = parsed, let resource = parsed.resource else {
+            throw Self.error(for: parsed)
+        }
         let authority = request.head.authority ?? "\(configuration.host):\(configuration.port)"
-        let end = min(offset.addingReportingOverflow(limit).overflow ? Int.max : offset + limit, configuration.itemCount)
-        let ids = offset < end ? Array(offset..<end) : []
         let page = PageJSON(offset: offset, limit: limit, total: configuration.itemCount,
-                            items: ids.map { Payloads.item(id: $0, seed: configuration.seed, baseURL: "http://\(authority)") })
+                            items: parsed.itemIDs(configuration: configuration).map {
+                                Payloads.item(id: $0, seed: configuration.seed, baseURL: "http://\(authority)")
+                            })
         let body = ByteBuffer(data: try JSONEncoder().encode(page))
-        return try await respond(path: request.uri.description, body: body, contentType: "application/json", context: context)
+        // Faults are keyed by the page asked for, not by the raw query (extra parameters, order).
+        return try await respond(path: request.uri.description, resource: resource,
+                                 body: body, contentType: "application/json", context: context)
     }
 
     private func thumbnail(_ request: Request, _ context: ServerContext) async throws -> Response {
-        let raw = context.parameters.get("id") ?? ""
-        guard let id = Int(raw), (0..<configuration.itemCount).contains(id) else {
-            events.record(.request(path: request.uri.path, attempt: planner.nextAttempt(request.uri.path)))
+        let parsed = ServerRequest.parse(request.uri.description, configuration: configuration)
+        guard case .thumbnail(let id, let chunked) = parsed, let resource = parsed.resource else {
+            events.record(.request(path: request.uri.path, attempt: 0))   // nothing is counted for a 404
             events.record(.responded(path: request.uri.path, status: 404))
-            throw HTTPError(.notFound, message: "no thumbnail \(raw): ids are 0..<\(configuration.itemCount)")
+            throw Self.error(for: parsed)
         }
         let body = Payloads.thumbnail(id: id, size: configuration.thumbnailSize, seed: configuration.seed)
         // `?chunked=1` leaves out Content-Length, so a client learns the size only by reading.
-        let chunked = request.uri.queryParameters.get("chunked") == "1"
-        return try await respond(path: request.uri.path, body: body, contentType: "application/octet-stream",
+        return try await respond(path: request.uri.path, resource: resource, body: body, contentType: "application/octet-stream",
                                  declareLength: !chunked, context: context)
     }
 
-    private func integer(_ query: Parameters, _ name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {
-        guard let raw = query.get(name) else { return value }
-        guard let parsed = Int(raw), range.contains(parsed) else {
-            let upper = range.upperBound == Int.max ? "" : "\(range.upperBound)"
-            throw HTTPError(.badRequest, message: "\(name) must be an integer in \(range.lowerBound)...\(upper), got \(raw)")
+    /// The HTTP error for a request that is not served.
+    private static func error(for request: ServerRequest) -> HTTPError {
+        switch request {
+        case .badRequest(let message): HTTPError(.badRequest, message: message)
+        case .notFound(let message): HTTPError(.notFound, message: message)
+        case .health, .items, .thumbnail: HTTPError(.notFound, message: "this route does not serve \(request)")
         }
-        return parsed
     }
 
     private func respond(
-        path: String, body: ByteBuffer, contentType: String, declareLength: Bool = true, context: ServerContext
+        path: String, resource: String, body: ByteBuffer, contentType: String, declareLength: Bool = true,
+        context: ServerContext
     ) async throws -> Response {
-        let attempt = planner.nextAttempt(path)
+        let attempt = planner.nextAttempt(resource)
         events.record(.request(path: path, attempt: attempt))
         events.enter()
-        let plan = planner.plan(path: path, attempt: attempt, bodySize: body.readableBytes)
+        let plan = planner.plan(path: resource, attempt: attempt, bodySize: body.readableBytes)
         do {
             if plan.latency > .zero { try await clock.sleep(for: plan.latency) }
         } catch {

@@ -110,14 +110,17 @@ public struct ScenarioLayout: Sendable, Hashable {
     public var itemHeight: Double
     /// The spacing between items and lines (grid only).
     public var spacing: Double
+    /// The inset of the section from the content's edges, on every side (grid only).
+    public var sectionInset: Double
 
     /// Creates a layout description.
-    public init(kind: Kind, itemCount: Int, itemWidth: Double, itemHeight: Double, spacing: Double) {
+    public init(kind: Kind, itemCount: Int, itemWidth: Double, itemHeight: Double, spacing: Double, sectionInset: Double = 0) {
         self.kind = kind
         self.itemCount = itemCount
         self.itemWidth = itemWidth
         self.itemHeight = itemHeight
         self.spacing = spacing
+        self.sectionInset = sectionInset
     }
 
     /// The seeds' grid: 150×100 items with spacing 10.
@@ -125,15 +128,24 @@ public struct ScenarioLayout: Sendable, Hashable {
         ScenarioLayout(kind: .grid, itemCount: itemCount, itemWidth: 150, itemHeight: 100, spacing: 10)
     }
 
+    /// The seeds' storyboard, as the demo shows it: 150×100 items, 10 points apart and from the edges.
+    public static func seedSample(itemCount: Int = 1_000) -> ScenarioLayout {
+        ScenarioLayout(kind: .grid, itemCount: itemCount, itemWidth: 150, itemHeight: 100, spacing: 10, sectionInset: 10)
+    }
+
     /// The tutorial's list: rows 66 points high.
     public static func list(itemCount: Int = 10_000) -> ScenarioLayout {
         ScenarioLayout(kind: .list, itemCount: itemCount, itemWidth: 0, itemHeight: 66, spacing: 0)
     }
 
-    func validate() throws {
+    /// Checks the layout, naming the first bad value and the rule.
+    public func validate() throws {
         guard itemCount >= 1 else { throw SimulationError(path: "layout.itemCount", "\(itemCount) items; a layout needs at least 1") }
         guard itemHeight.isFinite, itemHeight > 0 else { throw SimulationError(path: "layout.itemHeight", "\(itemHeight) must be a finite number greater than 0") }
         guard spacing.isFinite, spacing >= 0 else { throw SimulationError(path: "layout.spacing", "\(spacing) must be a finite number, at least 0") }
+        guard sectionInset.isFinite, sectionInset >= 0 else {
+            throw SimulationError(path: "layout.sectionInset", "\(sectionInset) must be a finite number, at least 0")
+        }
         if kind == .grid {
             guard itemWidth.isFinite, itemWidth > 0 else { throw SimulationError(path: "layout.itemWidth", "\(itemWidth) must be a finite number greater than 0") }
         }
@@ -157,7 +169,8 @@ public struct Viewport: Sendable, Hashable {
     /// A phone-sized table view.
     public static let phoneList = Viewport(width: 375, height: 667)
 
-    func validate() throws {
+    /// Checks the viewport, naming the first bad value and the rule.
+    public func validate() throws {
         guard width.isFinite, width > 0 else { throw SimulationError(path: "viewport.width", "\(width) must be a finite number greater than 0") }
         guard height.isFinite, height > 0 else { throw SimulationError(path: "viewport.height", "\(height) must be a finite number greater than 0") }
     }

@@ -19,13 +19,11 @@ public enum SimulationPolicy: Sendable, CustomStringConvertible {
     /// The name.
     public var description: String { name }
 
-    /// The five policies the suite compares: none, uikitLike, textureLike, adaptive, clairvoyant.
-    public static let standard: [SimulationPolicy] = [
-        .policy(PrefetchPolicies.none), .policy(PrefetchPolicies.uikitLike), .policy(PrefetchPolicies.textureLike),
-        .policy(PrefetchPolicies.Adaptive.standard), .clairvoyant,
-    ]
+    /// The policies the suite compares: the registry's (`PrefetchPolicies.all`: none, uikitLike,
+    /// textureLike, adaptive), then clairvoyant.
+    public static let standard: [SimulationPolicy] = PrefetchPolicies.all.map { .policy($0) } + [.clairvoyant]
 
-    /// The standard policy with this name.
+    /// The standard policy with this name: a name of the registry, or `clairvoyant`.
     /// - Throws: ``SimulationError`` naming the unknown name and the known ones.
     public static func named(_ name: String) throws -> SimulationPolicy {
         guard let policy = standard.first(where: { $0.name == name }) else {
@@ -69,5 +67,6 @@ public struct SimulationConfiguration: Sendable {
         guard tail.isFinite, tail >= 0 else { throw SimulationError("tail is \(tail) s, but it must be a finite number, at least 0") }
         guard maxDuration.isFinite, maxDuration > 0 else { throw SimulationError("maxDuration is \(maxDuration) s, but it must be greater than 0") }
         do { try retry.validate() } catch let error as PrefetchError { throw SimulationError(error.message) }
+        try VirtualTimeLoop<Int, Int>.validate(retry)
     }
 }

@@ -43,6 +43,43 @@ public struct SimulationResult: Sendable, Codable, Hashable {
         public init() {}
     }
 
+    /// Creates a result from a meter's figures.
+    public init(scenario: String, policy: String, readiness r: Readiness, duration: Double, frameTimes: [Double] = []) {
+        self.scenario = scenario
+        self.policy = policy
+        displayed = r.displayed
+        displayReadyRate = r.displayReadyRate
+        visibleWaitMeanMs = r.visibleWaitMeanMs
+        visibleWaitP95Ms = r.visibleWaitP95Ms
+        blankCellSeconds = r.blankCellSeconds
+        loadsStarted = r.loadsStarted
+        loadsCompleted = r.loadsCompleted
+        loadsCancelled = r.loadsCancelled
+        loadsWasted = r.loadsWasted
+        peakInFlight = r.peakInFlight
+        requestsPerSecond = duration > 0 ? Double(r.loadsStarted) / duration : 0
+        self.duration = duration
+        let sorted = frameTimes.sorted()
+        frameTime.meanMicroseconds = frameTimes.isEmpty ? 0 : frameTimes.reduce(0, +) / Double(frameTimes.count)
+        frameTime.p95Microseconds = percentile(sorted, 0.95)
+    }
+
+    /// The figures the meter measured (without `loadsFailed`, which a result does not keep).
+    public var readiness: Readiness {
+        var r = Readiness()
+        r.displayed = displayed
+        r.displayReadyRate = displayReadyRate
+        r.visibleWaitMeanMs = visibleWaitMeanMs
+        r.visibleWaitP95Ms = visibleWaitP95Ms
+        r.blankCellSeconds = blankCellSeconds
+        r.loadsStarted = loadsStarted
+        r.loadsCompleted = loadsCompleted
+        r.loadsCancelled = loadsCancelled
+        r.loadsWasted = loadsWasted
+        r.peakInFlight = peakInFlight
+        return r
+    }
+
     private enum CodingKeys: String, CodingKey {
         case scenario, policy, displayed, displayReadyRate, visibleWaitMeanMs, visibleWaitP95Ms, blankCellSeconds,
             loadsStarted, loadsCompleted, loadsCancelled, loadsWasted, peakInFlight, requestsPerSecond, duration

@@ -1,197 +1,150 @@
 import Foundation
-import HeapModule
 import PrefetchCollectionView
 import PrefetchKit
+import PrefetchTesting
 
-/// Replays a ``Scenario`` on virtual time through the real `CollectionView`
-/// (or `TableView`) and the real `FetchScheduler`, with
-/// simulated loads that finish at virtual times, and measures what a user would see.
+/// Replays a ``Scenario`` on virtual time through the real `CollectionView` (or `TableView`),
+/// Apple's sample's data source and the real `AsyncFetcher`, and measures what a user would see.
 ///
-/// Each frame, the simulator applies the scenario's gesture input, steps the view (which calls
-/// the data source, the prefetch data source and the delegate exactly as an app's would be
-/// called), and finishes the loads whose time has come, in time order. The data source is the
-/// seeds' `CustomDataSource` logic on the scheduler: a prefetch sets the prefetch interest, a
-/// cancel withdraws it, `cellForItemAt` shows cached data or adds a visible consumer, and a
-/// consumer is withdrawn when its cell leaves the screen.
+/// The run is the app loop of ``VirtualTimeLoop``: each frame the loop finishes the simulated
+/// loads due by then, one at a time in time order with the fetcher settling after each
+/// (retries wait out the fetcher's `RetryPolicy` back-off on the same virtual clock), then the
+/// ``GestureDriver`` gives the view its input and the view steps, calling the data source, the
+/// prefetch data source and the delegate exactly as an app's would be called. A
+/// ``ReadinessMeter`` measures. The same seed gives the same numbers.
 ///
 /// ```swift
-/// let result = try Simulator.run(StandardSuite.scenario(.steady, layout: .grid), policy: .policy(.adaptive))
+/// let scenario = StandardSuite.scenario(.steady, layout: .grid)
+/// let result = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.Adaptive.standard))
 /// print(result.displayReadyRate)
 /// ```
 @MainActor
-public final class Simulator {
+public enum Simulator {
     /// Runs one scenario under one policy.
     /// - Throws: ``SimulationError`` for an invalid scenario or configuration.
     public static func run(
         _ scenario: Scenario, policy: SimulationPolicy, configuration: SimulationConfiguration = SimulationConfiguration()
-    ) throws -> SimulationResult {
-        try runWithTimeline(scenario, policy: policy, configuration: configuration).result
+    ) async throws -> SimulationResult {
+        try await run(scenario, policy: policy, configuration: configuration, recordsTimeline: false).result
     }
 
     /// Runs one scenario under one policy and keeps the timeline for a report.
     /// - Throws: ``SimulationError`` for an invalid scenario or configuration.
     public static func runWithTimeline(
         _ scenario: Scenario, policy: SimulationPolicy, configuration: SimulationConfiguration = SimulationConfiguration()
-    ) throws -> (result: SimulationResult, timeline: SimulationTimeline) {
+    ) async throws -> (result: SimulationResult, timeline: SimulationTimeline) {
+        try await run(scenario, policy: policy, configuration: configuration, recordsTimeline: true)
+    }
+
+    private static func run(
+        _ scenario: Scenario, policy: SimulationPolicy, configuration: SimulationConfiguration, recordsTimeline: Bool
+    ) async throws -> (result: SimulationResult, timeline: SimulationTimeline) {
         try scenario.validate()
         try configuration.validate()
-        var schedule: [Appearance]?
+        var planned: [Appearance]?
         if case .clairvoyant = policy {
-            let dry = Simulator(scenario: scenario, configuration: configuration, mode: .recordAppearances, policy: PrefetchPolicies.none)
-            try dry.drive()
-            schedule = dry.core.firstAppearances()
+            // The reference's recording pass: the same view and motion, nothing loads; it learns
+            // when each item first appears.
+            let recording = try await play(scenario, configuration: configuration, policy: PrefetchPolicies.none, recording: true)
+            planned = ClairvoyantPlanner.firstAppearances(recording.app.appearances)
         }
         let viewPolicy: any PrefetchPolicy
         switch policy {
         case .policy(let p): viewPolicy = p
         case .clairvoyant: viewPolicy = PrefetchPolicies.none
         }
-        let sim = Simulator(scenario: scenario, configuration: configuration, mode: .simulate(schedule), policy: viewPolicy)
-        try sim.drive()
-        return (sim.core.result(scenario: scenario.name, policy: policy.name, frameTimes: sim.frameTimes), sim.core.timeline)
+        let run = try await play(
+            scenario, configuration: configuration, policy: viewPolicy, recordsTimeline: recordsTimeline, schedule: planned)
+        var timeline = run.app.meter.timeline
+        timeline.itemCount = scenario.layout.itemCount
+        let result = SimulationResult(
+            scenario: scenario.name, policy: policy.name, readiness: run.app.meter.readiness, duration: run.end,
+            frameTimes: run.frameTimes)
+        return (result, timeline)
     }
 
-    enum Mode {
-        case recordAppearances
-        case simulate([Appearance]?)
-    }
-
-    let scenario: Scenario
-    let configuration: SimulationConfiguration
-    let core: SimulationCore
-    let view: ItemScrollView
-    private var frameTimes: [Double] = []
-    private let adapter: AnyObject
-
-    private init(scenario: Scenario, configuration: SimulationConfiguration, mode: Mode, policy: any PrefetchPolicy) {
-        self.scenario = scenario
-        self.configuration = configuration
-        self.core = SimulationCore(scenario: scenario, configuration: configuration, mode: mode)
-        let frame = CGRect(x: 0, y: 0, width: scenario.viewport.width, height: scenario.viewport.height)
-        switch scenario.layout.kind {
-        case .grid:
-            let layout = try! FlowLayout(
-                itemSize: CGSize(width: scenario.layout.itemWidth, height: scenario.layout.itemHeight),
-                minimumLineSpacing: scenario.layout.spacing, minimumInteritemSpacing: scenario.layout.spacing)
-            let collection = CollectionView(frame: frame, collectionViewLayout: layout)
-            let source = GridAdapter(core: core)
-            collection.register(SimulatedGridCell.self, forCellWithReuseIdentifier: SimulatedGridCell.reuseIdentifier)
-            collection.dataSource = source
-            collection.prefetchDataSource = source
-            collection.delegate = source
-            view = collection
-            adapter = source
-        case .list:
-            let table = TableView(frame: frame)
-            table.rowHeight = scenario.layout.itemHeight
-            let source = ListAdapter(core: core)
-            table.register(SimulatedListCell.self, forCellReuseIdentifier: SimulatedListCell.reuseIdentifier)
-            table.dataSource = source
-            table.prefetchDataSource = source
-            table.delegate = source
-            view = table
-            adapter = source
+    /// One pass of the app loop over `scenario`.
+    ///
+    /// `inspect` sees the app, the view and the loop whenever they are at rest: after every
+    /// finished attempt and every frame (the property tests check their invariants there).
+    static func play(
+        _ scenario: Scenario, configuration: SimulationConfiguration, policy: any PrefetchPolicy, recording: Bool = false,
+        recordsTimeline: Bool = false, schedule: [Appearance]? = nil,
+        inspect: ((SimulatedApp, ItemScrollView) -> Void)? = nil, onPrefetchUpdate: ((PrefetchUpdate<IndexPath>) -> Void)? = nil
+    ) async throws -> (app: SimulatedApp, end: Double, frameTimes: [Double]) {
+        var fetcherConfiguration = FetcherConfiguration()
+        fetcherConfiguration.maxConcurrentLoads = configuration.maxConcurrentLoads
+        fetcherConfiguration.cacheCountLimit = configuration.cacheCountLimit
+        fetcherConfiguration.retry = configuration.retry
+        let clock = ManualClock()
+        let now: @Sendable () -> Double = { clock.now.offset.seconds }
+        let meter = ReadinessMeter(recordsTimeline: recordsTimeline, now: now)
+        let loop: SimulatedApp.Loop
+        do {
+            loop = try VirtualTimeLoop(
+                configuration: fetcherConfiguration, clock: clock, latency: configuration.latency, seed: configuration.seed,
+                payloadBytes: scenario.payloadBytes, item: { $0 }, value: { SimulatedData(item: $0) },
+                onEvent: { event in meter.record(event, item: { $0 }) })
+        } catch let error as PrefetchError {
+            throw SimulationError(error.message)
         }
+        let app = SimulatedApp(loop: recording ? nil : loop, meter: meter, itemCount: scenario.layout.itemCount, now: now)
+        app.prefetcher?.onUpdate = onPrefetchUpdate
+        let (view, sources) = try makeView(scenario, app: app)
         view.prefetchPolicy = policy
-        view.concurrencyLimit = configuration.maxConcurrentLoads
-        core.view = view
-    }
-
-    /// The gesture being performed.
-    private enum Active {
-        case idle
-        case drag(speed: Double, until: Double)
-        case fling
-        case pause(until: Double)
-    }
-
-    private func drive() throws {
-        let dt = 1 / configuration.frameRate
-        let clock = ContinuousClock()
-        var gestures: [Gesture] = []
-        var samples: [OffsetSample] = []
-        switch scenario.motion {
-        case .gestures(let g): gestures = g
-        case .samples(let s): samples = s
+        let planner = schedule.map {
+            ClairvoyantPlanner(schedule: $0, loop: loop, cap: configuration.maxConcurrentLoads, horizon: configuration.cacheCountLimit / 2)
         }
-        var nextGesture = 0
-        var active = Active.idle
-        var motionEnded: Double?
-        var frame = 0
-        view.step(to: 0)
-        core.afterFrame(time: 0)
-        while true {
-            frame += 1
-            let t = Double(frame) * dt
-            if t > configuration.maxDuration { break }
-            if let ended = motionEnded, t > ended + configuration.tail { break }
-            let started = clock.now
-            core.finishLoads(upTo: t)
-            // Gesture input for this frame.
-            if samples.isEmpty {
-                while case .idle = active, nextGesture < gestures.count {
-                    let gesture = gestures[nextGesture]
-                    nextGesture += 1
-                    switch gesture {
-                    case .drag(let speed, let duration):
-                        active = .drag(speed: speed, until: t - dt + duration)
-                    case .fling(let velocity):
-                        view.fling(velocity: velocity)
-                        active = .fling
-                    case .jump(let item):
-                        try view.scrollToItem(at: IndexPath(item: item, section: 0), at: .top, animated: false)
-                    case .pause(let duration):
-                        active = .pause(until: t - dt + duration)
-                    }
+        var gestures = GestureDriver(scenario.motion)
+        var frameTimes: [Double] = []
+        let wallClock = ContinuousClock()
+        let end = try await loop.play(
+            &gestures, on: view, frameRate: configuration.frameRate, tail: configuration.tail, duration: configuration.maxDuration,
+            step: { t in
+                let started = wallClock.now
+                app.releasePooledConsumers()
+                view.step(to: t)
+                app.releasePooledConsumers()
+                if t > 0 { frameTimes.append(started.duration(to: wallClock.now).seconds * 1e6) }
+            },
+            afterLoad: { _ in
+                planner?.topUp()
+                inspect?(app, view)
+            },
+            afterFrame: { frame in
+                if frame.index == 0 { meter.startCounting() }
+                planner?.topUp()
+                inspect?(app, view)
+                if recordsTimeline, frame.index % 3 == 0, frame.index > 0 {
+                    let pending = view.indexPathsPendingPrefetch.map(\.item)
+                    meter.sampleFrame(visible: meter.visibleItems, prefetch: pending.min().flatMap { lo in pending.max().map { lo...$0 } })
                 }
-                switch active {
-                case .drag(let speed, let until):
-                    if t <= until + 1e-9 {
-                        view.drag(by: speed * dt)
-                    } else {
-                        view.endDragging()
-                        active = .idle
-                    }
-                case .pause(let until):
-                    if t > until + 1e-9 { active = .idle }
-                case .fling, .idle:
-                    break
-                }
-                if case .idle = active, nextGesture >= gestures.count, motionEnded == nil { motionEnded = t }
-            } else if motionEnded == nil {
-                let target = Self.interpolate(samples, at: t)
-                view.drag(by: target - view.contentOffset.y)
-                if t >= samples[samples.count - 1].time {
-                    view.endDragging()
-                    motionEnded = t
-                }
-            }
-            core.updateLatencyEstimate()
-            view.step(to: t)
-            if case .fling = active, !view.isDecelerating { active = .idle }
-            core.afterFrame(time: t)
-            frameTimes.append(Self.microseconds(started.duration(to: clock.now)))
-            if frame % 3 == 0 { core.sampleFrame(time: t) }
+                return true
+            })
+        meter.finish()
+        loop.fetcher.shutdown()
+        withExtendedLifetime(sources) {}
+        return (app, end, frameTimes)
+    }
+
+    /// The scenario's view, wired to `app`; the sources are returned to be kept alive (the
+    /// view holds them weakly, as UIKit does).
+    private static func makeView(_ scenario: Scenario, app: SimulatedApp) throws -> (ItemScrollView, AnyObject) {
+        switch try scenario.layout.makeView(viewport: scenario.viewport) {
+        case .collection(let collectionView):
+            let source = SimulatedGridSource(app: app)
+            collectionView.register(SimulatedGridCell.self, forCellWithReuseIdentifier: SimulatedGridCell.reuseIdentifier)
+            collectionView.dataSource = source
+            collectionView.prefetchDataSource = app.prefetcher
+            collectionView.delegate = source
+            return (collectionView, source)
+        case .table(let tableView):
+            let source = SimulatedListSource(app: app)
+            tableView.register(SimulatedListCell.self, forCellReuseIdentifier: SimulatedListCell.reuseIdentifier)
+            tableView.dataSource = source
+            tableView.prefetchDataSource = app.prefetcher
+            tableView.delegate = source
+            return (tableView, source)
         }
-        core.finish(at: Double(frame) * dt)
     }
-
-    static func interpolate(_ samples: [OffsetSample], at t: Double) -> Double {
-        guard t > samples[0].time else { return samples[0].offset }
-        guard let upper = samples.firstIndex(where: { $0.time >= t }) else { return samples[samples.count - 1].offset }
-        let a = samples[upper - 1], b = samples[upper]
-        guard b.time > a.time else { return b.offset }
-        return a.offset + (b.offset - a.offset) * (t - a.time) / (b.time - a.time)
-    }
-
-    private static func microseconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) * 1e6 + Double(d.components.attoseconds) * 1e-12
-    }
-}
-
-/// A first appearance of an item, for the clairvoyant reference.
-struct Appearance: Comparable {
-    var time: Double
-    var item: Int
-    static func < (a: Appearance, b: Appearance) -> Bool { (a.time, a.item) < (b.time, b.item) }
 }

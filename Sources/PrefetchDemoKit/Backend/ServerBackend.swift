@@ -3,6 +3,7 @@ import PrefetchDiskCache
 import PrefetchFeed
 import PrefetchHTTP
 import PrefetchKit
+import PrefetchSimulation
 
 /// The sample app's data from a server (`--source`, `--serve`): the model list page by page from
 /// `<source>/items` with a ``PrefetchFeed/PagedFeed``, each thumbnail from its item's
@@ -14,9 +15,10 @@ import PrefetchKit
 /// feed keeps at most ``FeedConfiguration/maxLoadedPages`` pages, so a 100,000-item feed is
 /// never held whole: scroll back past the dropped pages and they load again.
 ///
-/// A driver calls ``update(_:)`` once a frame, after stepping the view.
+/// The fetcher runs on the real clock: memory cache, then the disk cache, then the network.
+/// ``frameEnded(_:)`` brings the feed's pages in once a frame.
 @MainActor
-package final class RemoteSource {
+package final class ServerBackend: DemoBackend {
     /// The server's base URL.
     package let baseURL: URL
     /// The disk cache's file.
@@ -32,6 +34,13 @@ package final class RemoteSource {
     private var requestedRange: Range<Int>?
     private var lastFailureRetry: ContinuousClock.Instant?
     private var isClosed = false
+    package let fetcher: AsyncFetcher<UUID, DisplayData>
+    package let deliveries = MainActorDeliveries<UUID>()
+    package let meter: ReadinessMeter
+    package let board: LoadBoard
+    private let start: Locked<ContinuousClock.Instant>
+    /// The item index of every identifier whose page has arrived, for the meter.
+    private let indexes: Locked<[UUID: Int]>
 
     /// Items per page of `/items`.
     package static let pageSize = 50
@@ -39,7 +48,8 @@ package final class RemoteSource {
     package static let firstPageDeadline = Duration.seconds(15)
 
     private init(baseURL: URL, diskCacheURL: URL, models: ModelList, feed: PagedFeed, http: HTTPLoader<URL>,
-                 disk: DiskCache<UUID>, changedPages: Locked<Set<Int>>, thumbnails: ThumbnailLoader) {
+                 disk: DiskCache<UUID>, changedPages: Locked<Set<Int>>, thumbnails: ThumbnailLoader,
+                 settings: DemoSettings) throws {
         self.baseURL = baseURL
         self.diskCacheURL = diskCacheURL
         self.models = models
@@ -48,6 +58,24 @@ package final class RemoteSource {
         self.disk = disk
         self.changedPages = changedPages
         self.thumbnails = thumbnails
+        let start = Locked(ContinuousClock.now)
+        self.start = start
+        let meter = ReadinessMeter(now: { (ContinuousClock.now - start.withLock { $0 }).seconds })
+        let board = LoadBoard()
+        let indexes = Locked([UUID: Int]())
+        self.indexes = indexes
+        self.meter = meter
+        self.board = board
+        var settings = settings
+        settings.itemCount = models.count
+        fetcher = try AsyncFetcher(
+            configuration: Self.fetcherConfiguration(for: settings), clock: ContinuousClock(), store: ThumbnailDiskStore(disk),
+            cost: { $0.payload.count + 64 },
+            onEvent: { event in
+                board.record(event)
+                meter.record(event, item: { id in indexes.withLock { $0[id] ?? -1 } })
+            },
+            loader: thumbnails)
     }
 
     /// Opens the disk cache at `diskCache` (emptied first when `cold`), loads the first page of
@@ -56,8 +84,8 @@ package final class RemoteSource {
     /// - Parameter shouldStop: polled while waiting for the first page (Ctrl-C).
     /// - Throws: ``DemoError`` naming the disk cache file or the URL and what went wrong.
     package static func open(
-        baseURL: URL, diskCache: URL, cold: Bool, shouldStop: () -> Bool = { false }
-    ) async throws -> RemoteSource {
+        baseURL: URL, diskCache: URL, cold: Bool, settings: DemoSettings, shouldStop: () -> Bool = { false }
+    ) async throws -> ServerBackend {
         let disk: DiskCache<UUID>
         do {
             disk = try DiskCache<UUID>(configuration: DiskCacheConfiguration(fileURL: diskCache))
@@ -99,9 +127,18 @@ package final class RemoteSource {
             }
             try await clock.sleep(for: .milliseconds(10))
         }
-        let source = RemoteSource(
-            baseURL: baseURL, diskCacheURL: diskCache, models: ModelList(count: total ?? 0, pageSize: pageSize),
-            feed: feed, http: http, disk: disk, changedPages: changedPages, thumbnails: ThumbnailLoader(http: http))
+        let source: ServerBackend
+        do {
+            source = try ServerBackend(
+                baseURL: baseURL, diskCacheURL: diskCache, models: ModelList(count: total ?? 0, pageSize: pageSize),
+                feed: feed, http: http, disk: disk, changedPages: changedPages, thumbnails: ThumbnailLoader(http: http),
+                settings: settings)
+        } catch {
+            await feed.reset()
+            http.invalidate()
+            try? await disk.close()
+            throw error
+        }
         // Take the first page now, so the first layout pass has its models.
         _ = await source.syncPages()
         return source
@@ -118,14 +155,30 @@ package final class RemoteSource {
         return configuration
     }
 
-    /// The scene over this source: memory cache → disk cache → network, on the real clock.
-    package func makeScene(settings: DemoSettings, now: @escaping () -> Double) throws -> DemoScene {
-        var settings = settings
-        settings.itemCount = models.count
-        return try DemoScene(
-            settings: settings, models: models, fetcher: Self.fetcherConfiguration(for: settings),
-            store: ThumbnailDiskStore(disk), loader: thumbnails, clock: ContinuousClock(),
-            signal: ChangeSignal(), now: now)
+    package var now: Double { (ContinuousClock.now - start.withLock { $0 }).seconds }
+
+    package var label: String { baseURL.absoluteString }
+
+    package func scaleLatency(by factor: Double) -> String {
+        "the server sets the latency (--server-latency-ms with --serve)"
+    }
+
+    /// Restarts the run's clock: time 0 is now.
+    package func restartClock() {
+        start.withLock { $0 = ContinuousClock.now }
+    }
+
+    /// Real time moves by itself: nothing to do.
+    package func advance(to time: Double) async {}
+
+    package func frameEnded(_ scene: DemoScene) async {
+        await update(scene)
+    }
+
+    package func play(
+        _ script: Script, on scene: DemoScene, duration: Double?, onFrame: (ScriptedRun.Frame) async throws -> Bool
+    ) async throws {
+        try await RealTimeScriptedRun(scene: scene, backend: self, script: script, duration: duration).run(onFrame: onFrame)
     }
 
     /// Tells the feed what is on screen and brings the pages that arrived (or were dropped)
@@ -173,6 +226,7 @@ package final class RemoteSource {
                 guard let item = await feed.item(at: index) else { break }
                 let model = Model(index: index, feedItemID: item.id, title: item.title)
                 thumbnails.register(model.identifier, url: item.thumbnailURL)
+                indexes.withLock { $0[model.identifier] = index }
                 pageModels.append(model)
             }
             models.setPage(page, models: pageModels)
@@ -192,7 +246,7 @@ package final class RemoteSource {
     }
 }
 
-extension RemoteSource {
+extension ServerBackend {
     /// The scene's summary with this source's figures: disk hits, HTTP requests, failures.
     package func summary(of scene: DemoScene) async -> DemoSummary {
         var summary = scene.summary

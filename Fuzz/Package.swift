@@ -1,0 +1,33 @@
+// swift-tools-version: 6.1
+// libFuzzer targets for PrefetchKit's parsers, in a package of their own so a plain `swift build`
+// or `swift test` of the main package never needs `-sanitize=fuzzer`. Build and run with `./run`.
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "PrefetchFuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [.package(name: "PrefetchKit", path: "..")],
+    targets: [
+        .target(name: "FuzzDriver"),
+        .executableTarget(
+            name: "FuzzTraceFile",
+            dependencies: ["FuzzDriver", .product(name: "PrefetchSimulation", package: "PrefetchKit")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "FuzzServerRequest",
+            dependencies: ["FuzzDriver", .product(name: "PrefetchServer", package: "PrefetchKit")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "FuzzFeedPage",
+            dependencies: ["FuzzDriver", .product(name: "PrefetchFeed", package: "PrefetchKit")],
+            swiftSettings: strict
+        ),
+    ]
+)

@@ -1,0 +1,157 @@
+import Foundation
+import PrefetchKit
+
+/// What ``CollectionView`` and ``TableView`` give the shared engine: their data source, delegate
+/// and prefetch data source, each in its own protocol's terms.
+@MainActor
+protocol ItemViewHost: AnyObject {
+    /// The data source's number of sections; 0 without a data source.
+    func hostNumberOfSections() -> Int
+    /// The data source's number of items in `section`; 0 without a data source.
+    func hostNumberOfItems(inSection section: Int) -> Int
+    /// The data source's cell for `indexPath`; nil without a data source.
+    func hostCell(at indexPath: IndexPath) -> ReusableCell?
+    /// Tells the delegate a cell is about to come on screen.
+    func hostWillDisplay(_ cell: ReusableCell, at indexPath: IndexPath)
+    /// Tells the delegate a cell left the screen.
+    func hostDidEndDisplaying(_ cell: ReusableCell, at indexPath: IndexPath)
+    /// What kind of prefetch data source the view has.
+    var hostPrefetching: HostPrefetching { get }
+    /// A prioritized prefetch data source, as the reporter of its loads; nil for the other kinds.
+    var hostLoadReporting: (any PrefetchLoadReporting)? { get }
+    /// A classic prefetch data source's `prefetchItemsAt`.
+    func hostPrefetch(_ indexPaths: [IndexPath])
+    /// A classic prefetch data source's `cancelPrefetchingForItemsAt`.
+    func hostCancelPrefetch(_ indexPaths: [IndexPath])
+    /// A prioritized prefetch data source's `updatePrefetching`.
+    func hostUpdatePrefetching(_ update: PrefetchUpdate<IndexPath>)
+    /// The layout's environment, with the delegate's sizes.
+    func hostLayoutEnvironment(counts: [Int]) -> LayoutEnvironment
+}
+
+/// The kind of prefetch data source a view has.
+enum HostPrefetching {
+    /// None: the view prefetches nothing.
+    case none
+    /// UIKit's two callbacks: items entering the plan, items leaving it.
+    case classic
+    /// The controller's full decisions; the data source reports latency and cap.
+    case prioritized
+}
+
+/// How a view names its items in messages: "item" for a collection view, "row" for a table view.
+struct ItemNames {
+    /// The noun: `item` or `row`.
+    let noun: String
+    /// The scroll-to call, for messages: `scrollToItem(at:)` or `scrollToRow(at:)`.
+    let scrollFunction: String
+    /// The data source's count method, for messages.
+    let countFunction: String
+
+    static let items = ItemNames(noun: "item", scrollFunction: "scrollToItem(at:)", countFunction: "numberOfItemsInSection")
+    static let rows = ItemNames(noun: "row", scrollFunction: "scrollToRow(at:)", countFunction: "numberOfRowsInSection")
+}
+
+/// A layout seen along the scroll axis, for the view's `PrefetchController`.
+@MainActor
+struct LayoutGeometry: @MainActor ScrollGeometry {
+    let layout: any CollectionLayout
+    /// The horizontal band the items lie in (the view's width).
+    let minX: Double
+    let width: Double
+
+    func forEachItem(meeting range: Range<Double>, _ body: (IndexPath, Range<Double>) -> Void) {
+        let rect = CGRect(x: minX, y: range.lowerBound, width: width, height: range.upperBound - range.lowerBound)
+        layout.forEachItem(in: rect) { indexPath, frame in body(indexPath, frame.minY..<frame.maxY) }
+    }
+
+    func extent(of item: IndexPath) -> Range<Double>? {
+        layout.frameForItem(at: item).map { $0.minY..<$0.maxY }
+    }
+}
+
+/// The view's `PrefetchController` target: holds each frame's decisions until the layout pass
+/// delivers them to the prefetch data source, and reports the prioritized data source's latency.
+@MainActor
+final class PrefetchBridge: @MainActor PrefetchTarget {
+    weak var view: ItemScrollView?
+    /// Set while the layout pass runs the controller: decisions wait for the pass to deliver them.
+    var isCollecting = false
+    var collected: [PrefetchUpdate<IndexPath>] = []
+
+    func updatePrefetching(_ update: PrefetchUpdate<IndexPath>) {
+        if isCollecting {
+            collected.append(update)
+        } else {
+            view?.deliverWithdrawals(of: update, visible: nil)
+            view?.deliverRequests(of: update, visible: nil)
+        }
+    }
+
+    var expectedLatency: Duration? { view?.host?.hostLoadReporting?.expectedLatency }
+    var typicalLatency: Duration? { view?.host?.hostLoadReporting?.typicalLatency }
+    var maxConcurrentLoads: Int { view?.host?.hostLoadReporting?.maxConcurrentLoads ?? FetcherConfiguration().maxConcurrentLoads }
+}
+
+extension ItemScrollView {
+    var geometry: LayoutGeometry {
+        LayoutGeometry(layout: layoutObject, minX: contentOffsetStorage.x, width: size.width)
+    }
+
+    /// Runs the controller for this pass and returns its decisions, to be delivered around the
+    /// display changes (withdrawals before, requests after, as UIKit orders its callbacks).
+    func planPrefetching() -> [PrefetchUpdate<IndexPath>] {
+        let prefetching: Bool
+        if case .none = host?.hostPrefetching ?? .none { prefetching = false } else { prefetching = isPrefetchingEnabled && hasArea }
+        prefetchBridge.isCollecting = true
+        controller.target = prefetching ? prefetchBridge : nil
+        controller.update(scrollState, geometry: geometry)
+        prefetchBridge.isCollecting = false
+        defer { prefetchBridge.collected.removeAll() }
+        return prefetchBridge.collected
+    }
+
+    /// Withdrawals: a classic data source hears `cancelPrefetchingForItemsAt` for the pending
+    /// items that left the plan, in index path order; renamed and removed items only change the
+    /// view's bookkeeping (the batch update or reload already did).
+    func deliverWithdrawals(of update: PrefetchUpdate<IndexPath>, visible: [IndexPath: CGRect]?) {
+        guard !update.withdrawals.isEmpty else { return }
+        var cancelled: [IndexPath] = []
+        for indexPath in update.withdrawals where visible?[indexPath] == nil {
+            if pendingPrefetch.remove(indexPath) != nil { cancelled.append(indexPath) }
+        }
+        guard !cancelled.isEmpty else { return }
+        cancelled.sort()
+        for indexPath in cancelled { emit(.cancelPrefetch, indexPath) }
+        if case .classic = host?.hostPrefetching ?? .none { host?.hostCancelPrefetch(cancelled) }
+    }
+
+    /// Requests: a classic data source hears `prefetchItemsAt` for the items that entered the
+    /// plan off screen, most urgent first; a prioritized one gets the whole update.
+    func deliverRequests(of update: PrefetchUpdate<IndexPath>, visible: [IndexPath: CGRect]?) {
+        var entering: [IndexPath] = []
+        for request in update.requests {
+            let indexPath = request.item
+            guard visible?[indexPath] == nil, !displayed.contains(indexPath),
+                  pendingPrefetch.insert(indexPath).inserted else { continue }
+            entering.append(indexPath)
+        }
+        for indexPath in entering { emit(.prefetch, indexPath) }
+        switch host?.hostPrefetching ?? .none {
+        case .none:
+            break
+        case .classic:
+            if !entering.isEmpty { host?.hostPrefetch(entering) }
+        case .prioritized:
+            if !update.isEmpty { host?.hostUpdatePrefetching(update) }
+        }
+    }
+
+    /// The priority to load the item at `indexPath` at now: what the view's controller requested
+    /// it at, or its rank under the current forecast.
+    func fetchPriority(at indexPath: IndexPath) -> FetchPriority {
+        if let priority = controller.requestedPriority(of: indexPath) { return priority }
+        if needsReload || needsLayoutPreparation { prepareData() }
+        return controller.priority(for: indexPath, extent: geometry.extent(of: indexPath))
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import PrefetchKit
+
+extension AsyncFetcher {
+    /// A prefetch data source for a ``CollectionView`` or ``TableView`` that lets the view's
+    /// controller decide every load of this fetcher: what to prefetch, what to cancel, and the
+    /// priority of each.
+    ///
+    /// Keep a reference to it, as to any data source: the view holds its prefetch data source weakly.
+    ///
+    /// ```swift
+    /// prefetcher = fetcher.prefetchDataSource { indexPath in models[indexPath.item].identifier }
+    /// collectionView.prefetchDataSource = prefetcher
+    /// // in cellForItemAt:
+    /// fetcher.fetchAsync(id, priority: collectionView.fetchPriority(forItemAt: indexPath)) { … }
+    /// ```
+    ///
+    /// - Parameter identifier: The id of an index path's data, or `nil` when it is not known yet
+    ///   (a page that has not arrived); such an item is skipped.
+    @MainActor
+    public func prefetchDataSource(identifier: @escaping (IndexPath) -> ID?) -> FetcherPrefetchDataSource<ID, Value> {
+        FetcherPrefetchDataSource(target: prefetchTarget(identifier: identifier))
+    }
+}
+
+/// A prioritized prefetch data source backed by an `AsyncFetcher`: made by
+/// ``PrefetchKit/AsyncFetcher/prefetchDataSource(identifier:)``.
+///
+/// It forwards each frame's decisions to a `FetcherPrefetchTarget`, which keeps the id it
+/// requested under each index path, and reports the fetcher's latency and cap to the view.
+@MainActor
+public final class FetcherPrefetchDataSource<ID: Hashable & Sendable, Value: Sendable>:
+    CollectionViewDataSourcePrioritizedPrefetching, TableViewDataSourcePrioritizedPrefetching
+{
+    /// The target the decisions go to.
+    public let target: FetcherPrefetchTarget<IndexPath, ID, Value>
+
+    init(target: FetcherPrefetchTarget<IndexPath, ID, Value>) {
+        self.target = target
+    }
+
+    /// Forwards the collection view's decisions to the fetcher.
+    public func collectionView(_ collectionView: CollectionView, updatePrefetching update: PrefetchUpdate<IndexPath>) {
+        target.updatePrefetching(update)
+    }
+
+    /// Forwards the table view's decisions to the fetcher.
+    public func tableView(_ tableView: TableView, updatePrefetching update: PrefetchUpdate<IndexPath>) {
+        target.updatePrefetching(update)
+    }
+
+    /// The fetcher's expected latency (its recent 90th percentile).
+    public var expectedLatency: Duration? { target.expectedLatency }
+
+    /// The fetcher's median latency.
+    public var typicalLatency: Duration? { target.typicalLatency }
+
+    /// The fetcher's cap on loads at once.
+    public var maxConcurrentLoads: Int { target.maxConcurrentLoads }
+}

@@ -1,0 +1,107 @@
+extension AsyncFetcher {
+    /// A ``PrefetchTarget`` that turns a ``PrefetchController``'s decisions into this fetcher's
+    /// prefetch interests, naming each item's data with `identifier`.
+    ///
+    /// ```swift
+    /// controller.target = fetcher.prefetchTarget { (row: Int) in
+    ///     models.indices.contains(row) ? models[row].identifier : nil
+    /// }
+    /// ```
+    ///
+    /// - Parameter identifier: The id of an item's data, or `nil` when it is not known yet (a
+    ///   page that has not arrived): such an item is skipped until a later request names it.
+    public func prefetchTarget<Item: Hashable>(identifier: @escaping (Item) -> ID?) -> FetcherPrefetchTarget<Item, ID, Value> {
+        FetcherPrefetchTarget(fetcher: self, identifier: identifier)
+    }
+}
+
+/// The ``PrefetchTarget`` of an ``AsyncFetcher``: made by ``AsyncFetcher/prefetchTarget(identifier:)``.
+///
+/// A request sets (or re-prioritises) the prefetch interest of the item's id at the request's
+/// priority; a withdrawal withdraws it. It keeps the id it requested under each item, so a
+/// withdrawal after the data changed (a deleted row whose index now names another model)
+/// withdraws the right id, and it counts the items that share an id, so one leaving does not
+/// cancel the others' load. It reads the fetcher's ``AsyncFetcher/expectedLatency``, its median
+/// latency and its cap.
+///
+/// Not thread-safe: use it where its controller runs.
+public final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendable, Value: Sendable>: PrefetchTarget {
+    /// The fetcher the decisions go to.
+    public let fetcher: AsyncFetcher<ID, Value>
+    private let identifier: (Item) -> ID?
+    /// The id requested under each item.
+    private var requested: [Item: ID] = [:]
+    /// How many items hold each id.
+    private var holders: [ID: Int] = [:]
+
+    init(fetcher: AsyncFetcher<ID, Value>, identifier: @escaping (Item) -> ID?) {
+        self.fetcher = fetcher
+        self.identifier = identifier
+    }
+
+    /// Applies the update: removals, renames, withdrawals, then requests; an id is cancelled
+    /// only if no item holds it at the end.
+    public func updatePrefetching(_ update: PrefetchUpdate<Item>) {
+        var released: [ID] = []
+        for item in update.removed { withdraw(item, into: &released) }
+        if !update.moved.isEmpty {
+            // Take every source out first, so swaps and chains of renames keep their ids.
+            var carried: [(Item, ID)] = []
+            for move in update.moved {
+                if let id = requested.removeValue(forKey: move.from) { carried.append((move.to, id)) }
+            }
+            for (item, id) in carried {
+                if let displaced = requested.updateValue(id, forKey: item), release(displaced) { released.append(displaced) }
+            }
+        }
+        for item in update.withdrawals { withdraw(item, into: &released) }
+        for request in update.requests {
+            guard let id = identifier(request.item) else {
+                withdraw(request.item, into: &released)
+                continue
+            }
+            if let old = requested[request.item], old != id {
+                withdraw(request.item, into: &released)
+            }
+            if requested[request.item] == nil {
+                requested[request.item] = id
+                holders[id, default: 0] += 1
+            }
+            fetcher.prefetch(CollectionOfOne(id), priority: request.priority)
+        }
+        let cancels = released.filter { holders[$0] == nil }
+        if !cancels.isEmpty { fetcher.cancelPrefetching(cancels) }
+    }
+
+    private func withdraw(_ item: Item, into released: inout [ID]) {
+        guard let id = requested.removeValue(forKey: item) else { return }
+        if release(id) { released.append(id) }
+    }
+
+    /// Drops one holder of `id`; returns whether none is left.
+    private func release(_ id: ID) -> Bool {
+        guard let count = holders[id] else { return false }
+        if count > 1 {
+            holders[id] = count - 1
+            return false
+        }
+        holders[id] = nil
+        return true
+    }
+
+    /// The fetcher's ``AsyncFetcher/expectedLatency``: its recent 90th percentile.
+    public var expectedLatency: Duration? { fetcher.expectedLatency }
+
+    /// The median of the fetcher's recent latencies, once it has as many samples as
+    /// ``AsyncFetcher/expectedLatency`` needs.
+    public var typicalLatency: Duration? {
+        let summary = fetcher.statistics.latency
+        return summary.count >= LatencySummary.minimumSamplesForEstimate ? summary.median : nil
+    }
+
+    /// The fetcher's ``FetcherConfiguration/maxConcurrentLoads``.
+    public var maxConcurrentLoads: Int { fetcher.configuration.maxConcurrentLoads }
+
+    /// The number of items requested now.
+    public var requestedCount: Int { requested.count }
+}

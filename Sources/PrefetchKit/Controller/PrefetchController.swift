@@ -1,0 +1,421 @@
+/// Decides, frame by frame, what to load for a scrolling surface and how urgently: the one piece
+/// between any scrolling surface (the headless views, a `UICollectionView`, a simulator) and a
+/// fetcher.
+///
+/// Each frame the surface calls ``update(_:geometry:)`` with its ``ScrollState`` and its
+/// ``ScrollGeometry``. The controller
+/// 1. forecasts the viewport's motion from the phase: still at rest, constant velocity while
+///    dragging, UIKit's exponential decay towards a fling's resting offset, an ease-out to an
+///    animated scroll's destination;
+/// 2. asks its ``policy`` where to hold interest (``PrefetchPlan`` regions) and adds the viewport;
+/// 3. ranks every item there by when it will come on screen and how long it will stay
+///    (see <doc:SchedulingByTimeToDisplay>);
+/// 4. sends its ``target`` one ``PrefetchUpdate``: the items that entered the plan or whose rank
+///    changed, with their ``FetchPriority``, and the items that left it.
+///
+/// It owns every load decision, visible items included. A data source asks ``priority(for:extent:)``
+/// in `cellForItemAt` and passes the answer to `fetchAsync(_:priority:completion:)` or
+/// `value(for:priority:)`, so a cell that a fling carries past asks at a low priority and the
+/// cells where the fling stops load first.
+///
+/// ```swift
+/// let controller = PrefetchController<Int>(policy: PrefetchPolicies.adaptive)
+/// controller.target = fetcher.prefetchTarget { row in ids.indices.contains(row) ? ids[row] : nil }
+/// // every frame:
+/// controller.update(ScrollState(time: t, viewport: y..<(y + height), contentLength: total,
+///                               velocity: v, phase: phase), geometry: rows)
+/// // in cellForItemAt:
+/// fetcher.fetchAsync(ids[row], priority: controller.priority(for: row)) { … }
+/// ```
+///
+/// Frames cost what changes, not what is held: the controller keeps the last frame's plan as
+/// ranges of the axis and asks the geometry only about the slivers that entered or left it, and
+/// re-ranks everything it holds only when the forecast or the latency changes.
+///
+/// The controller is not thread-safe: use it from one isolation domain (the main actor, for a view).
+public final class PrefetchController<Item: Hashable> {
+    /// The controller's tuning.
+    public struct Configuration: Sendable, Hashable {
+        /// The typical load time assumed until the target has measured one.
+        public var fallbackLatency: Duration
+        /// How far, in seconds, an item's predicted arrival must move before the controller
+        /// re-prioritises its request (a change of level always does).
+        public var reprioritizationTolerance: Double
+
+        /// The defaults: 300 ms until measured, re-prioritise on moves of more than 50 ms.
+        public static var standard: Configuration { Configuration(validatedFallbackLatency: .milliseconds(300), tolerance: 0.05) }
+
+        /// Creates a configuration.
+        /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidConfiguration`` when the
+        ///   latency is negative, or the tolerance negative or not finite.
+        public init(fallbackLatency: Duration = .milliseconds(300), reprioritizationTolerance: Double = 0.05) throws {
+            guard fallbackLatency >= .zero else {
+                throw PrefetchError(.invalidConfiguration, "PrefetchController fallbackLatency is \(fallbackLatency), but it must not be negative")
+            }
+            guard reprioritizationTolerance.isFinite, reprioritizationTolerance >= 0 else {
+                throw PrefetchError(.invalidConfiguration,
+                                    "PrefetchController reprioritizationTolerance is \(reprioritizationTolerance), but it must be a finite number of seconds, at least 0")
+            }
+            self.init(validatedFallbackLatency: fallbackLatency, tolerance: reprioritizationTolerance)
+        }
+
+        private init(validatedFallbackLatency: Duration, tolerance: Double) {
+            fallbackLatency = validatedFallbackLatency
+            reprioritizationTolerance = tolerance
+        }
+    }
+
+    /// One held item: where it lies, what it was requested at, and when it entered (for a
+    /// deterministic order among equals).
+    struct Entry {
+        var extent: Range<Double>
+        var priority: FetchPriority
+        var sequence: UInt64
+    }
+
+    /// Chooses where to hold interest. Changing it takes effect at the next update.
+    public var policy: any PrefetchPolicy
+
+    /// Receives the decisions and reports latency and cap; `nil` plans nothing (``priority(for:extent:)``
+    /// still answers from the forecast).
+    ///
+    /// Setting another target withdraws everything from the old one, and the next update
+    /// requests the plan from the new one.
+    public var target: (any PrefetchTarget<Item>)? {
+        didSet {
+            guard oldValue !== target else { return }
+            let goodbye = PrefetchUpdate(moved: pendingMoves, removed: pendingRemovals, withdrawals: heldInSequence())
+            forgetEverything()
+            if !goodbye.isEmpty { oldValue?.updatePrefetching(goodbye) }
+        }
+    }
+
+    /// The controller's tuning.
+    public let configuration: Configuration
+
+    private var entries: [Item: Entry] = [:]
+    /// The plan of the last update: sorted, disjoint ranges whose items are exactly `entries`.
+    private var covered: [Range<Double>] = []
+    private var lastViewport: Range<Double>?
+    private var forecast: MotionForecast?
+    /// The typical latency the held priorities were computed with, in seconds.
+    private var latency: Double
+    private var needsRebuild = false
+    private var pendingMoves: [PrefetchMove<Item>] = []
+    private var pendingRemovals: [Item] = []
+    private var heading = 1
+    private var lastTime: Double?
+    private var nextSequence: UInt64 = 0
+
+    /// Creates a controller.
+    public init(policy: any PrefetchPolicy = PrefetchPolicies.uikitLike, target: (any PrefetchTarget<Item>)? = nil,
+                configuration: Configuration = .standard) {
+        self.policy = policy
+        self.target = target
+        self.configuration = configuration
+        self.latency = configuration.fallbackLatency.seconds
+    }
+
+    // MARK: Frames
+
+    /// Plans one frame: forecasts the motion, asks the policy, ranks what entered the plan (or
+    /// everything, when the forecast changed), and sends the target what changed.
+    ///
+    /// A state that ``ScrollState/validate()`` rejects, an empty viewport or empty content plans
+    /// nothing: everything requested is withdrawn.
+    ///
+    /// - Precondition: `state.time` is not earlier than the previous update's.
+    /// - Returns: The update sent to the target (empty without a target).
+    /// - Complexity: O(c log c + g) for c changed items and g items the geometry reports for the
+    ///   slivers that entered or left the plan, independent of the number of items; O(h) for h
+    ///   held items on a frame whose forecast or latency changed.
+    @discardableResult
+    public func update<Geometry: ScrollGeometry>(_ state: ScrollState, geometry: Geometry) -> PrefetchUpdate<Item>
+    where Geometry.Item == Item {
+        if let lastTime {
+            precondition(!(state.time < lastTime),
+                         "PrefetchController.update: time \(state.time) is earlier than the previous frame's \(lastTime)")
+        }
+        guard (try? state.validate()) != nil, state.viewportLength > 0, state.contentLength > 0 else {
+            return planNothing()
+        }
+        lastTime = state.time
+        if state.velocity != 0 { heading = state.velocity > 0 ? 1 : -1 }
+        let next = MotionForecast(state)
+        var rerank = false
+        if let forecast, forecast.agrees(with: next) {} else {
+            forecast = next
+            rerank = true
+        }
+        let typical = (target?.typicalLatency).map(\.seconds).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+            ?? configuration.fallbackLatency.seconds
+        if abs(typical - latency) > 0.25 * latency {
+            latency = typical
+            rerank = true
+        }
+        guard let target, let forecast else {
+            lastViewport = state.viewport
+            return PrefetchUpdate()
+        }
+
+        let context = ScrollContext(
+            viewport: state.viewport, contentLength: state.contentLength, velocity: state.velocity,
+            phase: state.phase, heading: heading, expectedLatency: target.expectedLatency)
+        var regions = policy.plan(for: context).regions
+        regions.append(state.viewport)
+        let wanted = RangeUnion(regions, clippedTo: state.contentLength)
+        let viewport = RangeUnion([state.viewport], clippedTo: state.contentLength)
+
+        var changes = Changes(moved: pendingMoves, removed: pendingRemovals)
+        pendingMoves = []
+        pendingRemovals = []
+        if needsRebuild {
+            rebuild(wanted, geometry, forecast, state.time, &changes)
+        } else {
+            let covered = RangeUnion(sorted: self.covered)
+            // 1. What left the plan.
+            for range in covered.subtracting(wanted) {
+                geometry.forEachItem(meeting: range) { item, extent in
+                    guard !wanted.meets(extent), let entry = entries.removeValue(forKey: item) else { return }
+                    changes.withdrawals.append((item, entry.sequence))
+                }
+            }
+            // 2. What the forecast ranks differently: everything when it changed, else what came on screen.
+            if rerank {
+                for index in entries.indices {
+                    let entry = entries.values[index]
+                    let priority = rank(entry.extent, forecast, state.time)
+                    guard isMeaningful(from: entry.priority, to: priority) else { continue }
+                    entries.values[index].priority = priority
+                    changes.requests.append((entries.keys[index], priority, entry.sequence))
+                }
+            } else if let last = lastViewport {
+                for range in viewport.subtracting(RangeUnion([last], clippedTo: state.contentLength)) {
+                    geometry.forEachItem(meeting: range) { item, _ in
+                        guard let index = entries.index(forKey: item) else { return }
+                        let entry = entries.values[index]
+                        let priority = rank(entry.extent, forecast, state.time)
+                        guard isMeaningful(from: entry.priority, to: priority) else { return }
+                        entries.values[index].priority = priority
+                        changes.requests.append((item, priority, entry.sequence))
+                    }
+                }
+            }
+            // 3. What entered the plan.
+            for range in wanted.subtracting(covered) {
+                geometry.forEachItem(meeting: range) { item, extent in
+                    guard !covered.meets(extent), entries[item] == nil else { return }
+                    let priority = rank(extent, forecast, state.time)
+                    entries[item] = Entry(extent: extent, priority: priority, sequence: nextSequence)
+                    changes.requests.append((item, priority, nextSequence))
+                    nextSequence &+= 1
+                }
+            }
+        }
+        covered = wanted.ranges
+        lastViewport = state.viewport
+        let update = changes.update()
+        if !update.isEmpty { target.updatePrefetching(update) }
+        return update
+    }
+
+    /// Reads the whole plan from the geometry and diffs it against what is held.
+    private func rebuild<Geometry: ScrollGeometry>(
+        _ wanted: RangeUnion, _ geometry: Geometry, _ forecast: MotionForecast, _ now: Double, _ changes: inout Changes<Item>
+    ) where Geometry.Item == Item {
+        var fresh: [Item: Entry] = [:]
+        fresh.reserveCapacity(entries.count)
+        for range in wanted {
+            geometry.forEachItem(meeting: range) { item, extent in
+                guard fresh[item] == nil else { return }
+                let priority = rank(extent, forecast, now)
+                if let old = entries[item], !isMeaningful(from: old.priority, to: priority) {
+                    fresh[item] = Entry(extent: extent, priority: old.priority, sequence: old.sequence)
+                    return
+                }
+                let sequence = entries[item]?.sequence ?? nextSequence
+                if entries[item] == nil { nextSequence &+= 1 }
+                fresh[item] = Entry(extent: extent, priority: priority, sequence: sequence)
+                changes.requests.append((item, priority, sequence))
+            }
+        }
+        var gone: [(Item, UInt64)] = []
+        for (item, entry) in entries where fresh[item] == nil { gone.append((item, entry.sequence)) }
+        gone.sort { $0.1 < $1.1 }
+        changes.withdrawals += gone
+        entries = fresh
+        needsRebuild = false
+    }
+
+    // MARK: Ranking
+
+    /// The priority of an item with `extent` under `forecast` at `now`.
+    ///
+    /// - On screen now, and staying at least a typical load: `visible`, by arrival.
+    /// - Coming on screen and staying at least a typical load: `prefetch`, by arrival time.
+    /// - On screen for less than a typical load (a fly-past): `speculative`, by arrival time.
+    /// - Never reached by the forecast motion (behind, or past where it stops): `speculative`,
+    ///   after every arrival, nearest first.
+    private func rank(_ extent: Range<Double>, _ forecast: MotionForecast, _ now: Double) -> FetchPriority {
+        let (arrival, departure) = forecast.window(of: extent)
+        guard arrival.isFinite else {
+            return FetchPriority(level: .speculative, order: Self.unreachedOrder + forecast.distance(to: extent) / forecast.length)
+        }
+        let onScreen = arrival <= now && forecast.shows(extent, at: now)
+        let stay = departure - (onScreen ? now : arrival)
+        guard stay >= latency else { return FetchPriority(level: .speculative, order: arrival) }
+        return FetchPriority(level: onScreen ? .visible : .prefetch, order: arrival)
+    }
+
+    /// Orders of items the forecast never reaches start here: after any arrival time (seconds).
+    static var unreachedOrder: Double { 1e9 }
+
+    /// Whether a held request should move from `old` to `new`: a change of level, or (below the
+    /// visible level, where the order among items on screen matters little) an order that moved
+    /// by more than the tolerance.
+    private func isMeaningful(from old: FetchPriority, to new: FetchPriority) -> Bool {
+        if old.level != new.level { return true }
+        if new.level == .visible { return false }
+        return abs(old.order - new.order) > configuration.reprioritizationTolerance
+    }
+
+    // MARK: Questions
+
+    /// The priority to load `item` at now: what the controller requested it at, or, for an item
+    /// outside the plan, its rank under the current forecast given its `extent`.
+    ///
+    /// Call it from `cellForItemAt` and pass the answer to `fetchAsync(_:priority:completion:)`
+    /// or `value(for:priority:)`. Without an extent (and before the first update) an item outside
+    /// the plan gets ``FetchPriority/visible``.
+    /// - Complexity: O(1).
+    public func priority(for item: Item, extent: Range<Double>? = nil) -> FetchPriority {
+        if let entry = entries[item] { return entry.priority }
+        guard let extent, let forecast, let lastTime, extent.lowerBound.isFinite, extent.upperBound.isFinite else {
+            return .visible
+        }
+        return rank(extent, forecast, lastTime)
+    }
+
+    /// The priority `item` is requested at, or `nil` when it is not in the plan.
+    /// - Complexity: O(1).
+    public func requestedPriority(of item: Item) -> FetchPriority? { entries[item]?.priority }
+
+    /// The number of items requested now.
+    public var requestedCount: Int { entries.count }
+
+    /// The items requested now, most urgent first.
+    /// - Complexity: O(h log h) for h held items.
+    public var requestedItems: [PrefetchRequest<Item>] {
+        entries.sorted { a, b in a.value.priority != b.value.priority ? a.value.priority > b.value.priority : a.value.sequence < b.value.sequence }
+            .map { PrefetchRequest(item: $0.key, priority: $0.value.priority) }
+    }
+
+    // MARK: Data changes
+
+    /// The surface laid its items out again (a new size, new item sizes): the next update reads
+    /// the whole plan from the geometry, and withdraws what left it.
+    public func invalidateLayout() {
+        needsRebuild = true
+    }
+
+    /// Every item may now name other data (the data was reloaded): the next update sends every
+    /// held item as ``PrefetchUpdate/removed`` and requests the plan afresh.
+    public func invalidateItems() {
+        pendingRemovals += heldInSequence()
+        entries.removeAll(keepingCapacity: true)
+        needsRebuild = true
+    }
+
+    /// A batch update renamed items: `transform` gives each item's new name, or `nil` for an item
+    /// that was deleted. The next update sends the renames as ``PrefetchUpdate/moved``, the
+    /// deleted items as ``PrefetchUpdate/removed``, and reads the layout again.
+    /// - Complexity: O(h) for h held items.
+    public func moveItems(_ transform: (Item) -> Item?) {
+        var moved: [Item: Entry] = [:]
+        moved.reserveCapacity(entries.count)
+        for (item, entry) in entries.sorted(by: { $0.value.sequence < $1.value.sequence }) {
+            guard let target = transform(item) else {
+                pendingRemovals.append(item)
+                continue
+            }
+            if target != item { pendingMoves.append(PrefetchMove(from: item, to: target)) }
+            moved[target] = entry
+        }
+        entries = moved
+        needsRebuild = true
+    }
+
+    /// Withdraws every request now and plans again from scratch at the next update.
+    public func withdrawAll() {
+        let update = PrefetchUpdate(moved: pendingMoves, removed: pendingRemovals, withdrawals: heldInSequence())
+        forgetEverything()
+        if !update.isEmpty { target?.updatePrefetching(update) }
+    }
+
+    /// Forgets every request without telling the target (which forgot them itself, as a UIKit
+    /// view forgets pending prefetches when its prefetch data source changes).
+    public func reset() {
+        forgetEverything()
+    }
+
+    private func planNothing() -> PrefetchUpdate<Item> {
+        let update = PrefetchUpdate(moved: pendingMoves, removed: pendingRemovals, withdrawals: heldInSequence())
+        forgetEverything()
+        forecast = nil
+        lastViewport = nil
+        if !update.isEmpty { target?.updatePrefetching(update) }
+        return update
+    }
+
+    private func forgetEverything() {
+        entries.removeAll()
+        covered = []
+        pendingMoves = []
+        pendingRemovals = []
+        needsRebuild = false
+    }
+
+    private func heldInSequence() -> [Item] {
+        entries.sorted { $0.value.sequence < $1.value.sequence }.map(\.key)
+    }
+
+    // MARK: Invariants
+
+    /// Traps, naming the broken rule, when the held requests are not exactly the items of the
+    /// last plan (as `geometry` reports them) with their extents. Call it in tests after updates.
+    /// - Complexity: O(h) plus the geometry's cost for the whole plan.
+    public func _checkInvariants<Geometry: ScrollGeometry>(geometry: Geometry) where Geometry.Item == Item {
+        for (a, b) in zip(covered, covered.dropFirst()) {
+            precondition(a.upperBound < b.lowerBound, "the plan's ranges \(a) and \(b) overlap, touch, or are out of order")
+        }
+        guard !needsRebuild else { return }
+        var expected: [Item: Range<Double>] = [:]
+        for range in covered { geometry.forEachItem(meeting: range) { item, extent in expected[item] = extent } }
+        precondition(expected.count == entries.count, "the controller holds \(entries.count) items, but its plan has \(expected.count)")
+        for (item, entry) in entries {
+            precondition(expected[item] == entry.extent, "held item \(item) at \(entry.extent) is not in the plan at that extent")
+        }
+    }
+}
+
+/// One update's changes, each with the sequence number that orders equals.
+private struct Changes<Item: Hashable> {
+    var moved: [PrefetchMove<Item>]
+    var removed: [Item]
+    var withdrawals: [(Item, UInt64)] = []
+    var requests: [(Item, FetchPriority, UInt64)] = []
+
+    func update() -> PrefetchUpdate<Item> {
+        let ordered = requests.sorted { a, b in a.1 != b.1 ? a.1 > b.1 : a.2 < b.2 }
+        return PrefetchUpdate(
+            moved: moved, removed: removed, withdrawals: withdrawals.map(\.0),
+            requests: ordered.map { PrefetchRequest(item: $0.0, priority: $0.1) })
+    }
+}
+
+extension FetchPriority.Level {
+    /// Items a forecast shows on screen only for a moment (a fly-past: on screen for less than a
+    /// typical load) or not at all (behind, or past where the motion stops): worth loading only
+    /// with slots to spare. Between ``background`` and ``prefetch``.
+    public static let speculative = FetchPriority.Level(rawValue: 50)
+}

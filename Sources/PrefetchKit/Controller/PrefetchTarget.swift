@@ -1,0 +1,107 @@
+/// Where a ``PrefetchController`` sends its decisions, and where it learns how loads go.
+///
+/// Once per frame (only when something changed) the controller sends one ``PrefetchUpdate``:
+/// the items to request or re-prioritise, with their ``FetchPriority``, and the items to
+/// withdraw. It reads ``expectedLatency``, ``typicalLatency`` and ``maxConcurrentLoads`` itself,
+/// every frame, so nobody copies a fetcher's statistics into a view.
+///
+/// An ``AsyncFetcher`` is a target through ``AsyncFetcher/prefetchTarget(identifier:)``.
+///
+/// ```swift
+/// let controller = PrefetchController<Int>(policy: .adaptive)
+/// controller.target = fetcher.prefetchTarget { row in rows.indices.contains(row) ? rows[row].id : nil }
+/// ```
+public protocol PrefetchTarget<Item>: AnyObject {
+    /// What the controller plans for: an index path, a row number, a model's identifier.
+    associatedtype Item: Hashable
+
+    /// Applies one frame's decisions; see ``PrefetchUpdate`` for the order.
+    func updatePrefetching(_ update: PrefetchUpdate<Item>)
+
+    /// A latency to plan prefetching with, from starting a load to having its data (a high
+    /// percentile, such as ``AsyncFetcher/expectedLatency``'s 90th); `nil` until measured.
+    var expectedLatency: Duration? { get }
+
+    /// How long a typical load takes (a median); `nil` until measured. The controller calls an
+    /// item a fly-past when it will be on screen for less than this.
+    ///
+    /// The default is ``expectedLatency``.
+    var typicalLatency: Duration? { get }
+
+    /// The most loads that run at once.
+    var maxConcurrentLoads: Int { get }
+}
+
+extension PrefetchTarget {
+    /// ``expectedLatency``.
+    public var typicalLatency: Duration? { expectedLatency }
+}
+
+/// One request of a ``PrefetchUpdate``: an item and how urgently its data is wanted.
+public struct PrefetchRequest<Item: Hashable>: Hashable {
+    /// The item.
+    public var item: Item
+    /// Its priority: set it on the item's prefetch interest (replacing an earlier one).
+    public var priority: FetchPriority
+
+    /// Creates a request.
+    public init(item: Item, priority: FetchPriority) {
+        self.item = item
+        self.priority = priority
+    }
+}
+
+extension PrefetchRequest: Sendable where Item: Sendable {}
+
+/// An item that a batch update moved: the same data under a new name (an index path after
+/// insertions above it, for example).
+public struct PrefetchMove<Item: Hashable>: Hashable {
+    /// The item's name before the change.
+    public var from: Item
+    /// Its name after the change.
+    public var to: Item
+
+    /// Creates a move.
+    public init(from: Item, to: Item) {
+        self.from = from
+        self.to = to
+    }
+}
+
+extension PrefetchMove: Sendable where Item: Sendable {}
+
+/// One frame's decisions of a ``PrefetchController``.
+///
+/// Apply the parts in this order: ``removed``, ``moved``, ``withdrawals``, ``requests``.
+/// ``removed`` and ``moved`` (only after a data change) name items as they were named before the
+/// change; ``withdrawals`` and ``requests`` name them as they are named now. An item can be
+/// removed and then requested in the same update (after a reload, when an index path names other
+/// data): withdraw what was asked for under the old name, then ask under the new one. A target
+/// that maps items to data (index paths to model identifiers) keeps the identifier it requested
+/// under each item instead of looking it up again, since the data may have changed.
+public struct PrefetchUpdate<Item: Hashable>: Hashable {
+    /// Items a batch update renamed; the interest moves with them. Only after a data change.
+    public var moved: [PrefetchMove<Item>]
+    /// Items whose data is gone under their name from before the change (deleted, or every item
+    /// after a reload): withdraw the interest, without the callbacks a classic UIKit prefetch
+    /// data source gets for an item that left the prefetch window.
+    public var removed: [Item]
+    /// Items that left the plan: withdraw their interest (a consumer keeps its own).
+    public var withdrawals: [Item]
+    /// Items to request, or to re-prioritise when already requested, most urgent first.
+    public var requests: [PrefetchRequest<Item>]
+
+    /// Creates an update.
+    public init(moved: [PrefetchMove<Item>] = [], removed: [Item] = [], withdrawals: [Item] = [],
+                requests: [PrefetchRequest<Item>] = []) {
+        self.moved = moved
+        self.removed = removed
+        self.withdrawals = withdrawals
+        self.requests = requests
+    }
+
+    /// Whether the update changes nothing.
+    public var isEmpty: Bool { moved.isEmpty && removed.isEmpty && withdrawals.isEmpty && requests.isEmpty }
+}
+
+extension PrefetchUpdate: Sendable where Item: Sendable {}

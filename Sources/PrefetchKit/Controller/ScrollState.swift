@@ -1,0 +1,101 @@
+/// What moves a scrolling surface now, and where the motion will take it.
+///
+/// Every UI toolkit knows this much: UIKit's `isDragging`, `isDecelerating` and
+/// `targetContentOffset`, an animated `setContentOffset`'s destination. A
+/// ``PrefetchController`` turns it into a forecast of the viewport's motion.
+public enum ScrollPhase: Sendable, Hashable {
+    /// At rest: the viewport stays where it is.
+    case idle
+    /// A finger moves the content; the controller assumes the current velocity goes on.
+    case dragging
+    /// Coasting after a fling, with UIKit's exponential deceleration.
+    ///
+    /// - `restingOffset`: the predicted offset of the viewport's leading edge (its
+    ///   `lowerBound`) when the motion stops, clamped to the content as the surface clamps it.
+    /// - `rate`: the fraction of velocity kept per millisecond (UIKit's normal rate is 0.998).
+    case decelerating(restingOffset: Double, rate: Double)
+    /// An animated scroll to a known destination (`scrollToItem(at:at:animated: true)`,
+    /// `setContentOffset(_:animated: true)`). A jump without animation is just a new viewport
+    /// with ``idle``.
+    ///
+    /// - `targetOffset`: the offset of the viewport's leading edge at the end of the animation.
+    /// - `duration`: the seconds left until it gets there. The controller assumes an ease-out
+    ///   curve over that time.
+    case programmatic(targetOffset: Double, duration: Double)
+}
+
+/// One frame of a scrolling surface, as a ``PrefetchController`` sees it.
+///
+/// All lengths are points along the scroll axis, in content coordinates; velocities are points
+/// per second, positive toward the end of the content.
+///
+/// ```swift
+/// let state = ScrollState(time: 1.5, viewport: 1_200..<1_867, contentLength: 66_000,
+///                         velocity: 3_000, phase: .decelerating(restingOffset: 2_700, rate: 0.998))
+/// ```
+public struct ScrollState: Sendable, Hashable {
+    /// The time of the frame, in seconds; it never goes back from one frame to the next.
+    public var time: Double
+    /// The visible part of the content along the scroll axis.
+    public var viewport: Range<Double>
+    /// The length of the whole content along the scroll axis.
+    public var contentLength: Double
+    /// The scroll velocity in points per second; positive toward the end of the content.
+    public var velocity: Double
+    /// What moves the content and where the motion ends.
+    public var phase: ScrollPhase
+
+    /// Creates the state of one frame.
+    public init(time: Double, viewport: Range<Double>, contentLength: Double, velocity: Double = 0, phase: ScrollPhase = .idle) {
+        self.time = time
+        self.viewport = viewport
+        self.contentLength = contentLength
+        self.velocity = velocity
+        self.phase = phase
+    }
+
+    /// The viewport's length along the scroll axis.
+    public var viewportLength: Double { viewport.upperBound - viewport.lowerBound }
+
+    /// Checks that every value is usable, naming the first that is not.
+    ///
+    /// A ``PrefetchController`` plans nothing for a state that fails this check (it withdraws
+    /// what it asked for); call it yourself to find out why.
+    ///
+    /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidArgument`` when the time,
+    ///   the viewport, the content length, the velocity or a phase value is not finite, when the
+    ///   content length is negative, when a deceleration rate is not strictly between 0 and 1, or
+    ///   when an animation's duration is negative.
+    public func validate() throws {
+        func require(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+            if !condition { throw PrefetchError(.invalidArgument, message()) }
+        }
+        try require(time.isFinite, "ScrollState time \(time) must be finite")
+        try require(viewport.lowerBound.isFinite && viewport.upperBound.isFinite,
+                    "ScrollState viewport \(viewport) must have finite bounds")
+        try require(contentLength.isFinite && contentLength >= 0,
+                    "ScrollState contentLength \(contentLength) must be a finite number, at least 0")
+        try require(velocity.isFinite, "ScrollState velocity \(velocity) must be finite")
+        switch phase {
+        case .idle, .dragging:
+            break
+        case let .decelerating(restingOffset, rate):
+            try require(restingOffset.isFinite, "ScrollPhase.decelerating restingOffset \(restingOffset) must be finite")
+            try require(rate > 0 && rate < 1, "ScrollPhase.decelerating rate \(rate) must lie strictly between 0 and 1")
+        case let .programmatic(targetOffset, duration):
+            try require(targetOffset.isFinite, "ScrollPhase.programmatic targetOffset \(targetOffset) must be finite")
+            try require(duration.isFinite && duration >= 0,
+                        "ScrollPhase.programmatic duration \(duration) must be a finite number of seconds, at least 0")
+        }
+    }
+
+    /// The offset of the viewport's leading edge where the current motion ends, if it is known:
+    /// the resting offset of a fling or the destination of an animated scroll.
+    public var destinationOffset: Double? {
+        switch phase {
+        case .idle, .dragging: nil
+        case .decelerating(let restingOffset, _): restingOffset
+        case .programmatic(let targetOffset, _): targetOffset
+        }
+    }
+}

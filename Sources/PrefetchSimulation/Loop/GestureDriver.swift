@@ -1,0 +1,138 @@
+import Foundation
+import PrefetchCollectionView
+
+/// Plays a scenario's motion on a view, frame by frame: the one gesture driver of the
+/// simulator, the demo and the tests.
+///
+/// Call ``input(to:at:frameDuration:)`` once a frame, before stepping the view. Gestures run one
+/// after another: a drag moves the content at its speed for its duration and lets go without a
+/// fling; a fling starts the view's deceleration and lasts until the view rests; a jump scrolls
+/// to its item at once (clamped to the last item); a pause waits. Recorded offsets are followed
+/// as one drag, interpolated between samples.
+///
+/// ```swift
+/// var gestures = GestureDriver(.gestures([.fling(velocity: 3_000), .pause(duration: 0.5)]))
+/// for frame in 1...120 {
+///     let t = Double(frame) / 60
+///     try gestures.input(to: view, at: t, frameDuration: 1.0 / 60)
+///     view.step(to: t)
+/// }
+/// ```
+@MainActor
+public struct GestureDriver {
+    private enum Active {
+        case idle
+        case drag(speed: Double, until: Double)
+        case fling
+        case pause(until: Double)
+    }
+
+    private let gestures: [Gesture]
+    private let samples: [OffsetSample]
+    private var next = 0
+    private var active = Active.idle
+    private var samplesEnded = false
+
+    /// A driver for `motion`.
+    public init(_ motion: Scenario.Motion) {
+        switch motion {
+        case .gestures(let gestures):
+            self.gestures = gestures
+            samples = []
+        case .samples(let samples):
+            gestures = []
+            self.samples = samples
+        }
+    }
+
+    /// A driver for `gestures`, one after another.
+    public init(gestures: [Gesture]) {
+        self.init(.gestures(gestures))
+    }
+
+    /// Whether the motion has been played out (a fling counts until the view rests).
+    public var isFinished: Bool {
+        if !samples.isEmpty { return samplesEnded }
+        if case .idle = active { return next >= gestures.count }
+        return false
+    }
+
+    /// Gives the view its input for the frame at `time` (frames are `frameDuration` apart).
+    ///
+    /// - Throws: ``SimulationError`` for a time or frame duration that is negative or not finite,
+    ///   or a gesture with a value that is not finite (naming the gesture); the view's error when
+    ///   a jump's item is refused.
+    public mutating func input(to view: ItemScrollView, at time: Double, frameDuration: Double) throws {
+        guard time.isFinite, time >= 0 else { throw SimulationError("gesture time is \(time) s, but it must be a finite number, at least 0") }
+        guard frameDuration.isFinite, frameDuration >= 0 else {
+            throw SimulationError("frame duration is \(frameDuration) s, but it must be a finite number, at least 0")
+        }
+        if !samples.isEmpty {
+            try follow(view, at: time)
+            return
+        }
+        if case .fling = active, !view.isDecelerating { active = .idle }
+        while case .idle = active, next < gestures.count {
+            let gesture = gestures[next]
+            next += 1
+            try gesture.validate(itemCount: .max, at: "gestures[\(next - 1)]")
+            switch gesture {
+            case .drag(let speed, let duration):
+                active = .drag(speed: speed, until: time - frameDuration + duration)
+            case .fling(let velocity):
+                view.fling(velocity: velocity)
+                active = .fling
+            case .jump(let item):
+                let count = view.numberOfItemsInFirstSection
+                guard count > 0 else { continue }
+                try view.scrollToItem(at: IndexPath(item: min(max(item, 0), count - 1), section: 0), at: .top, animated: false)
+            case .pause(let duration):
+                active = .pause(until: time - frameDuration + duration)
+            }
+        }
+        switch active {
+        case .drag(let speed, let until):
+            if time <= until + 1e-9 {
+                view.drag(by: speed * frameDuration)
+            } else {
+                view.endDragging()
+                active = .idle
+            }
+        case .pause(let until):
+            if time > until + 1e-9 { active = .idle }
+        case .fling, .idle:
+            break
+        }
+    }
+
+    private mutating func follow(_ view: ItemScrollView, at time: Double) throws {
+        guard !samplesEnded else { return }
+        if let bad = samples.firstIndex(where: { !$0.offset.isFinite || !$0.time.isFinite }) {
+            throw SimulationError(path: "samples[\(bad)]", "time \(samples[bad].time) and offset \(samples[bad].offset) must be finite")
+        }
+        view.drag(by: Self.interpolate(samples, at: time) - view.contentOffset.y)
+        if time >= samples[samples.count - 1].time {
+            view.endDragging()
+            samplesEnded = true
+        }
+    }
+
+    /// The offset at `time`, interpolated linearly between the samples around it.
+    static func interpolate(_ samples: [OffsetSample], at time: Double) -> Double {
+        guard time > samples[0].time else { return samples[0].offset }
+        guard let upper = samples.firstIndex(where: { $0.time >= time }) else { return samples[samples.count - 1].offset }
+        let a = samples[upper - 1], b = samples[upper]
+        guard b.time > a.time else { return b.offset }
+        return a.offset + (b.offset - a.offset) * (time - a.time) / (b.time - a.time)
+    }
+}
+
+extension ItemScrollView {
+    /// The number of items in section 0, for either kind of view.
+    var numberOfItemsInFirstSection: Int {
+        guard numberOfSections > 0 else { return 0 }
+        if let collectionView = self as? CollectionView { return collectionView.numberOfItems(inSection: 0) }
+        if let tableView = self as? TableView { return tableView.numberOfRows(inSection: 0) }
+        return 0
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import PrefetchCollectionView
+import PrefetchKit
+import PrefetchTesting
+
+/// The app loop on virtual time: a real ``PrefetchKit/AsyncFetcher`` on a `ManualClock`,
+/// loading from a ``SimulatedNetwork``, and a driver that moves time only when everything is at rest.
+///
+/// The simulator (`prefetch-bench`) and the demo's scripted runs both run on it. Time moves in
+/// ``advance(to:afterEach:)``: the due events (attempts reaching their deadline, retry back-offs
+/// ending on the clock) are taken one at a time in time order, and after each the loop waits
+/// until the fetcher has settled (``settle(delivering:)``): every running load waits in the
+/// network or sleeps in a back-off, finished loads are processed, and every completion handler
+/// made with ``deliveries`` has run its main-actor work. The
+/// loop waits on signals, never polls or sleeps, so thread timing cannot change what happens
+/// and the same seed gives the same run.
+///
+/// ```swift
+/// let loop = try VirtualTimeLoop<Int, String>(configuration: FetcherConfiguration(),
+///                                            latency: .mobile, seed: 1,
+///                                            item: { $0 }, value: { "item \($0)" })
+/// loop.fetcher.prefetch([1, 2, 3])
+/// await loop.settle()
+/// await loop.advance(to: 2)          // every load due by t = 2 s has finished
+/// ```
+@MainActor
+public final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
+    /// The virtual clock: the fetcher measures latencies and waits out back-offs on it.
+    public let clock: ManualClock
+    /// Wakes the loop when something it waits for changed.
+    public let signal: ChangeSignal
+    /// The completion handlers a data source gives the fetcher: the loop waits for them.
+    public let deliveries: MainActorDeliveries<ID>
+    /// The loader.
+    public let network: SimulatedNetwork<ID, Value>
+    /// The fetcher the app uses.
+    public let fetcher: AsyncFetcher<ID, Value>
+
+    /// Creates the loop and its fetcher.
+    ///
+    /// - Parameters:
+    ///   - configuration: the fetcher's settings; its retry policy's shortest back-off must be
+    ///     at least 1 µs, so every back-off sleeps on the clock.
+    ///   - clock: the virtual clock, at time zero; nothing else may sleep on it.
+    ///   - item: the item index of an id (draws are keyed by it).
+    ///   - value: the value a successful load of an id returns.
+    ///   - onEvent: called for every fetcher event, after the network has recorded it.
+    /// - Throws: ``SimulationError`` naming a retry setting out of range, or the fetcher's
+    ///   `PrefetchError` for an invalid configuration.
+    public init(
+        configuration: FetcherConfiguration, clock: ManualClock = ManualClock(), latency: LatencyModel, seed: UInt64, payloadBytes: Int = 0,
+        cost: @escaping @Sendable (Value) -> Int = { _ in 1 },
+        item: @escaping @Sendable (ID) -> Int, value: @escaping @Sendable (ID) -> Value,
+        onEvent: (@Sendable (FetchEvent<ID>) -> Void)? = nil
+    ) throws {
+        try Self.validate(configuration.retry)
+        guard payloadBytes >= 0 else { throw SimulationError("payloadBytes is \(payloadBytes), but it must be 0 or more") }
+        let signal = ChangeSignal()
+        self.clock = clock
+        self.signal = signal
+        deliveries = MainActorDeliveries(signal: signal)
+        let network = SimulatedNetwork(
+            latency: latency, seed: seed, payloadBytes: payloadBytes, retry: configuration.retry, clock: clock,
+            signal: signal, item: item, value: value)
+        self.network = network
+        fetcher = try AsyncFetcher(configuration: configuration, clock: clock, cost: cost, onEvent: { event in
+            network.record(event)
+            onEvent?(event)
+            signal.bump()
+        }, loader: network)
+    }
+
+    /// Refuses a retry policy whose back-off could be zero: a zero back-off would not sleep on
+    /// the clock, and the loop could not tell it from one still on its way.
+    nonisolated static func validate(_ retry: RetryPolicy) throws {
+        guard retry.maxAttempts > 1 else { return }
+        let shortest = retry.delay(afterAttempt: 1, random: 1)
+        guard shortest >= .microseconds(1) else {
+            throw SimulationError(
+                "retry back-off can be \(shortest) (initialDelay \(retry.initialDelay), jitter \(retry.jitter)), but on virtual time every back-off must be at least 1 µs")
+        }
+    }
+
+    /// The virtual time, in seconds.
+    public var now: Double { clock.now.offset.seconds }
+
+    /// Waits until the fetcher is at rest: every running load (by the fetcher's events) waits in
+    /// the network or sleeps in a back-off, and every consumer made with ``deliveries`` that has been called has run its
+    /// main-actor work; with `id`, also until every consumer of `id` has heard.
+    public func settle(delivering id: ID? = nil) async {
+        while true {
+            let version = signal.version
+            let held = network.occupancy
+            // The events' count of running loads lags the fetcher's own (a finished load's event
+            // comes before the start of the load that takes its slot), so both must agree.
+            let atRest = held.waiting + held.backingOff == held.running
+                && held.inTransit == 0 && held.undrawn == 0 && held.finishing == 0
+                && signal.pendingDeliveries == 0
+                && !(id.map { deliveries.hasLiveConsumers($0) } ?? false)
+                && fetcher.statistics.inFlight == held.running
+            if atRest {
+                // Back-offs are on their way to the clock; nothing else moves.
+                if held.backingOff > 0 { await clock.waitForSleepers(held.backingOff) }
+                return
+            }
+            await signal.wait(after: version)
+        }
+    }
+
+    /// Moves virtual time to `seconds` (finite, at least 0; a time already past leaves the clock
+    /// where it is), taking every due event in time order (a back-off that ends before or with an
+    /// attempt's deadline first), settling after each, then calling `afterEach` with the id of the
+    /// attempt that ended (nil after a back-off) and settling again (so `afterEach` may start loads).
+    public func advance(to seconds: Double, afterEach: (ID?) -> Void = { _ in }) async {
+        precondition(seconds.isFinite && seconds >= 0, "advance(to:) is \(seconds) s, but it must be a finite number of seconds, at least 0")
+        let limit = Duration.seconds(exactly: seconds)
+        await settle()
+        while true {
+            let backOff = clock.nextDeadline.map(\.offset)
+            let attempt = network.nextDeadline
+            if let backOff, backOff <= limit, attempt.map({ backOff <= $0 }) ?? true {
+                let sleeping = clock.sleeperCount
+                clock.advance(to: ManualClock.Instant(offset: backOff))
+                network.wokeBackOffs(sleeping - clock.sleeperCount)
+                await settle()
+                afterEach(nil)
+            } else if let ended = network.completeNext(upTo: limit) {
+                await settle(delivering: ended.loadEnded ? ended.id : nil)
+                afterEach(ended.id)
+            } else {
+                break
+            }
+            await settle()
+        }
+        clock.advance(to: ManualClock.Instant(offset: limit))
+    }
+
+    /// One frame of ``play(_:on:frameRate:tail:duration:step:afterLoad:afterFrame:)``.
+    public struct Frame: Sendable, Hashable {
+        /// The frame's number: 0 for the first layout at time 0, then 1, 2, ...
+        public var index: Int
+        /// The frame's virtual time, in seconds.
+        public var time: Double
+    }
+
+    /// Plays `gestures` on `view` frame by frame and returns the virtual time of the last frame.
+    ///
+    /// Frame 0 steps the view to time 0 (the first screen) and settles. Then each frame at
+    /// `index / frameRate` seconds: finishes the events due by then (``advance(to:afterEach:)``),
+    /// gives the view its gesture input, calls `step` (which steps the view), settles, and calls
+    /// `afterFrame`. The run ends `tail` seconds after the gestures are over and the view rests,
+    /// after `duration` seconds, or when `afterFrame` returns false.
+    ///
+    /// - Throws: what `afterFrame` or a gesture throws (a jump the view refuses).
+    public func play(
+        _ gestures: inout GestureDriver, on view: ItemScrollView, frameRate: Double = 60, tail: Double = 1,
+        duration: Double? = nil, step: (Double) -> Void, afterLoad: (ID?) -> Void = { _ in },
+        afterFrame: (Frame) async throws -> Bool = { _ in true }
+    ) async throws -> Double {
+        precondition(frameRate.isFinite && frameRate > 0, "play(frameRate:) is \(frameRate), but it must be a finite number greater than 0")
+        precondition(tail.isFinite && tail >= 0, "play(tail:) is \(tail), but it must be a finite number, at least 0")
+        precondition(duration.map { !$0.isNaN && $0 >= 0 } ?? true, "play(duration:) is \(duration ?? 0), but it must be at least 0")
+        let dt = 1 / frameRate
+        step(0)
+        await settle()
+        guard try await afterFrame(Frame(index: 0, time: 0)) else { return 0 }
+        var motionEnded: Double?
+        var index = 0
+        var last = 0.0
+        while true {
+            index += 1
+            let t = Double(index) * dt
+            if let duration, t > duration + 1e-9 { break }
+            if let ended = motionEnded, t > ended + tail + 1e-9 { break }
+            await advance(to: t, afterEach: afterLoad)
+            try gestures.input(to: view, at: t, frameDuration: dt)
+            step(t)
+            await settle()
+            last = t
+            if motionEnded == nil, gestures.isFinished, !view.isDecelerating { motionEnded = t }
+            guard try await afterFrame(Frame(index: index, time: t)) else { break }
+        }
+        return last
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+import PrefetchKit
+
+/// What a user would see, in numbers: the figures ``ReadinessMeter`` measures.
+///
+/// The definitions are in the article <doc:Metrics>.
+public struct Readiness: Sendable, Hashable, Codable {
+    /// Cell appearances counted (after the first screen).
+    public var displayed = 0
+    /// The share of counted appearances whose data was there, from 0 to 1 (1 before any).
+    public var displayReadyRate = 1.0
+    /// The mean time a counted appearance waited for its data, zeros included, in ms.
+    public var visibleWaitMeanMs = 0.0
+    /// The 95th percentile (nearest rank) of those waits, in ms.
+    public var visibleWaitP95Ms = 0.0
+    /// The total time counted cells were on screen without their data, in seconds.
+    public var blankCellSeconds = 0.0
+    /// Loads started.
+    public var loadsStarted = 0
+    /// Loads that ended with a value.
+    public var loadsCompleted = 0
+    /// Loads cancelled because every interest left.
+    public var loadsCancelled = 0
+    /// Loads that failed after their retries.
+    public var loadsFailed = 0
+    /// Completed loads of items never displayed.
+    public var loadsWasted = 0
+    /// The most loads in flight at once.
+    public var peakInFlight = 0
+
+    /// Creates the figures of a run in which nothing happened.
+    public init() {}
+}
+
+/// Measures what a user would see: the one readiness meter of the simulator, the demo and the tests.
+///
+/// Feed it what the app sees: cells appearing (``cellAppeared(item:ready:)``) and leaving
+/// (``cellDisappeared(item:)``), data arriving in a displayed cell (``dataShown(item:)``), and
+/// the fetcher's events (``record(_:item:)``). It counts appearances only after
+/// ``startCounting()`` (call it once the first screen is laid out: no policy can change the first
+/// screen). Safe to call from any thread; times come from `now`.
+///
+/// ```swift
+/// let meter = ReadinessMeter(now: { loop.now })
+/// // in willDisplay:       meter.cellAppeared(item: indexPath.item, ready: cell.data != nil)
+/// // in didEndDisplaying:  meter.cellDisappeared(item: indexPath.item)
+/// // in the completion:    if cell.isDisplayed { meter.dataShown(item: item) }
+/// // in the fetcher's onEvent: meter.record(event, item: { index(of: $0) })
+/// meter.finish()
+/// print(meter.readiness.displayReadyRate)
+/// ```
+public final class ReadinessMeter: Sendable {
+    private struct State: Sendable {
+        var isCounting = false
+        var appearances = 0
+        var ready = 0
+        var waits: [Double] = []
+        var blankSince: [Int: (start: Double, wait: Int)] = [:]
+        var onScreen: Set<Int> = []
+        var everDisplayed: Set<Int> = []
+        var started = 0, completed = 0, cancelled = 0, failed = 0, inFlight = 0, peak = 0
+        var completedItems: [Int] = []
+        var running: [Int: Int] = [:]
+        var timeline: SimulationTimeline?
+        var finished = false
+    }
+
+    private let state: Locked<State>
+    private let now: @Sendable () -> Double
+
+    /// Creates a meter reading the time from `now` (seconds); with `recordsTimeline`, it also
+    /// keeps every load, blank period and sampled frame for a report.
+    public init(recordsTimeline: Bool = false, now: @escaping @Sendable () -> Double) {
+        var initial = State()
+        if recordsTimeline { initial.timeline = SimulationTimeline() }
+        state = Locked(initial)
+        self.now = now
+    }
+
+    /// Counts appearances from now on.
+    public func startCounting() {
+        state.withLock { $0.isCounting = true }
+    }
+
+    /// An item's cell came on screen, with (`ready`) or without its data.
+    public func cellAppeared(item: Int, ready: Bool) {
+        let t = now()
+        state.withLock { s in
+            s.onScreen.insert(item)
+            s.everDisplayed.insert(item)
+            guard s.isCounting else { return }
+            s.appearances += 1
+            s.waits.append(0)
+            if ready {
+                s.ready += 1
+            } else {
+                s.blankSince[item] = (t, s.waits.count - 1)
+            }
+        }
+    }
+
+    /// An item's cell left the screen: a blank wait ends there.
+    public func cellDisappeared(item: Int) {
+        let t = now()
+        state.withLock { s in
+            s.onScreen.remove(item)
+            Self.endBlank(item, at: t, &s)
+        }
+    }
+
+    /// An item's displayed cell received its data.
+    public func dataShown(item: Int) {
+        let t = now()
+        state.withLock { Self.endBlank(item, at: t, &$0) }
+    }
+
+    /// Records one of the fetcher's events; `item` gives the item index of the event's id.
+    public func record<ID: Hashable & Sendable>(_ event: FetchEvent<ID>, item: (ID) -> Int) {
+        let id: ID
+        switch event {
+        case .loadStarted(let x), .loadCompleted(let x, _), .loadCancelled(let x), .loadFailed(let x, _, _): id = x
+        default: return
+        }
+        let item = item(id)
+        let t = now()
+        state.withLock { s in
+            switch event {
+            case .loadStarted:
+                s.started += 1
+                s.inFlight += 1
+                s.peak = max(s.peak, s.inFlight)
+                if s.timeline != nil {
+                    s.running[item] = s.timeline!.loads.count
+                    s.timeline!.loads.append(.init(item: item, start: t, end: t, outcome: .running))
+                }
+            case .loadCompleted:
+                s.completed += 1
+                s.completedItems.append(item)
+                Self.endLoad(item, at: t, .completed, &s)
+            case .loadCancelled:
+                s.cancelled += 1
+                Self.endLoad(item, at: t, .cancelled, &s)
+            case .loadFailed(_, _, let willRetry):
+                guard !willRetry else { return }
+                s.failed += 1
+                Self.endLoad(item, at: t, .failed, &s)
+            default:
+                break
+            }
+        }
+    }
+
+    /// Samples the viewport and the prefetch window for the timeline (a no-op without one).
+    public func sampleFrame(visible: ClosedRange<Int>?, prefetch: ClosedRange<Int>?) {
+        let t = now()
+        state.withLock { s in
+            s.timeline?.frames.append(.init(time: t, visible: visible, prefetch: prefetch))
+        }
+    }
+
+    /// The first and last items on screen now.
+    public var visibleItems: ClosedRange<Int>? {
+        state.withLock { s in s.onScreen.min().flatMap { lo in s.onScreen.max().map { lo...$0 } } }
+    }
+
+    /// Ends the run: closes every open wait and load at the time now.
+    public func finish() {
+        let t = now()
+        state.withLock { s in
+            guard !s.finished else { return }
+            s.finished = true
+            for item in s.blankSince.keys.sorted() { Self.endBlank(item, at: t, &s) }
+            if s.timeline != nil {
+                for index in s.running.values { s.timeline!.loads[index].end = t }
+                s.timeline!.duration = t
+            }
+        }
+    }
+
+    /// The figures so far; open waits count up to now.
+    public var readiness: Readiness {
+        let t = now()
+        return state.withLock { s in
+            var waits = s.waits
+            for blank in s.blankSince.values { waits[blank.wait] = t - blank.start }
+            let sorted = waits.sorted()
+            var r = Readiness()
+            r.displayed = s.appearances
+            r.displayReadyRate = s.appearances == 0 ? 1 : Double(s.ready) / Double(s.appearances)
+            r.blankCellSeconds = waits.reduce(0, +)
+            r.visibleWaitMeanMs = waits.isEmpty ? 0 : r.blankCellSeconds / Double(waits.count) * 1000
+            r.visibleWaitP95Ms = percentile(sorted, 0.95) * 1000
+            r.loadsStarted = s.started
+            r.loadsCompleted = s.completed
+            r.loadsCancelled = s.cancelled
+            r.loadsFailed = s.failed
+            r.loadsWasted = s.completedItems.filter { !s.everDisplayed.contains($0) }.count
+            r.peakInFlight = s.peak
+            return r
+        }
+    }
+
+    /// What happened over time (empty unless the meter records a timeline).
+    public var timeline: SimulationTimeline {
+        state.withLock { $0.timeline ?? SimulationTimeline() }
+    }
+
+    private static func endBlank(_ item: Int, at t: Double, _ s: inout State) {
+        guard let blank = s.blankSince.removeValue(forKey: item) else { return }
+        s.waits[blank.wait] = t - blank.start
+        s.timeline?.blanks.append(.init(item: item, start: blank.start, end: t))
+    }
+
+    private static func endLoad(_ item: Int, at t: Double, _ outcome: SimulationTimeline.Load.Outcome, _ s: inout State) {
+        s.inFlight -= 1
+        guard let index = s.running.removeValue(forKey: item), s.timeline != nil else { return }
+        s.timeline!.loads[index].end = t
+        s.timeline!.loads[index].outcome = outcome
+    }
+}
+
+/// The `p` quantile of sorted values (nearest rank), or 0 when there are none.
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    guard !sorted.isEmpty else { return 0 }
+    let rank = Int((Double(sorted.count) * p).rounded(.up)) - 1
+    return sorted[min(max(rank, 0), sorted.count - 1)]
+}

@@ -1,0 +1,352 @@
+import Foundation
+import PrefetchTesting
+import Testing
+@testable import PrefetchKit
+
+/// The controller on virtual time, without a view: rows 100 pt high, a viewport 300 pt long, a
+/// typical load of 300 ms (the fallback: the targets here report no latency). Every expected
+/// rank below is computed by hand in the comments.
+@Suite("PrefetchController")
+struct PrefetchControllerTests {
+    let rows = Rows(count: 100, height: 100)
+
+    private func state(_ time: Double, at offset: Double, velocity: Double = 0, _ phase: ScrollPhase = .idle) -> ScrollState {
+        ScrollState(time: time, viewport: offset..<(offset + 300), contentLength: 10_000, velocity: velocity, phase: phase)
+    }
+
+    private func makeFetcher(cap: Int) throws -> (AsyncFetcher<Int, Int>, ScriptedLoader<Int, Int>) {
+        let loader = ScriptedLoader<Int, Int>()
+        let fetcher = try AsyncFetcher<Int, Int>(
+            configuration: FetcherConfiguration(maxConcurrentLoads: cap), clock: ManualClock(), loader: loader)
+        return (fetcher, loader)
+    }
+
+    // MARK: Hand-computed cases
+
+    @Test func aFlingsRestingCellsRankAboveTheCellsItFliesPast() throws {
+        // Given a fling from offset 0 that comes to rest at 3,000 (UIKit's 0.998 per ms), and a
+        // plan of the whole way: offset(t) = 3000·(1 − e^(−2.002 t)).
+        let target = RecordingTarget<Int>()
+        let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [300..<3_300]), target: target)
+        controller.update(state(0, at: 0, velocity: 6_006, .decelerating(restingOffset: 3_000, rate: 0.998)), geometry: rows)
+
+        // Then row k arrives when the offset reaches 100k − 300 and leaves when it reaches 100k + 100:
+        // row 24 is on screen from 0.601 s to 0.895 s (0.294 s, less than a typical load: a fly-past),
+        // row 25 from 0.660 s to 1.006 s (0.346 s: it stays), rows 29 to 32 never leave.
+        let requests = target.lastUpdate.requests
+        #expect(requests.map(\.item) == Array(25...32) + Array(0...24))
+        #expect(requests.prefix(8).allSatisfy { $0.priority.level == .prefetch })
+        #expect(requests.dropFirst(8).allSatisfy { $0.priority.level == .speculative })
+        // Orders are absolute arrival times: row 25 at 0.660 s, row 30 (resting) at 1.150 s.
+        #expect(abs(requests[0].priority.order - 0.6602) < 1e-3)
+        #expect(abs(requests[5].priority.order - 1.1501) < 1e-3)
+        controller._checkInvariants(geometry: rows)
+    }
+
+    @Test func aFlingsRestingCellsLoadBeforeTheCellsItFliesPast() async throws {
+        // Given the same fling on a fetcher that runs two loads at once
+        let (fetcher, loader) = try makeFetcher(cap: 2)
+        let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [300..<3_300]), target: fetcher.prefetchTarget { $0 })
+        controller.update(state(0, at: 0, velocity: 6_006, .decelerating(restingOffset: 3_000, rate: 0.998)), geometry: rows)
+        // Then the first loads are the first cells that will stay, in order of arrival, not the cells passing now
+        await loader.waitForCalls(2)
+        #expect(Set(loader.calledIDs) == [25, 26])
+        for (finished, next) in [(25, 27), (26, 28), (27, 29)] {
+            loader.succeed(finished, with: finished)
+            await loader.waitForCalls(loader.callCount + 1)
+            #expect(loader.calledIDs.last == next)
+        }
+        fetcher.shutdown()
+    }
+
+    @Test func anAnimatedScrollsDestinationLoadsFirst() async throws {
+        // Given a view at rest at the top, animating to offset 5,000 in 0.3 s (ease-out), with uikitLike:
+        // the destination's viewport (rows 50–52) and 0.75 screen past it (rows 53–55).
+        let target = RecordingTarget<Int>()
+        let controller = PrefetchController<Int>(policy: PrefetchPolicies.uikitLike, target: target)
+        controller.update(state(0, at: 0), geometry: rows)
+        controller.update(state(0, at: 0, .programmatic(targetOffset: 5_000, duration: 0.3)), geometry: rows)
+
+        // Then rows 50–52 come first: row 50 arrives when the offset passes 4,700,
+        // 0.3·(1 − ∛(1 − 4700/5000)) = 0.183 s, and stays. Rows 0–2 leave within 7 ms (fly-pasts),
+        // and rows 53–55 are never on screen (the animation stops at 5,000): both speculative,
+        // the rows on screen first.
+        let requests = target.lastUpdate.requests
+        #expect(requests.map(\.item) == [50, 51, 52, 0, 1, 2, 53, 54, 55])
+        #expect(requests.prefix(3).map(\.priority.level) == [.prefetch, .prefetch, .prefetch])
+        #expect(abs(requests[0].priority.order - 0.1826) < 1e-3)
+        #expect(requests.dropFirst(3).allSatisfy { $0.priority.level == .speculative })
+
+        // And on a fetcher with two slots, the first loads are the destination's
+        let (fetcher, loader) = try makeFetcher(cap: 2)
+        controller.target = fetcher.prefetchTarget { $0 }
+        // (0.01 s into the animation the offset is 5000·(1 − (1 − 0.01/0.3)³) = 483.5)
+        controller.update(state(0.01, at: 483.5, .programmatic(targetOffset: 5_000, duration: 0.29)), geometry: rows)
+        await loader.waitForCalls(2)
+        #expect(Set(loader.calledIDs) == [50, 51])
+        fetcher.shutdown()
+    }
+
+    @Test func aReversalWithdrawsWhatIsNowBehind() async throws {
+        // Given a drag down at 600 pt/s with uikitLike: rows 10–12 on screen, rows 13–15 ahead
+        let (fetcher, loader) = try makeFetcher(cap: 6)
+        let target = fetcher.prefetchTarget { (row: Int) in row }
+        let controller = PrefetchController<Int>(policy: PrefetchPolicies.uikitLike, target: target)
+        let first = controller.update(state(0, at: 1_000, velocity: 600, .dragging), geometry: rows)
+        // Row 10 leaves in 1/6 s (a fly-past); rows 11–12 stay 1/3 s and 1/2 s; 13–15 arrive and stay 2/3 s.
+        #expect(first.requests.map(\.item) == [11, 12, 13, 14, 15, 10])
+        #expect(first.requests.map(\.priority.level) == [.visible, .visible, .prefetch, .prefetch, .prefetch, .speculative])
+        await loader.waitForCalls(6)
+
+        // When the finger reverses: the viewport moves up 60 pt and the window flips above it
+        let second = controller.update(state(0.1, at: 940, velocity: -600, .dragging), geometry: rows)
+        // Then rows 13–15 are withdrawn, their loads cancelled, and rows 7–9 requested
+        #expect(second.withdrawals == [13, 14, 15])
+        #expect(Set(second.requests.map(\.item)).isSuperset(of: [7, 8, 9]))
+        await loader.waitForCancellations(3)
+        #expect(Set(loader.cancelledIDs) == [13, 14, 15])
+        controller._checkInvariants(geometry: rows)
+        fetcher.shutdown()
+    }
+
+    @Test func aCellThatSettlesOnScreenJumpsAheadOfEverythingOffScreen() async throws {
+        // Given a drag at 500 pt/s from the top, one load at a time, the plan rows 0–9
+        let (fetcher, loader) = try makeFetcher(cap: 1)
+        let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [300..<1_000]), target: fetcher.prefetchTarget { $0 })
+        let first = controller.update(state(0, at: 0, velocity: 500, .dragging), geometry: rows)
+        // Row 0 leaves in 0.2 s (a fly-past); rows 1 and 2 stay 0.4 s and 0.6 s; rows 3–9 arrive
+        // at 0.2·(k − 3) s and stay 0.8 s.
+        #expect(first.requests.map(\.item) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 0])
+        #expect(first.requests.last?.priority.level == .speculative)
+        await loader.waitForCalls(1)
+        #expect(loader.calledIDs == [1])
+
+        // When the finger stops 50 pt further on: rows 0–3 on screen, at rest
+        let second = controller.update(state(0.1, at: 50), geometry: rows)
+        // Then rows 0 and 3 become visible-level work (1 and 2 already were), and the rest,
+        // no longer on the way, drops to speculative, nearest first
+        #expect(second.requests.map(\.item) == [0, 3, 4, 5, 6, 7, 8, 9])
+        #expect(second.requests.prefix(2).allSatisfy { $0.priority.level == .visible })
+        #expect(second.requests.dropFirst(2).allSatisfy { $0.priority.level == .speculative })
+        // And the loads run: the visible rows first (row 2 was queued first at order 0), then the rest
+        for row in [1, 2, 3, 0, 4, 5] {
+            #expect(loader.calledIDs.last == row)
+            loader.succeed(row, with: row)
+            await loader.waitForCalls(loader.callCount + 1)
+        }
+        fetcher.shutdown()
+    }
+
+    @Test func whileTheForecastHoldsOnlyArrivalsAndDeparturesChangeRequests() {
+        // Given the fling of the first test, followed frame by frame at 60 Hz
+        let target = RecordingTarget<Int>()
+        let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [300..<3_300]), target: target)
+        let phase = ScrollPhase.decelerating(restingOffset: 3_000, rate: 0.998)
+        controller.update(state(0, at: 0, velocity: 6_006, phase), geometry: rows)
+        var level = target.requested.mapValues(\.level)
+        for frame in 1...72 {
+            let t = Double(frame) / 60
+            let offset = 3_000 * (1 - exp(-2.002 * t))
+            let update = controller.update(state(t, at: offset, velocity: 6_006 * exp(-2.002 * t), phase), geometry: rows)
+            // Then a held item is asked for again only when its level changes (it arrives and stays)
+            for request in update.requests {
+                #expect(level[request.item] != request.priority.level, "frame \(frame): \(request.item) re-requested at the same level")
+            }
+            #expect(update.withdrawals.allSatisfy { rows.extent(of: $0)!.upperBound <= offset })
+            level = target.requested.mapValues(\.level)
+            controller._checkInvariants(geometry: rows)
+        }
+        // And a resting cell that came on screen (row 30, at 1.150 s) is visible work now
+        #expect(target.requested[30]?.level == .visible)
+        #expect(target.requested[31]?.level == .prefetch)
+    }
+
+    // MARK: Bad input
+
+    @Test func unusableFramesPlanNothingAndWithdrawEverything() {
+        let target = RecordingTarget<Int>()
+        let controller = PrefetchController<Int>(policy: PrefetchPolicies.textureLike, target: target)
+        let bad: [ScrollState] = [
+            ScrollState(time: 1, viewport: -Double.infinity..<0, contentLength: 10_000),
+            ScrollState(time: 1, viewport: 0..<(.infinity), contentLength: 10_000),
+            ScrollState(time: 1, viewport: 500..<500, contentLength: 10_000),
+            ScrollState(time: 1, viewport: 0..<300, contentLength: 0),
+            ScrollState(time: 1, viewport: 0..<300, contentLength: -5),
+            ScrollState(time: 1, viewport: 0..<300, contentLength: .nan),
+            ScrollState(time: 1, viewport: 0..<300, contentLength: 10_000, velocity: .nan, phase: .dragging),
+            ScrollState(time: 1, viewport: 0..<300, contentLength: 10_000, velocity: 10, phase: .decelerating(restingOffset: 900, rate: 1.5)),
+            ScrollState(time: 1, viewport: 0..<300, contentLength: 10_000, velocity: 10, phase: .decelerating(restingOffset: .infinity, rate: 0.998)),
+            ScrollState(time: 1, viewport: 0..<300, contentLength: 10_000, phase: .programmatic(targetOffset: 900, duration: -1)),
+        ]
+        for state in bad {
+            // Given a controller holding a plan
+            controller.update(ScrollState(time: 1, viewport: 0..<300, contentLength: 10_000), geometry: rows)
+            #expect(!target.requested.isEmpty)
+            // When a frame is unusable, then everything is withdrawn and nothing requested
+            let update = controller.update(state, geometry: rows)
+            #expect(update.requests.isEmpty)
+            #expect(target.requested.isEmpty, "\(state)")
+            #expect(controller.requestedCount == 0)
+        }
+    }
+
+    @Test func validationNamesTheValueAndTheRule() {
+        func message(_ state: ScrollState) -> String? {
+            do { try state.validate(); return nil } catch { return (error as? PrefetchError)?.message }
+        }
+        #expect(message(ScrollState(time: 0, viewport: 0..<300, contentLength: 10)) == nil)
+        #expect(message(ScrollState(time: .nan, viewport: 0..<300, contentLength: 10)) == "ScrollState time nan must be finite")
+        #expect(message(ScrollState(time: 0, viewport: 0..<300, contentLength: -1))
+            == "ScrollState contentLength -1.0 must be a finite number, at least 0")
+        #expect(message(ScrollState(time: 0, viewport: 0..<300, contentLength: 10, velocity: .infinity)) == "ScrollState velocity inf must be finite")
+        #expect(message(ScrollState(time: 0, viewport: 0..<300, contentLength: 10, phase: .decelerating(restingOffset: 0, rate: 0)))
+            == "ScrollPhase.decelerating rate 0.0 must lie strictly between 0 and 1")
+        #expect(message(ScrollState(time: 0, viewport: 0..<300, contentLength: 10, phase: .programmatic(targetOffset: 0, duration: .nan)))
+            == "ScrollPhase.programmatic duration nan must be a finite number of seconds, at least 0")
+    }
+
+    @Test func itemsTheGeometryNoLongerHasAreWithdrawnAtTheNextLayout() {
+        // Given a plan over 100 rows
+        let target = RecordingTarget<Int>()
+        let controller = PrefetchController<Int>(policy: PrefetchPolicies.textureLike, target: target)
+        controller.update(state(0, at: 9_400), geometry: rows)
+        #expect(target.requested.keys.contains(99))
+        // When the content shrinks to 95 rows under the same viewport (clamped by the surface)
+        controller.invalidateLayout()
+        let shorter = Rows(count: 95, height: 100)
+        controller.update(ScrollState(time: 0.1, viewport: 9_200..<9_500, contentLength: 9_500), geometry: shorter)
+        // Then rows 95–99 are withdrawn and nothing past the content is held
+        #expect(target.requested.keys.allSatisfy { $0 < 95 })
+        #expect(Set(target.lastUpdate.withdrawals).isSuperset(of: [95, 96, 97, 98, 99]))
+        controller._checkInvariants(geometry: shorter)
+    }
+
+    // MARK: Data changes
+
+    @Test func aBatchUpdateMovesRequestsAndRemovesDeletedItemsUnderTheirOldNames() {
+        let target = RecordingTarget<Int>()
+        let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [300..<600]), target: target)
+        controller.update(state(0, at: 0), geometry: rows)
+        #expect(Set(target.requested.keys) == Set(0...5))
+        // When row 1 is deleted: rows after it move up by one
+        controller.moveItems { $0 == 1 ? nil : ($0 > 1 ? $0 - 1 : $0) }
+        let update = controller.update(state(0.1, at: 0), geometry: Rows(count: 99, height: 100))
+        // Then the deleted row is removed under its old name and the others renamed; row 2 (was 3)
+        // is on screen now, rows 3 and 4 are nearer, row 5 is new
+        #expect(update.removed == [1])
+        #expect(update.moved == [2, 3, 4, 5].map { PrefetchMove(from: $0, to: $0 - 1) })
+        #expect(update.requests.map(\.item) == [2, 3, 4, 5])
+        #expect(update.requests.first?.priority.level == .visible)
+        #expect(Set(target.requested.keys) == Set(0...5))
+    }
+
+    @Test func aReloadRemovesEverythingAndRequestsThePlanAfresh() {
+        let target = RecordingTarget<Int>()
+        let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [300..<600]), target: target)
+        controller.update(state(0, at: 0), geometry: rows)
+        controller.invalidateItems()
+        let update = controller.update(state(0.1, at: 0), geometry: rows)
+        #expect(update.removed == Array(0...5))
+        #expect(Set(update.requests.map(\.item)) == Set(0...5))
+    }
+
+    @Test func anotherTargetTakesOverAndTheOldOneIsReleased() {
+        let old = RecordingTarget<Int>()
+        let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [300..<600]), target: old)
+        controller.update(state(0, at: 0), geometry: rows)
+        let new = RecordingTarget<Int>()
+        controller.target = new
+        #expect(old.requested.isEmpty)
+        #expect(new.updates.isEmpty)
+        controller.update(state(0.1, at: 0), geometry: rows)
+        #expect(Set(new.requested.keys) == Set(0...5))
+        controller.target = nil
+        #expect(new.requested.isEmpty)
+    }
+
+    @Test func priorityForAnItemOutsideThePlanComesFromTheForecast() {
+        let controller = PrefetchController<Int>(policy: PrefetchPolicies.none)
+        // Before any frame: visible
+        #expect(controller.priority(for: 7) == .visible)
+        // Without a target nothing is held, but the forecast still ranks: a drag at 500 pt/s,
+        // row 7 arrives at (700 − 300)/500 = 0.8 s and stays 0.8 s
+        controller.update(state(0, at: 0, velocity: 500, .dragging), geometry: rows)
+        #expect(controller.requestedCount == 0)
+        #expect(controller.priority(for: 7, extent: 700..<800) == FetchPriority(level: .prefetch, order: 0.8))
+        #expect(controller.priority(for: 0, extent: 0..<100).level == .speculative)
+    }
+
+    // MARK: The fetcher's target
+
+    @Test func theFetcherTargetKeepsTheIdItRequestedAndSharedIdsStayLoaded() async throws {
+        let (fetcher, loader) = try makeFetcher(cap: 6)
+        var ids = [10: 100, 11: 101, 12: 100]  // rows 10 and 12 show the same data
+        let target = fetcher.prefetchTarget { (row: Int) in ids[row] }
+        target.updatePrefetching(PrefetchUpdate(requests: [10, 11, 12, 13].map { PrefetchRequest(item: $0, priority: .prefetch) }))
+        // Row 13 has no id yet: skipped
+        await loader.waitForCalls(2)
+        #expect(Set(loader.calledIDs) == [100, 101])
+        #expect(target.requestedCount == 3)
+        // When row 10 is withdrawn, id 100 stays loading for row 12
+        target.updatePrefetching(PrefetchUpdate(withdrawals: [10]))
+        #expect(loader.cancelledIDs.isEmpty)
+        // When row 11 is deleted and another model takes its place, its old id is cancelled
+        ids[11] = 555
+        target.updatePrefetching(PrefetchUpdate(removed: [11]))
+        await loader.waitForCancellations(1)
+        #expect(loader.cancelledIDs == [101])
+        // A rename keeps the id: row 12 becomes row 2, then row 2 leaves
+        target.updatePrefetching(PrefetchUpdate(moved: [PrefetchMove(from: 12, to: 2)]))
+        ids = [:]
+        target.updatePrefetching(PrefetchUpdate(withdrawals: [2]))
+        await loader.waitForCancellations(2)
+        #expect(loader.cancelledIDs == [101, 100])
+        #expect(target.requestedCount == 0)
+        fetcher.shutdown()
+    }
+
+    // MARK: The registry
+
+    @Test func policiesAreFoundByTheNamesUsersType() throws {
+        #expect(PrefetchPolicies.names == ["none", "uikitLike", "textureLike", "adaptive"])
+        for name in PrefetchPolicies.names { #expect(try PrefetchPolicies.named(name).name == name) }
+        #expect { try PrefetchPolicies.named("fast") } throws: {
+            ($0 as? PrefetchError)?.message == "unknown prefetch policy 'fast'; expected one of none, uikitLike, textureLike, adaptive"
+        }
+    }
+}
+
+/// The forecast's inverse times against its own curve, for every phase.
+@Suite("MotionForecast")
+struct MotionForecastTests {
+    @Test(arguments: [
+        ScrollPhase.dragging, .decelerating(restingOffset: 4_000, rate: 0.998), .decelerating(restingOffset: -3_000, rate: 0.99),
+        .programmatic(targetOffset: 9_000, duration: 0.3), .programmatic(targetOffset: 0, duration: 0.5),
+    ])
+    func timeToReachAnOffsetInvertsTheCurve(phase: ScrollPhase) {
+        let state = ScrollState(time: 2, viewport: 1_000..<1_400, contentLength: 20_000, velocity: -900, phase: phase)
+        let forecast = MotionForecast(state)
+        let end = forecast.final
+        for step in 1..<50 {
+            let y = 1_000 + (end - 1_000) * Double(step) / 50
+            let t = forecast.time(reaching: y)
+            #expect(t.isFinite && t >= 2)
+            #expect(abs(forecast.offset(at: t) - y) < 1e-6 * max(1, abs(y)), "\(phase): reaching \(y) at \(t)")
+        }
+        // Beyond where the motion stops, and behind it: never
+        let past = end + (end > 1_000 ? 10 : -10)
+        #expect(forecast.time(reaching: past) == .infinity)
+        #expect(forecast.time(reaching: 1_000 - (end - 1_000)) == .infinity)
+    }
+
+    @Test func aForecastAgreesWithTheNextFramesOfTheSameMotionOnly() {
+        let fling = ScrollPhase.decelerating(restingOffset: 3_000, rate: 0.998)
+        let first = MotionForecast(ScrollState(time: 0, viewport: 0..<300, contentLength: 10_000, velocity: 6_006, phase: fling))
+        let offset = first.offset(at: 0.1)
+        let next = MotionForecast(ScrollState(time: 0.1, viewport: offset..<(offset + 300), contentLength: 10_000, velocity: 4_900, phase: fling))
+        #expect(first.agrees(with: next))
+        let refling = ScrollPhase.decelerating(restingOffset: 3_400, rate: 0.998)
+        #expect(!first.agrees(with: MotionForecast(ScrollState(time: 0.1, viewport: offset..<(offset + 300), contentLength: 10_000, phase: refling))))
+        #expect(!first.agrees(with: MotionForecast(ScrollState(time: 0.1, viewport: offset..<(offset + 300), contentLength: 10_000))))
+    }
+}
