@@ -34,9 +34,14 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
+        // The audited lock and the seeded generator: no dependencies, `package` access only.
+        .target(
+            name: "PrefetchSupport",
+            swiftSettings: strict
+        ),
         .target(
             name: "PrefetchKit",
-            dependencies: [.product(name: "HeapModule", package: "swift-collections")],
+            dependencies: ["PrefetchSupport", .product(name: "HeapModule", package: "swift-collections")],
             swiftSettings: strict
         ),
         .target(
@@ -144,7 +149,7 @@ let package = Package(
         .target(
             name: "PrefetchServer",
             dependencies: [
-                "PrefetchKit",
+                "PrefetchSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
