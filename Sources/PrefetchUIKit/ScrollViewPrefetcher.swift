@@ -239,7 +239,7 @@ extension ScrollViewPrefetcher {
         fetcher: AsyncFetcher<Item, Value>, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard
     ) where Item: Sendable {
         self.init(collectionView: collectionView,
-                  lookup: Self.lookup({ [weak dataSource] in dataSource?.itemIdentifier(for: $0) },
+                  lookup: ScrollViewPrefetcher<Item>.lookup({ [weak dataSource] in dataSource?.itemIdentifier(for: $0) },
                                       { [weak dataSource] in dataSource?.indexPath(for: $0) }),
                   adapter: ScrollAdapter(fetcher: fetcher, policy: policy) { $0 })
     }
@@ -251,7 +251,7 @@ extension ScrollViewPrefetcher {
         fetcher: AsyncFetcher<Item, Value>, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard
     ) where Item: Sendable {
         self.init(tableView: tableView,
-                  lookup: Self.lookup({ [weak dataSource] in dataSource?.itemIdentifier(for: $0) },
+                  lookup: ScrollViewPrefetcher<Item>.lookup({ [weak dataSource] in dataSource?.itemIdentifier(for: $0) },
                                       { [weak dataSource] in dataSource?.indexPath(for: $0) }),
                   adapter: ScrollAdapter(fetcher: fetcher, policy: policy) { $0 })
     }
