@@ -293,4 +293,8 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
         for cancellation in action.cancel { cancel(cancellation) }
         for waiter in action.abandon { waiter.resume(.failure(CancellationError())) }
     }
+
+    /// Whether ``shutdown()`` was called: a shut-down fetcher refuses every request, so an adapter
+    /// that feeds it stops (see ``ScrollAdapter``).
+    public var isShutDown: Bool { state.withLock { $0.isShutdown } }
 }
