@@ -1,4 +1,5 @@
 import Foundation
+import IOTestSupport
 import Testing
 
 /// Runs the interactive demo in a real terminal (tmux), presses keys and reads the screen.
@@ -69,17 +70,19 @@ struct InteractiveTmuxTests {
         }
         func stop() { _ = try? run(["kill-server"]) }
 
-        /// Polls the screen until `condition` holds, or fails after `timeout` seconds with the last screen.
+        /// Polls the screen until `condition` holds, or fails after `timeout` seconds (times
+        /// `PREFETCH_TEST_TIME_SCALE`, see `TestTime`) with the last screen.
         func waitFor(_ what: String, timeout: Double = 30, _ condition: (String) throws -> Bool) async throws -> String {
             let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(timeout)
+            let limit = TestTime.scaled(.seconds(timeout))
+            let deadline = clock.now + limit
             var last = ""
             while clock.now < deadline {
                 last = try screen()
                 if try condition(last) { return last }
                 try await clock.sleep(for: .milliseconds(100))
             }
-            throw DemoTestError("timed out after \(timeout) s waiting for \(what); the screen was:\n\(last)")
+            throw DemoTestError("timed out after \(limit) waiting for \(what); the screen was:\n\(last)")
         }
     }
 
