@@ -55,6 +55,9 @@ import Testing
         let policy = try Self.run(["--policy", "psychic"])
         #expect(policy.status != 0)
         #expect(policy.err.contains("unknown policy 'psychic'; expected one of none, uikitLike, textureLike, adaptive, clairvoyant"))
+        let profile = try Self.run(["--latency-profile", "5g"])
+        #expect(profile.status != 0)
+        #expect(profile.err.contains("--latency-profile '5g' is unknown; use one of wifi, lte, emerging"))
         let scenario = try Self.run(["--scenario", "nope"])
         #expect(scenario.err.contains("--scenario 'nope' is unknown"))
     }
