@@ -200,3 +200,19 @@ public enum TraceFile {
         }
     }
 }
+
+/// A folder of trace files: `prefetch-bench --traces DIR`.
+public enum TraceFolder {
+    /// Every `*.json` trace in `folder`, in name order.
+    /// - Throws: ``SimulationError`` naming the folder when it cannot be read or holds no trace,
+    ///   or a trace's own error.
+    public static func load(_ folder: URL) throws -> [Scenario] {
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: folder.path) } catch {
+            throw SimulationError(path: folder.path, "cannot read the trace folder: \(error.localizedDescription)")
+        }
+        let traces = names.filter { $0.hasSuffix(".json") }.sorted()
+        guard !traces.isEmpty else { throw SimulationError(path: folder.path, "the trace folder holds no *.json trace") }
+        return try traces.map { try TraceFile.load(from: folder.appendingPathComponent($0)) }
+    }
+}

@@ -2,16 +2,15 @@ import ArgumentParser
 import Foundation
 import PrefetchSimulation
 
-/// Runs the scenario suite for every policy and prints, writes and draws the results.
-@main
-struct PrefetchBench: AsyncParsableCommand {
+/// Runs the scenario suite (or trace files) for every policy and prints, writes and draws the results.
+struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "prefetch-bench",
-        abstract: "Score prefetch policies against a clairvoyant reference on simulated scrolling.",
+        commandName: "run",
+        abstract: "Score prefetch policies against a clairvoyant reference on simulated scrolling (the default).",
         discussion: """
-            Runs each scenario of the standard suite (or a trace file) through the real collection view, \
-            data source and AsyncFetcher on virtual time, once per policy, and prints one row per scenario and \
-            policy. The same seed gives the same numbers.
+            Runs each scenario of the standard suite (or a trace file, or every trace in a folder) through the \
+            real collection view, data source and AsyncFetcher on virtual time, once per policy, and prints one \
+            row per scenario and policy. The same seed gives the same numbers.
             """)
 
     @Option(name: .long, help: "Run only these scenarios (repeatable). Known: \(StandardSuite.all.map(\.name).joined(separator: ", ")).")
@@ -25,6 +24,9 @@ struct PrefetchBench: AsyncParsableCommand {
 
     @Option(name: .long, help: "Run a scroll trace from this JSON file instead of the suite.")
     var trace: String?
+
+    @Option(name: .long, help: "Run every trace (*.json) in this folder instead of the suite, in name order.")
+    var traces: String?
 
     @Option(name: .long, help: "A named network: \(LatencyProfile.allCases.map(\.rawValue).joined(separator: ", ")) (default lte: median 150 ms, p99 1.5 s).")
     var latencyProfile: String?
@@ -61,7 +63,8 @@ struct PrefetchBench: AsyncParsableCommand {
             throw ValidationError("--scenario '\(name)' is unknown; known scenarios: \(known.joined(separator: ", "))")
         }
         for name in policy { _ = try SimulationPolicy.named(name) }
-        if trace != nil, !scenario.isEmpty { throw ValidationError("--trace and --scenario cannot be combined") }
+        if trace != nil || traces != nil, !scenario.isEmpty { throw ValidationError("--trace/--traces and --scenario cannot be combined") }
+        if trace != nil, traces != nil { throw ValidationError("--trace and --traces cannot be combined") }
     }
 
     /// The latency model the flags ask for: a profile, adjusted by any explicit value.
@@ -104,6 +107,8 @@ struct PrefetchBench: AsyncParsableCommand {
         let scenarios: [Scenario]
         if let trace {
             scenarios = [try TraceFile.load(from: URL(fileURLWithPath: trace))]
+        } else if let traces {
+            scenarios = try TraceFolder.load(URL(fileURLWithPath: traces))
         } else if scenario.isEmpty {
             scenarios = StandardSuite.all
         } else {
