@@ -38,9 +38,9 @@ import Testing
         #expect(dataA == dataB)
         let object = try JSONSerialization.jsonObject(with: dataA) as? [String: Any]
         let results = try #require(object?["results"] as? [[String: Any]])
-        #expect(results.count == 10)
+        #expect(results.count == 12)
         let keys: Set<String> = ["scenario", "policy", "displayReadyRate", "visibleWaitMeanMs", "visibleWaitP95Ms", "blankCellSeconds",
-                                 "loadsStarted", "loadsCancelled", "loadsWasted", "peakInFlight"]
+                                 "loadsStarted", "loadsCancelled", "loadsWasted", "peakInFlight", "bytesWasted", "settleMeanMs", "settleP95Ms"]
         for result in results { #expect(keys.isSubset(of: Set(result.keys)), "missing \(keys.subtracting(result.keys))") }
         #expect(first.out.contains("jumps-list") && first.out.contains("clairvoyant"))
     }
