@@ -52,6 +52,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Write a self-contained HTML report with timelines to this file.")
     var report: String?
 
+    @Flag(name: .long, help: "Sweep each fixed-window policy's window from 0.25 to 6 viewports ahead (and adaptive as a point), per latency profile (every profile unless --latency-profile names one); plot it with --report.")
+    var frontier = false
+
     @Flag(name: .long, help: "No progress line.")
     var quiet = false
 
@@ -114,6 +117,10 @@ struct RunCommand: AsyncParsableCommand {
         } else {
             scenarios = StandardSuite.all.filter { scenario.contains($0.name) }
         }
+        if frontier {
+            try await runFrontier(scenarios, configuration: configuration)
+            return
+        }
         let policies = policy.isEmpty ? SimulationPolicy.standard : try policy.map(SimulationPolicy.named)
         let wantsTimeline = report != nil
         let total = scenarios.count * policies.count
@@ -145,6 +152,31 @@ struct RunCommand: AsyncParsableCommand {
         }
         if let report {
             let page = HTMLReport.render(runs, subtitle: "latency \(configuration.latency), cap \(cap), seed \(seed)")
+            try page.write(to: URL(fileURLWithPath: report), atomically: true, encoding: .utf8)
+            print("wrote \(report)")
+        }
+    }
+}
+
+extension RunCommand {
+    @MainActor
+    func runFrontier(_ scenarios: [Scenario], configuration: SimulationConfiguration) async throws {
+        let profiles = try latencyProfile.map { [try LatencyProfile.named($0)] } ?? LatencyProfile.allCases
+        var sweeps: [(profile: String, points: [Frontier.Point])] = []
+        for profile in profiles {
+            var configuration = configuration
+            configuration.latency = profile.model
+            let points = try await Frontier.sweep(scenarios, configuration: configuration) { done, total in
+                if !quiet { FileHandle.standardError.write(Data("\r[\(done + 1)/\(total)] frontier \(profile.rawValue)\u{1B}[K".utf8)) }
+            }
+            if !quiet { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            print("\(profile.rawValue): latency \(profile.model), cap \(cap), seed \(seed), \(scenarios.count) scenarios")
+            print(Frontier.render(points) + "\n")
+            sweeps.append(("\(profile.rawValue): \(profile.model)", points))
+        }
+        if let report {
+            let page = HTMLReport.render([], title: "PrefetchKit frontier", subtitle: "cap \(cap), seed \(seed), scenarios: \(scenarios.map(\.name).joined(separator: ", "))",
+                                         sections: Frontier.html(sweeps))
             try page.write(to: URL(fileURLWithPath: report), atomically: true, encoding: .utf8)
             print("wrote \(report)")
         }

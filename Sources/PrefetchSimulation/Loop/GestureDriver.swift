@@ -77,7 +77,7 @@ public struct GestureDriver {
             throw SimulationError("frame duration is \(frameDuration) s, but it must be a finite number, at least 0")
         }
         if !samples.isEmpty {
-            try follow(view, at: time)
+            try follow(view, at: time, frameDuration: frameDuration)
             return
         }
         if case .fling = active, !view.isDecelerating { active = .idle }
@@ -114,7 +114,7 @@ public struct GestureDriver {
         }
     }
 
-    private mutating func follow(_ view: ItemScrollView, at time: Double) throws {
+    private mutating func follow(_ view: ItemScrollView, at time: Double, frameDuration: Double) throws {
         guard !samplesEnded else { return }
         if let bad = samples.firstIndex(where: { !$0.offset.isFinite || !$0.time.isFinite }) {
             throw SimulationError(path: "samples[\(bad)]", "time \(samples[bad].time) and offset \(samples[bad].offset) must be finite")
@@ -132,8 +132,9 @@ public struct GestureDriver {
             while touchUp > 0, samples[touchUp - 1].phase == .decelerating { touchUp -= 1 }
             if flungAt != touchUp {
                 flungAt = touchUp
-                // Where the finger left the content by now, then the fling UIKit would predict.
-                let start = view.contentOffsetRange.clamp(Self.interpolate(samples, at: time))
+                // The fling starts from where the trace had the content at the view's last step
+                // (the view coasts from its current time), toward the offset UIKit predicted.
+                let start = view.contentOffsetRange.clamp(Self.interpolate(samples, at: max(0, time - frameDuration)))
                 let resting = samples[touchUp].restingOffset ?? samples[current].offset
                 view.drag(by: start - view.contentOffset.y)
                 view.fling(velocity: -(resting - start) * 1000 * log(view.decelerationRate.rawValue))

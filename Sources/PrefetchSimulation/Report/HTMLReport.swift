@@ -22,7 +22,9 @@ public enum HTMLReport {
     }
 
     /// Renders the page.
-    public static func render(_ runs: [Run], title: String = "PrefetchKit simulation", subtitle: String = "") -> String {
+    ///
+    /// `sections` is more HTML (such as ``Frontier/html(_:)``) placed after the runs.
+    public static func render(_ runs: [Run], title: String = "PrefetchKit simulation", subtitle: String = "", sections: String = "") -> String {
         var scenarios: [String] = []
         for run in runs where !scenarios.contains(run.result.scenario) { scenarios.append(run.result.scenario) }
         var html = """
@@ -54,6 +56,7 @@ public enum HTMLReport {
                 html += "<h3>\(escape(run.result.policy))</h3>\n" + timeline(run.timeline)
             }
         }
+        html += sections
         html += "</body></html>\n"
         return html
     }
@@ -144,7 +147,7 @@ public enum HTMLReport {
         String(format: "%.\(digits)f", value)
     }
 
-    private static func escape(_ s: String) -> String {
+    static func escape(_ s: String) -> String {
         s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }

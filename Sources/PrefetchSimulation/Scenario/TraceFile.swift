@@ -61,7 +61,8 @@ public enum TraceFile {
             throw SimulationError(path: "samples", "only a trace of samples can be written; this scenario's motion is gestures")
         }
         let number = { (x: Double) -> String in
-            x == x.rounded() && abs(x) < 1e15 ? String(Int(x)) : String(format: "%.4f", x)
+            // Whole numbers without a fraction; others in the shortest form that reads back exactly.
+            x == x.rounded() && abs(x) < 1e15 ? String(Int(x)) : "\(x)"
         }
         let layout = scenario.layout
         var layoutFields = "\"kind\": \"\(layout.kind.rawValue)\", \"itemCount\": \(layout.itemCount), \"itemHeight\": \(number(layout.itemHeight))"
