@@ -91,6 +91,7 @@ struct CLITests {
         (["--layout", "table"], ["--layout", "grid", "list"]),
         (["--script", "zigzag"], ["--script", "steady", "fling", "reverse", "jump"]),
         (["--speed", "3"], ["--speed"]),
+        (["--record", "s.json", "--script", "steady"], ["--record s.json writes an interactive session", "--script, --plain or --json"]),
     ])
     func aBadFlagExitsWithAMessageNamingItAndItsRange(arguments: [String], mentions: [String]) throws {
         let output = try DemoProcess.run(arguments)

@@ -38,9 +38,9 @@ import Testing
         #expect(dataA == dataB)
         let object = try JSONSerialization.jsonObject(with: dataA) as? [String: Any]
         let results = try #require(object?["results"] as? [[String: Any]])
-        #expect(results.count == 10)
+        #expect(results.count == 12)
         let keys: Set<String> = ["scenario", "policy", "displayReadyRate", "visibleWaitMeanMs", "visibleWaitP95Ms", "blankCellSeconds",
-                                 "loadsStarted", "loadsCancelled", "loadsWasted", "peakInFlight"]
+                                 "loadsStarted", "loadsCancelled", "loadsWasted", "peakInFlight", "bytesWasted", "settleMeanMs", "settleP95Ms"]
         for result in results { #expect(keys.isSubset(of: Set(result.keys)), "missing \(keys.subtracting(result.keys))") }
         #expect(first.out.contains("jumps-list") && first.out.contains("clairvoyant"))
     }
@@ -55,6 +55,9 @@ import Testing
         let policy = try Self.run(["--policy", "psychic"])
         #expect(policy.status != 0)
         #expect(policy.err.contains("unknown policy 'psychic'; expected one of none, uikitLike, textureLike, adaptive, clairvoyant"))
+        let profile = try Self.run(["--latency-profile", "5g"])
+        #expect(profile.status != 0)
+        #expect(profile.err.contains("--latency-profile '5g' is unknown; use one of wifi, lte, emerging"))
         let scenario = try Self.run(["--scenario", "nope"])
         #expect(scenario.err.contains("--scenario 'nope' is unknown"))
     }
@@ -98,5 +101,35 @@ import Testing
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]), "not a PNG")
         // A blank page compresses to a few kilobytes; the charts and timelines make it far larger.
         #expect(png.count > 20_000, "screenshot is only \(png.count) bytes")
+    }
+
+    @Test func generatesTracesAndRunsTheFolder() throws {
+        let folder = Self.temporaryFile("traces")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let generated = try Self.run(["generate", "--count", "2", "--seed", "1000", "--profile", "gallery", "--duration", "5", "--out", folder.path])
+        #expect(generated.status == 0, "\(generated.err)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(names == ["gallery-1000.json", "gallery-1001.json"])
+        let run = try Self.run(["--quiet", "--traces", folder.path, "--policy", "uikitLike", "--latency-profile", "wifi"])
+        #expect(run.status == 0, "\(run.err)")
+        #expect(run.out.contains("gallery-1000") && run.out.contains("gallery-1001") && run.out.contains("median 40 ms"))
+        let single = try Self.run(["--quiet", "--trace", folder.appendingPathComponent("gallery-1001.json").path, "--policy", "none"])
+        #expect(single.status == 0 && single.out.contains("gallery-1001") && !single.out.contains("gallery-1000"))
+    }
+
+    @Test func badGeneratorOptionsAndAnEmptyFolderAreNamed() throws {
+        let count = try Self.run(["generate", "--count", "0", "--out", "/tmp/unused"])
+        #expect(count.status != 0 && count.err.contains("--count 0 is out of range; use 1 to 10000"))
+        let seed = try Self.run(["generate", "--seed", "0", "--out", "/tmp/unused"])
+        #expect(seed.status != 0 && seed.err.contains("--seed 0 is out of range; use 1 or more"))
+        let profile = try Self.run(["generate", "--profile", "tv", "--out", "/tmp/unused"])
+        #expect(profile.status != 0 && profile.err.contains("--profile 'tv' is unknown; use one of feed, search, gallery"))
+        let duration = try Self.run(["generate", "--duration", "1", "--out", "/tmp/unused"])
+        #expect(duration.status != 0 && duration.err.contains("--duration 1.0 is out of range; use 5 to 600 seconds"))
+        let empty = Self.temporaryFile("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: empty) }
+        let run = try Self.run(["--traces", empty.path])
+        #expect(run.status != 0 && run.err.contains("\(empty.path): the trace folder holds no *.json trace"))
     }
 }

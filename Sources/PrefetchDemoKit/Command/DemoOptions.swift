@@ -151,6 +151,10 @@ public struct DemoOptions: ParsableArguments, Sendable {
             transform: { try Limits.number($0, "--server-restart-after", 0.1...3_600, unit: "seconds") })
     public var serverRestartAfter: Double?
 
+    /// Write the interactive session as a scroll trace to this file (`prefetch-bench --trace FILE` replays it).
+    @Option(help: ArgumentHelp("Write the interactive session as a scroll trace (with phases) to this file, for prefetch-bench --trace.", valueName: "file"))
+    public var record: String?
+
     /// Creates the defaults.
     public init() {}
 
@@ -172,6 +176,11 @@ public struct DemoOptions: ParsableArguments, Sendable {
         }
         if let duration, !Limits.duration.contains(duration) {
             throw outside("--duration", duration, Limits.duration, "seconds")
+        }
+        if let record {
+            if script != nil || plain || json {
+                throw ValidationError("--record \(record) writes an interactive session; it cannot be combined with --script, --plain or --json")
+            }
         }
         try validateNetwork()
     }

@@ -29,7 +29,7 @@ public enum DemoRunner {
         case .interactive:
             let run = try InteractiveRun(settings: settings, backend: SimulatedBackend(settings: settings), terminal: terminal,
                                          renderer: ScreenRenderer(colorMode: ScreenRenderer.colorModeFromEnvironment()),
-                                         duration: options.duration)
+                                         duration: options.duration, record: options.record.map { URL(fileURLWithPath: $0) })
             let summary = try await run.run()
             print(summary.text(title: "prefetch-demo: interactive session, \(describe(settings))"))
             if terminal.wasInterrupted { throw ExitCode(130) }
@@ -148,7 +148,7 @@ public enum DemoRunner {
         case .interactive:
             let run = try InteractiveRun(settings: settings, backend: remote, terminal: terminal,
                                          renderer: ScreenRenderer(colorMode: ScreenRenderer.colorModeFromEnvironment()),
-                                         duration: options.duration)
+                                         duration: options.duration, record: options.record.map { URL(fileURLWithPath: $0) })
             return try await run.run()
         case .scriptedScreen(let script):
             let scene = try DemoScene(settings: settings, backend: remote)

@@ -16,6 +16,7 @@ package final class InteractiveRun {
     private let painter: ScreenPainter
     private let duration: Double?
     private let clock = ContinuousClock()
+    private let recording: (recorder: TraceRecorder, file: URL)?
 
     /// Drag distance per arrow key, in points.
     private static let keyStep = 44.0
@@ -24,8 +25,12 @@ package final class InteractiveRun {
 
     /// The interactive app over `backend`: the simulated network (its virtual time follows the
     /// wall clock) or a server.
-    package init(settings: DemoSettings, backend: any DemoBackend, terminal: Terminal, renderer: ScreenRenderer, duration: Double?) throws {
+    /// With `record`, the session is written there as a scroll trace when it ends.
+    package init(settings: DemoSettings, backend: any DemoBackend, terminal: Terminal, renderer: ScreenRenderer, duration: Double?, record: URL? = nil) throws {
         self.settings = settings
+        recording = record.map {
+            (TraceRecorder(name: $0.deletingPathExtension().lastPathComponent, layout: settings.scenarioLayout, viewport: settings.viewport), $0)
+        }
         self.terminal = terminal
         self.painter = ScreenPainter(terminal: terminal, renderer: renderer)
         self.duration = duration
@@ -43,6 +48,7 @@ package final class InteractiveRun {
         let backend = scene.backend
         let start = clock.now
         scene.step(to: 0)
+        recording?.recorder.record(scene.view, at: 0)
         await backend.frameEnded(scene)
         scene.meter.startCounting()
         var lastScrollKey = -1.0
@@ -81,12 +87,14 @@ package final class InteractiveRun {
                 scene.view.endDragging()
             }
             scene.step(to: now)
+            recording?.recorder.record(scene.view, at: now)
             await backend.frameEnded(scene)
             let title = ScreenPainter.title(settings, prefetching: scene.view.isPrefetchingEnabled, data: backend.label, mode: "interactive")
             painter.paint(scene, title: title, footer: message.isEmpty ? ScreenPainter.interactiveKeys : ScreenPainter.interactiveKeys + "   " + message)
             try await clock.sleep(for: .milliseconds(33))
         }
         scene.meter.finish()
+        if let recording { try recording.recorder.write(to: recording.file) }
         let summary = await backend.summary(of: scene)
         scene.fetcher.shutdown()
         return summary

@@ -7,8 +7,13 @@ import PrefetchCollectionView
 /// Call ``input(to:at:frameDuration:)`` once a frame, before stepping the view. Gestures run one
 /// after another: a drag moves the content at its speed for its duration and lets go without a
 /// fling; a fling starts the view's deceleration and lasts until the view rests; a jump scrolls
-/// to its item at once (clamped to the last item); a pause waits. Recorded offsets are followed
-/// as one drag, interpolated between samples.
+/// to its item at once (clamped to the last item); a pause waits. Recorded offsets are played by
+/// their phases (inferred by ``TracePhases/inferred(_:offsetRange:)`` when the trace has none):
+/// `touching` samples are followed as a drag, interpolated between samples; at touch-up the view
+/// is flung with the velocity that rests at the sample's resting offset, so the view's
+/// `scrollState` gives the controller that offset as UIKit would, and it coasts until the trace
+/// touches again or goes idle; an `idle` sample stops the view at its offset (a jump when the
+/// offset changed).
 ///
 /// ```swift
 /// var gestures = GestureDriver(.gestures([.fling(velocity: 3_000), .pause(duration: 0.5)]))
@@ -32,6 +37,10 @@ public struct GestureDriver {
     private var next = 0
     private var active = Active.idle
     private var samplesEnded = false
+    /// The samples with their phases (inferred on the first frame when the trace has none).
+    private var phased: [OffsetSample]?
+    /// The touch-up sample whose fling has started.
+    private var flungAt: Int?
 
     /// A driver for `motion`.
     public init(_ motion: Scenario.Motion) {
@@ -68,7 +77,7 @@ public struct GestureDriver {
             throw SimulationError("frame duration is \(frameDuration) s, but it must be a finite number, at least 0")
         }
         if !samples.isEmpty {
-            try follow(view, at: time)
+            try follow(view, at: time, frameDuration: frameDuration)
             return
         }
         if case .fling = active, !view.isDecelerating { active = .idle }
@@ -105,14 +114,40 @@ public struct GestureDriver {
         }
     }
 
-    private mutating func follow(_ view: ItemScrollView, at time: Double) throws {
+    private mutating func follow(_ view: ItemScrollView, at time: Double, frameDuration: Double) throws {
         guard !samplesEnded else { return }
         if let bad = samples.firstIndex(where: { !$0.offset.isFinite || !$0.time.isFinite }) {
             throw SimulationError(path: "samples[\(bad)]", "time \(samples[bad].time) and offset \(samples[bad].offset) must be finite")
         }
-        view.drag(by: Self.interpolate(samples, at: time) - view.contentOffset.y)
+        if phased == nil {
+            phased = samples.contains { $0.phase != nil } ? samples : TracePhases.inferred(samples, offsetRange: view.contentOffsetRange)
+        }
+        let samples = phased ?? self.samples
+        let current = samples.lastIndex { $0.time <= time + 1e-9 } ?? 0
+        switch samples[current].phase ?? .touching {
+        case .touching:
+            view.drag(by: Self.interpolate(samples, at: time) - view.contentOffset.y)
+        case .decelerating:
+            var touchUp = current
+            while touchUp > 0, samples[touchUp - 1].phase == .decelerating { touchUp -= 1 }
+            if flungAt != touchUp {
+                flungAt = touchUp
+                // The fling starts from where the trace had the content at the view's last step
+                // (the view coasts from its current time), toward the offset UIKit predicted.
+                let start = view.contentOffsetRange.clamp(Self.interpolate(samples, at: max(0, time - frameDuration)))
+                let resting = samples[touchUp].restingOffset ?? samples[current].offset
+                view.drag(by: start - view.contentOffset.y)
+                view.fling(velocity: -(resting - start) * 1000 * log(view.decelerationRate.rawValue))
+            }
+        case .idle:
+            if view.isDragging || view.isDecelerating { view.endDragging() }
+            let target = samples[current].offset
+            if abs(view.contentOffset.y - target) > 1e-6 {
+                view.setContentOffset(CGPoint(x: view.contentOffset.x, y: target), animated: false)
+            }
+        }
         if time >= samples[samples.count - 1].time {
-            view.endDragging()
+            if view.isDragging { view.endDragging() }
             samplesEnded = true
         }
     }
@@ -125,6 +160,11 @@ public struct GestureDriver {
         guard b.time > a.time else { return b.offset }
         return a.offset + (b.offset - a.offset) * (time - a.time) / (b.time - a.time)
     }
+}
+
+extension ClosedRange<Double> {
+    /// `value`, clamped to the range.
+    func clamp(_ value: Double) -> Double { Swift.min(Swift.max(value, lowerBound), upperBound) }
 }
 
 extension ItemScrollView {

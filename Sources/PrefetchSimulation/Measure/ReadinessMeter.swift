@@ -27,6 +27,12 @@ public struct Readiness: Sendable, Hashable, Codable {
     public var loadsWasted = 0
     /// The most loads in flight at once.
     public var peakInFlight = 0
+    /// Times scrolling stopped (counted), each one settle time.
+    public var settles = 0
+    /// The mean settle time: from a stop of scrolling until every visible cell shows its data, in ms.
+    public var settleMeanMs = 0.0
+    /// The 95th percentile (nearest rank) of settle times, in ms.
+    public var settleP95Ms = 0.0
 
     /// Creates the figures of a run in which nothing happened.
     public init() {}
@@ -63,6 +69,10 @@ public final class ReadinessMeter: Sendable {
         var running: [Int: Int] = [:]
         var timeline: SimulationTimeline?
         var finished = false
+        var moving = false
+        /// When scrolling last stopped with blank visible cells, until they all show data.
+        var settlingSince: Double?
+        var settleTimes: [Double] = []
     }
 
     private let state: Locked<State>
@@ -112,6 +122,25 @@ public final class ReadinessMeter: Sendable {
     public func dataShown(item: Int) {
         let t = now()
         state.withLock { Self.endBlank(item, at: t, &$0) }
+    }
+
+    /// Tells the meter whether the content is moving (a drag, a fling, an animation, or a jump
+    /// since the last frame): call once a frame, after the view laid out.
+    ///
+    /// When scrolling stops (moving, then not), a settle time starts: it ends when no visible
+    /// counted cell is blank (0 if none is), or, cut short, when scrolling starts again or the
+    /// run ends.
+    public func scrolling(_ moving: Bool) {
+        let t = now()
+        state.withLock { s in
+            defer { s.moving = moving }
+            if moving, let since = s.settlingSince {
+                s.settleTimes.append(t - since)
+                s.settlingSince = nil
+            }
+            guard s.moving, !moving, s.isCounting else { return }
+            if s.blankSince.isEmpty { s.settleTimes.append(0) } else { s.settlingSince = t }
+        }
     }
 
     /// Records one of the fetcher's events; `item` gives the item index of the event's id.
@@ -169,6 +198,10 @@ public final class ReadinessMeter: Sendable {
         state.withLock { s in
             guard !s.finished else { return }
             s.finished = true
+            if let since = s.settlingSince {
+                s.settleTimes.append(t - since)
+                s.settlingSince = nil
+            }
             for item in s.blankSince.keys.sorted() { Self.endBlank(item, at: t, &s) }
             if s.timeline != nil {
                 for index in s.running.values { s.timeline!.loads[index].end = t }
@@ -196,6 +229,11 @@ public final class ReadinessMeter: Sendable {
             r.loadsFailed = s.failed
             r.loadsWasted = s.completedItems.filter { !s.everDisplayed.contains($0) }.count
             r.peakInFlight = s.peak
+            var settles = s.settleTimes
+            if let since = s.settlingSince { settles.append(t - since) }
+            r.settles = settles.count
+            r.settleMeanMs = settles.isEmpty ? 0 : settles.reduce(0, +) / Double(settles.count) * 1000
+            r.settleP95Ms = percentile(settles.sorted(), 0.95) * 1000
             return r
         }
     }
@@ -207,6 +245,10 @@ public final class ReadinessMeter: Sendable {
 
     private static func endBlank(_ item: Int, at t: Double, _ s: inout State) {
         guard let blank = s.blankSince.removeValue(forKey: item) else { return }
+        if s.blankSince.isEmpty, let since = s.settlingSince {
+            s.settleTimes.append(t - since)
+            s.settlingSince = nil
+        }
         s.waits[blank.wait] = t - blank.start
         s.timeline?.blanks.append(.init(item: item, start: blank.start, end: t))
     }

@@ -22,7 +22,9 @@ public enum HTMLReport {
     }
 
     /// Renders the page.
-    public static func render(_ runs: [Run], title: String = "PrefetchKit simulation", subtitle: String = "") -> String {
+    ///
+    /// `sections` is more HTML (such as ``Frontier/html(_:)``) placed after the runs.
+    public static func render(_ runs: [Run], title: String = "PrefetchKit simulation", subtitle: String = "", sections: String = "") -> String {
         var scenarios: [String] = []
         for run in runs where !scenarios.contains(run.result.scenario) { scenarios.append(run.result.scenario) }
         var html = """
@@ -47,20 +49,22 @@ public enum HTMLReport {
             html += "<div class=\"charts\">"
             html += barChart("display-ready rate (%)", group.map { ($0.result.policy, $0.result.displayReadyRate * 100) }, maximum: 100, color: "#2f9e44")
             html += barChart("mean visible wait (ms)", group.map { ($0.result.policy, $0.result.visibleWaitMeanMs) }, color: "#e03131")
+            html += barChart("settle time p95 (ms)", group.map { ($0.result.policy, $0.result.settleP95Ms) }, color: "#f08c00")
             html += barChart("wasted loads", group.map { ($0.result.policy, Double($0.result.loadsWasted)) }, color: "#868e96")
             html += "</div>\n"
             for run in group {
                 html += "<h3>\(escape(run.result.policy))</h3>\n" + timeline(run.timeline)
             }
         }
+        html += sections
         html += "</body></html>\n"
         return html
     }
 
     private static func table(_ results: [SimulationResult]) -> String {
-        var rows = "<table><tr><th>policy</th><th>ready %</th><th>wait ms</th><th>p95 ms</th><th>blank s</th><th>started</th><th>cancelled</th><th>wasted</th><th>peak</th></tr>"
+        var rows = "<table><tr><th>policy</th><th>ready %</th><th>wait ms</th><th>p95 ms</th><th>blank s</th><th>settle ms</th><th>settle p95</th><th>started</th><th>cancelled</th><th>wasted</th><th>wasted MB</th><th>peak</th></tr>"
         for r in results {
-            rows += "<tr><td>\(escape(r.policy))</td><td>\(format(r.displayReadyRate * 100, 1))</td><td>\(format(r.visibleWaitMeanMs, 0))</td><td>\(format(r.visibleWaitP95Ms, 0))</td><td>\(format(r.blankCellSeconds, 1))</td><td>\(r.loadsStarted)</td><td>\(r.loadsCancelled)</td><td>\(r.loadsWasted)</td><td>\(r.peakInFlight)</td></tr>"
+            rows += "<tr><td>\(escape(r.policy))</td><td>\(format(r.displayReadyRate * 100, 1))</td><td>\(format(r.visibleWaitMeanMs, 0))</td><td>\(format(r.visibleWaitP95Ms, 0))</td><td>\(format(r.blankCellSeconds, 1))</td><td>\(format(r.settleMeanMs, 0))</td><td>\(format(r.settleP95Ms, 0))</td><td>\(r.loadsStarted)</td><td>\(r.loadsCancelled)</td><td>\(r.loadsWasted)</td><td>\(format(Double(r.bytesWasted) / 1e6, 1))</td><td>\(r.peakInFlight)</td></tr>"
         }
         return rows + "</table>\n"
     }
@@ -143,7 +147,7 @@ public enum HTMLReport {
         String(format: "%.\(digits)f", value)
     }
 
-    private static func escape(_ s: String) -> String {
+    static func escape(_ s: String) -> String {
         s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }

@@ -14,6 +14,25 @@ public enum SuiteSummary {
         public var loadsWasted: Int
         /// Loads started over all scenarios.
         public var loadsStarted: Int
+        /// Blank cell-seconds over all scenarios.
+        public var blankCellSeconds: Double
+        /// The mean of the scenarios' settle-time 95th percentiles, in ms.
+        public var meanSettleP95Ms: Double
+        /// Bytes fetched by wasted loads over all scenarios.
+        public var bytesWasted: Int
+        /// The mean over scenarios of display-ready ÷ the full clairvoyant's (nil without it).
+        public var shareOfClairvoyant: Double?
+        /// The mean over scenarios of display-ready ÷ clairvoyant-1s's (nil without it).
+        public var shareOfClairvoyant1s: Double?
+    }
+
+    /// The mean over the group's scenarios of its display-ready rate ÷ the reference's on the same scenario.
+    static func share(_ group: [SimulationResult], of reference: String, in results: [SimulationResult]) -> Double? {
+        let ratios = group.compactMap { r -> Double? in
+            guard let ref = results.first(where: { $0.scenario == r.scenario && $0.policy == reference }) else { return nil }
+            return ref.displayReadyRate > 0 ? r.displayReadyRate / ref.displayReadyRate : nil
+        }
+        return ratios.isEmpty ? nil : ratios.reduce(0, +) / Double(ratios.count)
     }
 
     /// The totals, one row per policy in first-seen order.
@@ -29,17 +48,26 @@ public enum SuiteSummary {
                 meanDisplayReadyRate: group.map(\.displayReadyRate).reduce(0, +) / Double(max(group.count, 1)),
                 visibleWaitMeanMs: displayed == 0 ? 0 : waitSum / Double(displayed),
                 loadsWasted: group.map(\.loadsWasted).reduce(0, +),
-                loadsStarted: group.map(\.loadsStarted).reduce(0, +))
+                loadsStarted: group.map(\.loadsStarted).reduce(0, +),
+                blankCellSeconds: group.map(\.blankCellSeconds).reduce(0, +),
+                meanSettleP95Ms: group.map(\.settleP95Ms).reduce(0, +) / Double(max(group.count, 1)),
+                bytesWasted: group.map(\.bytesWasted).reduce(0, +),
+                shareOfClairvoyant: share(group, of: SimulationPolicy.clairvoyant.name, in: results),
+                shareOfClairvoyant1s: share(group, of: SimulationPolicy.clairvoyant1s.name, in: results))
         }
     }
 
     /// The totals as text.
     public static func render(_ results: [SimulationResult]) -> String {
-        var lines = ["suite totals: policy, mean ready %, mean visible wait ms, wasted loads, loads started"]
+        var lines = ["suite totals: policy, mean ready %, mean visible wait ms, blank cell-s, settle p95 ms (mean), wasted loads, wasted MB, "
+                     + "loads started, share of clairvoyant, share of clairvoyant-1s"]
+        let share = { (x: Double?) in x.map { String(format: "%5.2f", $0) } ?? "    -" }
         for row in rows(results) {
-            let name = row.policy.padding(toLength: max(12, row.policy.count), withPad: " ", startingAt: 0)
-            lines.append("  " + name + String(format: " %6.1f %8.1f %7d %7d",
-                                row.meanDisplayReadyRate * 100, row.visibleWaitMeanMs, row.loadsWasted, row.loadsStarted))
+            let name = row.policy.padding(toLength: max(14, row.policy.count), withPad: " ", startingAt: 0)
+            lines.append("  " + name + String(format: " %6.1f %8.1f %8.1f %7.0f %7d %7.1f %7d",
+                                row.meanDisplayReadyRate * 100, row.visibleWaitMeanMs, row.blankCellSeconds, row.meanSettleP95Ms,
+                                row.loadsWasted, Double(row.bytesWasted) / 1e6, row.loadsStarted)
+                         + "  " + share(row.shareOfClairvoyant) + "  " + share(row.shareOfClairvoyant1s))
         }
         return lines.joined(separator: "\n")
     }

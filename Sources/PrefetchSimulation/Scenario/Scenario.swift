@@ -47,20 +47,28 @@ public struct Scenario: Sendable, Hashable {
                     throw SimulationError(path: "samples[\(i)][0]", "time \(s.time) is before the previous sample's \(samples[i - 1].time); samples must be in time order")
                 }
             }
+            _ = try TracePhases.checked(samples, offsetRange: layout.offsetRange(viewport: viewport))
         }
     }
 }
 
-/// A recorded scroll position.
+/// A recorded scroll position, with what moved the content there when the trace says so.
 public struct OffsetSample: Sendable, Hashable {
     /// Seconds since the start.
     public var time: Double
     /// The content offset along the scroll axis, in points.
     public var offset: Double
+    /// What moved the content (nil in traces without phases: the replay infers them).
+    public var phase: TracePhase?
+    /// At touch-up (the first `decelerating` sample after `touching`): where the fling will
+    /// rest, as UIKit's `targetContentOffset` gives it.
+    public var restingOffset: Double?
     /// Creates a sample.
-    public init(time: Double, offset: Double) {
+    public init(time: Double, offset: Double, phase: TracePhase? = nil, restingOffset: Double? = nil) {
         self.time = time
         self.offset = offset
+        self.phase = phase
+        self.restingOffset = restingOffset
     }
 }
 

@@ -14,6 +14,9 @@ import Foundation
 /// ```
 /// - `layout.kind` is `grid` or `list`; a grid also takes `itemWidth` and `spacing` (default 10).
 /// - `samples` are `[seconds, offset]` pairs in time order; offsets are interpolated between them.
+///   A sample may carry its phase, `[seconds, offset, "touching" | "decelerating" | "idle"]`, and
+///   the touch-up sample its predicted resting offset, `[seconds, offset, "decelerating", resting]`
+///   (see ``TracePhases`` for the rules; traces without phases have them inferred on replay).
 /// - `gestures` (used when there are no samples) are objects with one key each: `drag`
 ///   (`speed` pt/s, `duration` s), `fling` (`velocity` pt/s), `jump` (`item`), `pause` (`duration` s).
 /// - `payloadBytes` (default 50,000) feeds bandwidth-bound latency.
@@ -38,11 +41,55 @@ public enum TraceFile {
             throw SimulationError(path: fileName, "is not valid JSON (\(error.localizedDescription))")
         }
         var reader = Reader(file: fileName)
-        let scenario = try reader.scenario(root)
-        do { try scenario.validate() } catch let error as SimulationError {
+        var scenario = try reader.scenario(root)
+        do {
+            try scenario.validate()
+            if case .samples(let samples) = scenario.motion {
+                scenario.motion = .samples(try TracePhases.checked(samples, offsetRange: scenario.layout.offsetRange(viewport: scenario.viewport)))
+            }
+        } catch let error as SimulationError {
             throw SimulationError(path: error.path.isEmpty ? fileName : "\(fileName): \(error.path)", error.message)
         }
         return scenario
+    }
+
+    /// Writes a recorded scenario (its motion must be samples) in the trace format, phases included.
+    /// - Throws: ``SimulationError`` when the scenario is invalid or its motion is gestures.
+    public static func encode(_ scenario: Scenario) throws -> Data {
+        try scenario.validate()
+        guard case .samples(let samples) = scenario.motion else {
+            throw SimulationError(path: "samples", "only a trace of samples can be written; this scenario's motion is gestures")
+        }
+        let number = { (x: Double) -> String in
+            // Whole numbers without a fraction; others in the shortest form that reads back exactly.
+            x == x.rounded() && abs(x) < 1e15 ? String(Int(x)) : "\(x)"
+        }
+        let layout = scenario.layout
+        var layoutFields = "\"kind\": \"\(layout.kind.rawValue)\", \"itemCount\": \(layout.itemCount), \"itemHeight\": \(number(layout.itemHeight))"
+        if layout.kind == .grid {
+            layoutFields += ", \"itemWidth\": \(number(layout.itemWidth)), \"spacing\": \(number(layout.spacing))"
+            if layout.sectionInset > 0 { layoutFields += ", \"sectionInset\": \(number(layout.sectionInset))" }
+        }
+        let lines = samples.map { s -> String in
+            var fields = [number(s.time), number(s.offset)]
+            if let phase = s.phase { fields.append("\"\(phase.rawValue)\"") }
+            if let resting = s.restingOffset { fields.append(number(resting)) }
+            return "    [" + fields.joined(separator: ", ") + "]"
+        }
+        let name = String(decoding: try JSONSerialization.data(withJSONObject: [scenario.name], options: []), as: UTF8.self).dropFirst().dropLast()
+        let text = """
+            {
+              "name": \(name),
+              "viewport": {"width": \(number(scenario.viewport.width)), "height": \(number(scenario.viewport.height))},
+              "layout": {\(layoutFields)},
+              "payloadBytes": \(scenario.payloadBytes),
+              "samples": [
+            \(lines.joined(separator: ",\n"))
+              ]
+            }
+
+            """
+        return Data(text.utf8)
     }
 
     private struct Reader {
@@ -105,15 +152,27 @@ public enum TraceFile {
                 itemCount: try integer(layoutObject["itemCount"], "layout.itemCount"),
                 itemWidth: kind == .grid ? try number(layoutObject["itemWidth"], "layout.itemWidth") : 0,
                 itemHeight: try number(layoutObject["itemHeight"], "layout.itemHeight"),
-                spacing: kind == .grid ? try number(layoutObject["spacing"], "layout.spacing", default: 10) : 0)
+                spacing: kind == .grid ? try number(layoutObject["spacing"], "layout.spacing", default: 10) : 0,
+                sectionInset: kind == .grid ? try number(layoutObject["sectionInset"], "layout.sectionInset", default: 0) : 0)
             let motion: Scenario.Motion
             if let rawSamples = top["samples"] {
                 guard let list = rawSamples as? [Any] else { throw fail("samples", "expected an array of [seconds, offset] pairs, got \(describe(rawSamples))") }
                 motion = .samples(try list.enumerated().map { index, element in
-                    guard let pair = element as? [Any], pair.count == 2 else {
-                        throw fail("samples[\(index)]", "expected a [seconds, offset] pair, got \(describe(element))")
+                    guard let pair = element as? [Any], (2...4).contains(pair.count) else {
+                        throw fail("samples[\(index)]", "expected [seconds, offset] or [seconds, offset, phase(, resting offset)], got \(describe(element))")
                     }
-                    return OffsetSample(time: try number(pair[0], "samples[\(index)][0]"), offset: try number(pair[1], "samples[\(index)][1]"))
+                    var sample = OffsetSample(time: try number(pair[0], "samples[\(index)][0]"), offset: try number(pair[1], "samples[\(index)][1]"))
+                    if pair.count >= 3 {
+                        guard let name = pair[2] as? String else {
+                            throw fail("samples[\(index)][2]", "expected a phase name (touching, decelerating or idle), got \(describe(pair[2]))")
+                        }
+                        guard let phase = TracePhase(rawValue: name) else {
+                            throw fail("samples[\(index)][2]", "unknown phase \"\(name)\"; expected touching, decelerating or idle")
+                        }
+                        sample.phase = phase
+                    }
+                    if pair.count == 4 { sample.restingOffset = try number(pair[3], "samples[\(index)][3]") }
+                    return sample
                 })
             } else if let rawGestures = top["gestures"] {
                 guard let list = rawGestures as? [Any] else { throw fail("gestures", "expected an array of gestures, got \(describe(rawGestures))") }
@@ -140,5 +199,21 @@ public enum TraceFile {
             default: throw fail("\(path).\(key)", "unknown gesture \"\(key)\"; expected drag, fling, jump or pause")
             }
         }
+    }
+}
+
+/// A folder of trace files: `prefetch-bench --traces DIR`.
+public enum TraceFolder {
+    /// Every `*.json` trace in `folder`, in name order.
+    /// - Throws: ``SimulationError`` naming the folder when it cannot be read or holds no trace,
+    ///   or a trace's own error.
+    public static func load(_ folder: URL) throws -> [Scenario] {
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: folder.path) } catch {
+            throw SimulationError(path: folder.path, "cannot read the trace folder: \(error.localizedDescription)")
+        }
+        let traces = names.filter { $0.hasSuffix(".json") }.sorted()
+        guard !traces.isEmpty else { throw SimulationError(path: folder.path, "the trace folder holds no *.json trace") }
+        return try traces.map { try TraceFile.load(from: folder.appendingPathComponent($0)) }
     }
 }

@@ -13,7 +13,8 @@ struct Appearance: Comparable {
 ///
 /// It knows the future (when each item first appears, from a recording pass) and every load's
 /// duration (from the network's draws), so it projects when each slot frees up and skips an
-/// item that would miss its deadline from there. Its requests go to the same fetcher as the
+/// item that would miss its deadline from there. With a `lookahead` it sees only the
+/// appearances due within that many seconds (`clairvoyant-1s`). Its requests go to the same fetcher as the
 /// cells' own, at a level above them.
 @MainActor
 final class ClairvoyantPlanner {
@@ -24,11 +25,14 @@ final class ClairvoyantPlanner {
     private let loop: SimulatedApp.Loop
     private let cap: Int
     private let horizon: Int
+    /// How far ahead it sees, in seconds (nil: the whole trace).
+    private let lookahead: Double?
     private var cursor = 0
     /// Planned items not started yet, in request order (so runs repeat across processes).
     private var waiting: [Int] = []
 
-    init(schedule: [Appearance], loop: SimulatedApp.Loop, cap: Int, horizon: Int) {
+    init(schedule: [Appearance], loop: SimulatedApp.Loop, cap: Int, horizon: Int, lookahead: Double? = nil) {
+        self.lookahead = lookahead
         self.schedule = schedule
         self.loop = loop
         self.cap = cap
@@ -60,6 +64,8 @@ final class ClairvoyantPlanner {
         var scanned = 0
         while waiting.count < cap, index < end, scanned < 400 {
             let next = schedule[index]
+            // A short-sighted reference sees only the appearances of the next `lookahead` seconds.
+            if let lookahead, next.time > now + lookahead { break }
             index += 1
             scanned += 1
             if waiting.contains(next.item) || network.isLoading(next.item) || fetcher.fetchedData(for: next.item) != nil { continue }

@@ -7,12 +7,29 @@ public enum SimulationPolicy: Sendable, CustomStringConvertible {
     /// The reference: knows the whole trace and every load's latency, and loads
     /// earliest-deadline-first under the same concurrency cap. No real policy can know as much.
     case clairvoyant
+    /// The same reference seeing only the next `seconds` of the trace at each moment
+    /// (`clairvoyant-1s` for one second): a yardstick for causal predictors.
+    case shortSightedClairvoyant(seconds: Double)
 
     /// The policy's name.
     public var name: String {
         switch self {
         case .policy(let p): p.name
         case .clairvoyant: "clairvoyant"
+        case .shortSightedClairvoyant(let seconds):
+            "clairvoyant-\(seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds))s"
+        }
+    }
+
+    /// The one-second reference, `clairvoyant-1s`.
+    public static let clairvoyant1s = SimulationPolicy.shortSightedClairvoyant(seconds: 1)
+
+    /// How far ahead a reference sees: nil for a real policy, infinity for the full clairvoyant.
+    var lookahead: Double? {
+        switch self {
+        case .policy: nil
+        case .clairvoyant: .infinity
+        case .shortSightedClairvoyant(let seconds): seconds
         }
     }
 
@@ -20,10 +37,10 @@ public enum SimulationPolicy: Sendable, CustomStringConvertible {
     public var description: String { name }
 
     /// The policies the suite compares: the registry's (`PrefetchPolicies.all`: none, uikitLike,
-    /// textureLike, adaptive), then clairvoyant.
-    public static let standard: [SimulationPolicy] = PrefetchPolicies.all.map { .policy($0) } + [.clairvoyant]
+    /// textureLike, adaptive), then the references clairvoyant and clairvoyant-1s.
+    public static let standard: [SimulationPolicy] = PrefetchPolicies.all.map { .policy($0) } + [.clairvoyant, clairvoyant1s]
 
-    /// The standard policy with this name: a name of the registry, or `clairvoyant`.
+    /// The standard policy with this name: a name of the registry, `clairvoyant` or `clairvoyant-1s`.
     /// - Throws: ``SimulationError`` naming the unknown name and the known ones.
     public static func named(_ name: String) throws -> SimulationPolicy {
         guard let policy = standard.first(where: { $0.name == name }) else {

@@ -24,6 +24,14 @@ public struct SimulationResult: Sendable, Codable, Hashable {
     public var loadsCancelled: Int
     /// Loads completed for items never displayed during the run.
     public var loadsWasted: Int
+    /// The bytes those wasted loads fetched: `loadsWasted × payloadBytes`.
+    public var bytesWasted: Int
+    /// Times scrolling stopped, each with a settle time.
+    public var settles: Int
+    /// The mean settle time (from a stop of scrolling until every visible cell shows its data), in ms.
+    public var settleMeanMs: Double
+    /// The 95th percentile of settle times, in ms.
+    public var settleP95Ms: Double
     /// The most loads in flight at once.
     public var peakInFlight: Int
     /// Loads started per simulated second.
@@ -44,7 +52,7 @@ public struct SimulationResult: Sendable, Codable, Hashable {
     }
 
     /// Creates a result from a meter's figures.
-    public init(scenario: String, policy: String, readiness r: Readiness, duration: Double, frameTimes: [Double] = []) {
+    public init(scenario: String, policy: String, readiness r: Readiness, duration: Double, payloadBytes: Int = 0, frameTimes: [Double] = []) {
         self.scenario = scenario
         self.policy = policy
         displayed = r.displayed
@@ -56,6 +64,10 @@ public struct SimulationResult: Sendable, Codable, Hashable {
         loadsCompleted = r.loadsCompleted
         loadsCancelled = r.loadsCancelled
         loadsWasted = r.loadsWasted
+        bytesWasted = r.loadsWasted * payloadBytes
+        settles = r.settles
+        settleMeanMs = r.settleMeanMs
+        settleP95Ms = r.settleP95Ms
         peakInFlight = r.peakInFlight
         requestsPerSecond = duration > 0 ? Double(r.loadsStarted) / duration : 0
         self.duration = duration
@@ -77,12 +89,16 @@ public struct SimulationResult: Sendable, Codable, Hashable {
         r.loadsCancelled = loadsCancelled
         r.loadsWasted = loadsWasted
         r.peakInFlight = peakInFlight
+        r.settles = settles
+        r.settleMeanMs = settleMeanMs
+        r.settleP95Ms = settleP95Ms
         return r
     }
 
     private enum CodingKeys: String, CodingKey {
         case scenario, policy, displayed, displayReadyRate, visibleWaitMeanMs, visibleWaitP95Ms, blankCellSeconds,
-            loadsStarted, loadsCompleted, loadsCancelled, loadsWasted, peakInFlight, requestsPerSecond, duration
+            loadsStarted, loadsCompleted, loadsCancelled, loadsWasted, bytesWasted, settles, settleMeanMs, settleP95Ms, peakInFlight,
+            requestsPerSecond, duration
     }
 }
 

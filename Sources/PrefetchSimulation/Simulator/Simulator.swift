@@ -42,7 +42,7 @@ public enum Simulator {
         try scenario.validate()
         try configuration.validate()
         var planned: [Appearance]?
-        if case .clairvoyant = policy {
+        if policy.lookahead != nil {
             // The reference's recording pass: the same view and motion, nothing loads; it learns
             // when each item first appears.
             let recording = try await play(scenario, configuration: configuration, policy: PrefetchPolicies.none, recording: true)
@@ -51,15 +51,17 @@ public enum Simulator {
         let viewPolicy: any PrefetchPolicy
         switch policy {
         case .policy(let p): viewPolicy = p
-        case .clairvoyant: viewPolicy = PrefetchPolicies.none
+        case .clairvoyant, .shortSightedClairvoyant: viewPolicy = PrefetchPolicies.none
         }
+        let lookahead = policy.lookahead.flatMap { $0.isFinite ? $0 : nil }
         let run = try await play(
-            scenario, configuration: configuration, policy: viewPolicy, recordsTimeline: recordsTimeline, schedule: planned)
+            scenario, configuration: configuration, policy: viewPolicy, recordsTimeline: recordsTimeline, schedule: planned,
+            lookahead: lookahead)
         var timeline = run.app.meter.timeline
         timeline.itemCount = scenario.layout.itemCount
         let result = SimulationResult(
             scenario: scenario.name, policy: policy.name, readiness: run.app.meter.readiness, duration: run.end,
-            frameTimes: run.frameTimes)
+            payloadBytes: scenario.payloadBytes, frameTimes: run.frameTimes)
         return (result, timeline)
     }
 
@@ -69,7 +71,7 @@ public enum Simulator {
     /// finished attempt and every frame (the property tests check their invariants there).
     static func play(
         _ scenario: Scenario, configuration: SimulationConfiguration, policy: any PrefetchPolicy, recording: Bool = false,
-        recordsTimeline: Bool = false, schedule: [Appearance]? = nil,
+        recordsTimeline: Bool = false, schedule: [Appearance]? = nil, lookahead: Double? = nil,
         inspect: ((SimulatedApp, ItemScrollView) -> Void)? = nil, onPrefetchUpdate: ((PrefetchUpdate<IndexPath>) -> Void)? = nil
     ) async throws -> (app: SimulatedApp, end: Double, frameTimes: [Double]) {
         var fetcherConfiguration = FetcherConfiguration()
@@ -93,10 +95,12 @@ public enum Simulator {
         let (view, sources) = try makeView(scenario, app: app)
         view.prefetchPolicy = policy
         let planner = schedule.map {
-            ClairvoyantPlanner(schedule: $0, loop: loop, cap: configuration.maxConcurrentLoads, horizon: configuration.cacheCountLimit / 2)
+            ClairvoyantPlanner(
+                schedule: $0, loop: loop, cap: configuration.maxConcurrentLoads, horizon: configuration.cacheCountLimit / 2, lookahead: lookahead)
         }
         var gestures = GestureDriver(scenario.motion)
         var frameTimes: [Double] = []
+        var lastOffset = 0.0
         let wallClock = ContinuousClock()
         let end = try await loop.play(
             &gestures, on: view, frameRate: configuration.frameRate, tail: configuration.tail, duration: configuration.maxDuration,
@@ -113,6 +117,9 @@ public enum Simulator {
             },
             afterFrame: { frame in
                 if frame.index == 0 { meter.startCounting() }
+                let offset = view.contentOffset.y
+                meter.scrolling(view.isDragging || view.isDecelerating || view.isScrollAnimating || offset != lastOffset)
+                lastOffset = offset
                 planner?.topUp()
                 inspect?(app, view)
                 if recordsTimeline, frame.index % 3 == 0, frame.index > 0 {

@@ -1,0 +1,119 @@
+import Foundation
+import PrefetchKit
+
+/// The frontier report: each fixed-window policy family swept over its window, as blank
+/// cell-seconds and display-ready against wasted loads (`prefetch-bench --frontier`).
+///
+/// The families: `uikitLike` (its `lead`, viewports ahead) and `textureLike` (its `ahead`, with
+/// `behind` at its default 1.5). Adaptive has no single window; its standard configuration is
+/// plotted as one point.
+public enum Frontier {
+    /// The windows swept, in viewports ahead: 0.25 to 6.
+    public static let windows: [Double] = [0.25, 0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 6]
+
+    /// One family at one window, totalled over the scenarios.
+    public struct Point: Sendable, Hashable {
+        /// `uikitLike`, `textureLike` or `adaptive`.
+        public var family: String
+        /// The window in viewports ahead (nil for adaptive).
+        public var window: Double?
+        /// Blank cell-seconds over the scenarios.
+        public var blankCellSeconds: Double
+        /// The mean of the scenarios' display-ready rates, from 0 to 1.
+        public var displayReadyRate: Double
+        /// Wasted loads over the scenarios.
+        public var loadsWasted: Int
+    }
+
+    /// The policies of the sweep: each family at each window, then adaptive.
+    public static func policies(windows: [Double] = windows) throws -> [(family: String, window: Double?, policy: any PrefetchPolicy)] {
+        var result: [(String, Double?, any PrefetchPolicy)] = []
+        for w in windows { result.append(("uikitLike", w, try PrefetchPolicies.UIKitLike(lead: w))) }
+        for w in windows { result.append(("textureLike", w, try PrefetchPolicies.TextureLike(ahead: w))) }
+        result.append(("adaptive", nil, PrefetchPolicies.Adaptive.standard))
+        return result
+    }
+
+    /// Runs the sweep over `scenarios` under `configuration`.
+    /// - Throws: ``SimulationError`` for an invalid scenario or configuration.
+    @MainActor
+    public static func sweep(
+        _ scenarios: [Scenario], configuration: SimulationConfiguration, windows: [Double] = windows,
+        progress: (Int, Int) -> Void = { _, _ in }
+    ) async throws -> [Point] {
+        let policies = try policies(windows: windows)
+        var points: [Point] = []
+        var done = 0
+        for entry in policies {
+            var results: [SimulationResult] = []
+            for scenario in scenarios {
+                progress(done, policies.count * scenarios.count)
+                results.append(try await Simulator.run(scenario, policy: .policy(entry.policy), configuration: configuration))
+                done += 1
+            }
+            points.append(Point(
+                family: entry.family, window: entry.window,
+                blankCellSeconds: results.map(\.blankCellSeconds).reduce(0, +),
+                displayReadyRate: results.map(\.displayReadyRate).reduce(0, +) / Double(max(results.count, 1)),
+                loadsWasted: results.map(\.loadsWasted).reduce(0, +)))
+        }
+        return points
+    }
+
+    /// The sweep as text: one line per family and window.
+    public static func render(_ points: [Point]) -> String {
+        var lines = ["frontier: family, window (viewports ahead), mean ready %, blank cell-s, wasted loads"]
+        for p in points {
+            lines.append("  " + p.family.padding(toLength: 12, withPad: " ", startingAt: 0)
+                         + String(format: " %5@ %6.1f %8.1f %7d", p.window.map { String(format: "%.2f", $0) } ?? "-", p.displayReadyRate * 100,
+                                  p.blankCellSeconds, p.loadsWasted))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// A self-contained HTML section per latency profile: two SVG plots (blank cell-seconds and
+    /// display-ready against wasted loads), one curve per family.
+    public static func html(_ sweeps: [(profile: String, points: [Point])]) -> String {
+        var html = "<h2 id=\"frontier\">Frontier</h2>\n<p class=\"muted\">Each fixed-window family swept from 0.25 to 6 viewports ahead; adaptive is one point. Down-left is better for blank time, up-left for display-ready.</p>\n"
+        for sweep in sweeps {
+            html += "<h3>\(HTMLReport.escape(sweep.profile))</h3>\n<div class=\"charts\">"
+            html += plot(sweep.points, title: "blank cell-seconds vs wasted loads", y: \.blankCellSeconds)
+            html += plot(sweep.points, title: "display-ready % vs wasted loads", y: { $0.displayReadyRate * 100 })
+            html += "</div>\n"
+        }
+        return html
+    }
+
+    private static let colors = ["uikitLike": "#1971c2", "textureLike": "#2f9e44", "adaptive": "#e03131"]
+
+    private static func plot(_ points: [Point], title: String, y value: (Point) -> Double) -> String {
+        let width = 440.0, height = 300.0, left = 52.0, bottom = 36.0, top = 24.0, right = 90.0
+        let xs = points.map { Double($0.loadsWasted) }, ys = points.map(value)
+        let xMax = max(xs.max() ?? 1, 1), yMin = min(ys.min() ?? 0, 0), yMax = max(ys.max() ?? 1, yMin + 1e-9)
+        let px = { (x: Double) in left + x / xMax * (width - left - right) }
+        let py = { (y: Double) in top + (1 - (y - yMin) / (yMax - yMin)) * (height - top - bottom) }
+        let f = { (x: Double) in String(format: "%.1f", x) }
+        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" role=\"img\" aria-label=\"\(HTMLReport.escape(title))\">"
+        svg += "<text x=\"0\" y=\"14\" font-size=\"12\" fill=\"#444\">\(HTMLReport.escape(title))</text>"
+        svg += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(width - left - right))\" height=\"\(f(height - top - bottom))\" fill=\"#fafafa\" stroke=\"#ddd\"/>"
+        for k in 0...4 {
+            let yv = yMin + (yMax - yMin) * Double(k) / 4, xv = xMax * Double(k) / 4
+            svg += "<text x=\"\(f(left - 4))\" y=\"\(f(py(yv) + 4))\" font-size=\"10\" text-anchor=\"end\">\(f(yv))</text>"
+            svg += "<text x=\"\(f(px(xv)))\" y=\"\(f(height - bottom + 14))\" font-size=\"10\" text-anchor=\"middle\">\(Int(xv.rounded()))</text>"
+        }
+        svg += "<text x=\"\(f((left + width - right) / 2))\" y=\"\(f(height - 6))\" font-size=\"11\" text-anchor=\"middle\">wasted loads</text>"
+        var families: [String] = []
+        for p in points where !families.contains(p.family) { families.append(p.family) }
+        for (index, family) in families.enumerated() {
+            let color = colors[family] ?? "#868e96"
+            let curve = points.filter { $0.family == family }
+            let path = curve.map { "\(f(px(Double($0.loadsWasted)))),\(f(py(value($0))))" }.joined(separator: " ")
+            if curve.count > 1 { svg += "<polyline points=\"\(path)\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\"/>" }
+            for p in curve {
+                svg += "<circle cx=\"\(f(px(Double(p.loadsWasted))))\" cy=\"\(f(py(value(p))))\" r=\"3.5\" fill=\"\(color)\"><title>\(family) \(p.window.map { f($0) } ?? "") → \(f(value(p))), \(p.loadsWasted) wasted</title></circle>"
+            }
+            svg += "<text x=\"\(f(width - right + 8))\" y=\"\(f(top + 14 + Double(index) * 16))\" font-size=\"11\" fill=\"\(color)\">\(family)</text>"
+        }
+        return svg + "</svg>"
+    }
+}

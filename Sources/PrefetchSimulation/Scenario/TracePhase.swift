@@ -1,0 +1,157 @@
+import Foundation
+
+/// What moved the content at a recorded sample, as UIKit tells an app: a finger on the screen,
+/// coasting after a fling, or nothing.
+public enum TracePhase: String, Sendable, Hashable, CaseIterable {
+    /// A finger drags the content (`isDragging`).
+    case touching
+    /// The content coasts after a fling (`isDecelerating`); the touch-up sample carries the
+    /// predicted resting offset (`targetContentOffset`).
+    case decelerating
+    /// Nothing moves the content. An idle sample whose offset differs from the previous idle
+    /// sample's is a jump (scroll to top, a programmatic scroll without animation).
+    case idle
+}
+
+/// Checking and inferring the phases of recorded samples.
+///
+/// The rules (see <doc:TraceFormat>):
+/// - Either every sample carries a phase or none does.
+/// - A trace cannot start decelerating, and `idle` cannot be followed by `decelerating`:
+///   a deceleration starts at touch-up, after `touching`.
+/// - Only the touch-up sample (the first `decelerating` sample after `touching`) may carry a
+///   resting offset; it must lie in the content (`0...contentLength - viewport height`).
+///   When missing, the run's last decelerating offset stands in.
+public enum TracePhases {
+    /// The deceleration rates inference recognises: UIKit's normal (0.998) and fast (0.99), per ms.
+    public static let recognisedRates: [Double] = [0.998, 0.99]
+
+    /// Checks the samples' phases and fills in any missing resting offset.
+    /// - Throws: ``SimulationError`` naming the sample (`samples[i][2]` or `[3]`) and the rule.
+    public static func checked(_ samples: [OffsetSample], offsetRange: ClosedRange<Double>) throws -> [OffsetSample] {
+        let phased = samples.filter { $0.phase != nil }.count
+        if phased == 0 {
+            if let bad = samples.firstIndex(where: { $0.restingOffset != nil }) {
+                throw SimulationError(path: "samples[\(bad)][3]", "a resting offset needs a phase: \"decelerating\" at samples[\(bad)][2]")
+            }
+            return samples
+        }
+        if phased < samples.count, let bad = samples.firstIndex(where: { $0.phase == nil }) {
+            throw SimulationError(path: "samples[\(bad)][2]", "is missing; once one sample carries a phase, every sample must")
+        }
+        var result = samples
+        for (i, sample) in samples.enumerated() {
+            let previous = i > 0 ? samples[i - 1].phase : nil
+            let touchUp = sample.phase == .decelerating && previous == .touching
+            if sample.phase == .decelerating, !touchUp, previous != .decelerating {
+                throw SimulationError(
+                    path: "samples[\(i)][2]",
+                    "phase \"decelerating\" follows \(previous.map { "\"\($0.rawValue)\"" } ?? "the start of the trace"); a deceleration starts at touch-up, after \"touching\"")
+            }
+            if let resting = sample.restingOffset {
+                guard touchUp else {
+                    throw SimulationError(path: "samples[\(i)][3]", "a resting offset is given only at touch-up, the first \"decelerating\" sample after \"touching\"")
+                }
+                guard resting.isFinite, offsetRange.contains(resting) else {
+                    throw SimulationError(
+                        path: "samples[\(i)][3]",
+                        "resting offset \(resting) is outside the content; it must lie in \(offsetRange.lowerBound)...\(offsetRange.upperBound)")
+                }
+            } else if touchUp {
+                var last = i
+                while last + 1 < samples.count, samples[last + 1].phase == .decelerating { last += 1 }
+                result[i].restingOffset = min(max(samples[last].offset, offsetRange.lowerBound), offsetRange.upperBound)
+            }
+        }
+        return result
+    }
+
+    /// Infers the phases of samples that carry none.
+    ///
+    /// A run of at least three intervals moving the same way whose mean speeds each fall by UIKit's
+    /// deceleration (a recognised rate, within a quarter of the expected drop) is a fling: its first
+    /// sample is the touch-up, with the resting offset the rate predicts from the speed there
+    /// (clamped to `offsetRange`), and the run's other samples are `decelerating`. Any other sample
+    /// is `touching` when the content moves in the interval after it, `idle` otherwise (and the last).
+    public static func inferred(_ samples: [OffsetSample], offsetRange: ClosedRange<Double>) -> [OffsetSample] {
+        var result = samples.map { sample -> OffsetSample in
+            var s = sample
+            s.phase = nil
+            s.restingOffset = nil
+            return s
+        }
+        let n = samples.count
+        guard n > 0 else { return result }
+        // Mean velocity over each interval (nil when the interval has no duration).
+        let velocity: [Double?] = (0..<max(0, n - 1)).map { i in
+            let dt = samples[i + 1].time - samples[i].time
+            return dt > 0 ? (samples[i + 1].offset - samples[i].offset) / dt : nil
+        }
+        func moving(_ i: Int) -> Bool { i < velocity.count && abs(velocity[i] ?? 0) >= 1 }
+        func decays(_ i: Int, rate: Double) -> Bool {
+            guard i + 1 < velocity.count, let a = velocity[i], let b = velocity[i + 1], abs(a) >= 1, abs(b) >= 1, a.sign == b.sign else { return false }
+            let gap = ((samples[i + 2].time + samples[i + 1].time) - (samples[i + 1].time + samples[i].time)) / 2 * 1000
+            let expected = pow(rate, gap)
+            return abs(b / a - expected) <= 0.25 * (1 - expected)
+        }
+        var decelerating = Array(repeating: false, count: n)
+        var touchUps: [Int: Double] = [:]
+        var i = 0
+        while i < velocity.count {
+            var matched = false
+            for rate in recognisedRates {
+                var end = i
+                while decays(end, rate: rate) { end += 1 }
+                // Intervals i...end decay: at least three of them make a fling.
+                if end - i + 1 >= 3 {
+                    let dtMs = (samples[i + 1].time - samples[i].time) * 1000
+                    let mean = velocity[i]!
+                    let start = mean * dtMs * log(rate) / (pow(rate, dtMs) - 1)
+                    let resting = samples[i].offset - start / 1000 / log(rate)
+                    touchUps[i] = min(max(resting, offsetRange.lowerBound), offsetRange.upperBound)
+                    for k in i...end { decelerating[k] = true }
+                    i = end + 1
+                    matched = true
+                    break
+                }
+            }
+            if !matched { i += 1 }
+        }
+        for k in 0..<n {
+            if decelerating[k] {
+                result[k].phase = .decelerating
+                result[k].restingOffset = touchUps[k]
+            } else {
+                result[k].phase = moving(k) ? .touching : .idle
+            }
+        }
+        // A touch-up follows touching: a fling from rest (no touching sample before it) starts with one.
+        for (k, _) in touchUps where k == 0 || result[k - 1].phase != .touching {
+            result[k].phase = .touching
+            result[k].restingOffset = nil
+            if k + 1 < n, result[k + 1].phase == .decelerating {
+                result[k + 1].restingOffset = touchUps[k]
+            }
+        }
+        return result
+    }
+}
+
+extension ScenarioLayout {
+    /// The content's length along the scroll axis in `viewport`, as the simulated views lay it out.
+    public func contentLength(viewport: Viewport) -> Double {
+        switch kind {
+        case .list:
+            return Double(itemCount) * itemHeight
+        case .grid:
+            let columns = max(1, Int(((viewport.width - 2 * sectionInset + spacing) / (itemWidth + spacing)).rounded(.down)))
+            let rows = (itemCount + columns - 1) / columns
+            return Double(rows) * itemHeight + Double(max(0, rows - 1)) * spacing + 2 * sectionInset
+        }
+    }
+
+    /// The offsets the viewport's leading edge can take: `0...max(0, contentLength - height)`.
+    public func offsetRange(viewport: Viewport) -> ClosedRange<Double> {
+        0...max(0, contentLength(viewport: viewport) - viewport.height)
+    }
+}

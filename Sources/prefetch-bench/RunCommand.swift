@@ -1,0 +1,189 @@
+import ArgumentParser
+import Foundation
+import PrefetchSimulation
+
+/// Runs the scenario suite (or trace files) for every policy and prints, writes and draws the results.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Score prefetch policies against a clairvoyant reference on simulated scrolling (the default).",
+        discussion: """
+            Runs each scenario of the standard suite (or a trace file, or every trace in a folder) through the \
+            real collection view, data source and AsyncFetcher on virtual time, once per policy, and prints one \
+            row per scenario and policy. The same seed gives the same numbers.
+            """)
+
+    @Option(name: .long, help: "Run only these scenarios (repeatable). Known: \(StandardSuite.all.map(\.name).joined(separator: ", ")).")
+    var scenario: [String] = []
+
+    @Option(name: .long, help: "Run only these policies (repeatable): \(SimulationPolicy.standard.map(\.name).joined(separator: ", ")).")
+    var policy: [String] = []
+
+    @Option(name: .long, help: "Seed for every random draw.")
+    var seed: UInt64 = 1
+
+    @Option(name: .long, help: "Run a scroll trace from this JSON file instead of the suite.")
+    var trace: String?
+
+    @Option(name: .long, help: "Run every trace (*.json) in this folder instead of the suite, in name order.")
+    var traces: String?
+
+    @Option(name: .long, help: "A named network: \(LatencyProfile.allCases.map(\.rawValue).joined(separator: ", ")) (default lte: median 150 ms, p99 1.5 s).")
+    var latencyProfile: String?
+
+    @Option(name: .long, help: "Median load latency in milliseconds (log-normal); default 150, or the profile's.")
+    var latencyMedianMs: Double?
+
+    @Option(name: .long, help: "99th-percentile load latency in milliseconds (log-normal); at least the median; default 1500, or the profile's.")
+    var latencyP99Ms: Double?
+
+    @Option(name: .long, help: "Use a fixed latency in milliseconds instead of the log-normal model.")
+    var latencyFixedMs: Double?
+
+    @Option(name: .long, help: "Share of load attempts that fail, from 0 to 1; default 0, or the profile's.")
+    var failureRate: Double?
+
+    @Option(name: .long, help: "Most loads at once (1 to 64).")
+    var cap: Int = 6
+
+    @Option(name: .long, help: "Write the results as JSON to this file.")
+    var json: String?
+
+    @Option(name: .long, help: "Write a self-contained HTML report with timelines to this file.")
+    var report: String?
+
+    @Flag(name: .long, help: "Sweep each fixed-window policy's window from 0.25 to 6 viewports ahead (and adaptive as a point), per latency profile (every profile unless --latency-profile names one); plot it with --report.")
+    var frontier = false
+
+    @Flag(name: .long, help: "No progress line.")
+    var quiet = false
+
+    func validate() throws {
+        guard (1...64).contains(cap) else { throw ValidationError("--cap \(cap) is out of range; use 1 to 64") }
+        _ = try latency()
+        let known = StandardSuite.all.map(\.name)
+        for name in scenario where !known.contains(name) {
+            throw ValidationError("--scenario '\(name)' is unknown; known scenarios: \(known.joined(separator: ", "))")
+        }
+        for name in policy { _ = try SimulationPolicy.named(name) }
+        if trace != nil || traces != nil, !scenario.isEmpty { throw ValidationError("--trace/--traces and --scenario cannot be combined") }
+        if trace != nil, traces != nil { throw ValidationError("--trace and --traces cannot be combined") }
+    }
+
+    /// The latency model the flags ask for: a profile, adjusted by any explicit value.
+    func latency() throws -> LatencyModel {
+        var median = 150.0, p99 = 1_500.0, rate = 0.0
+        if let name = latencyProfile {
+            let profile: LatencyProfile
+            do { profile = try LatencyProfile.named(name) } catch {
+                throw ValidationError("--latency-profile '\(name)' is unknown; use one of \(LatencyProfile.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            if case .logNormal(let m, let p) = profile.model.distribution { (median, p99) = (m * 1000, p * 1000) }
+            rate = profile.model.failureRate
+            if latencyFixedMs != nil { throw ValidationError("--latency-profile and --latency-fixed-ms cannot be combined") }
+        }
+        median = latencyMedianMs ?? median
+        p99 = latencyP99Ms ?? p99
+        rate = failureRate ?? rate
+        guard rate.isFinite, (0...1).contains(rate) else {
+            throw ValidationError("--failure-rate \(rate) is out of range; use 0 to 1")
+        }
+        if let fixed = latencyFixedMs {
+            guard fixed.isFinite, fixed >= 0 else { throw ValidationError("--latency-fixed-ms \(fixed) is out of range; use 0 or more") }
+            return try .fixed(fixed / 1000, failureRate: rate)
+        }
+        guard median.isFinite, median > 0 else {
+            throw ValidationError("--latency-median-ms \(median) is out of range; use a number greater than 0")
+        }
+        guard p99.isFinite, p99 >= median else {
+            throw ValidationError("--latency-p99-ms \(p99) is below --latency-median-ms \(median); the 99th percentile must be at least the median")
+        }
+        return try .logNormal(median: median / 1000, p99: p99 / 1000, failureRate: rate)
+    }
+
+    @MainActor
+    mutating func run() async throws {
+        var configuration = SimulationConfiguration()
+        configuration.seed = seed
+        configuration.maxConcurrentLoads = cap
+        configuration.latency = try latency()
+        let scenarios: [Scenario]
+        if let trace {
+            scenarios = [try TraceFile.load(from: URL(fileURLWithPath: trace))]
+        } else if let traces {
+            scenarios = try TraceFolder.load(URL(fileURLWithPath: traces))
+        } else if scenario.isEmpty {
+            scenarios = StandardSuite.all
+        } else {
+            scenarios = StandardSuite.all.filter { scenario.contains($0.name) }
+        }
+        if frontier {
+            try await runFrontier(scenarios, configuration: configuration)
+            return
+        }
+        let policies = policy.isEmpty ? SimulationPolicy.standard : try policy.map(SimulationPolicy.named)
+        let wantsTimeline = report != nil
+        let total = scenarios.count * policies.count
+        var runs: [HTMLReport.Run] = []
+        for scenario in scenarios {
+            for policy in policies {
+                if !quiet {
+                    FileHandle.standardError.write(Data("\r[\(runs.count + 1)/\(total)] \(scenario.name) · \(policy.name)\u{1B}[K".utf8))
+                }
+                if wantsTimeline {
+                    let (result, timeline) = try await Simulator.runWithTimeline(scenario, policy: policy, configuration: configuration)
+                    runs.append(HTMLReport.Run(result: result, timeline: timeline))
+                } else {
+                    let result = try await Simulator.run(scenario, policy: policy, configuration: configuration)
+                    runs.append(HTMLReport.Run(result: result, timeline: SimulationTimeline()))
+                }
+            }
+        }
+        if !quiet { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        let results = runs.map(\.result)
+        print("latency \(configuration.latency), cap \(cap), seed \(seed)\n")
+        print(ResultTable.render(results))
+        print("\n" + SuiteSummary.render(results))
+        if let json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(BenchOutput(results: results)).write(to: URL(fileURLWithPath: json))
+            print("wrote \(json)")
+        }
+        if let report {
+            let page = HTMLReport.render(runs, subtitle: "latency \(configuration.latency), cap \(cap), seed \(seed)")
+            try page.write(to: URL(fileURLWithPath: report), atomically: true, encoding: .utf8)
+            print("wrote \(report)")
+        }
+    }
+}
+
+extension RunCommand {
+    @MainActor
+    func runFrontier(_ scenarios: [Scenario], configuration: SimulationConfiguration) async throws {
+        let profiles = try latencyProfile.map { [try LatencyProfile.named($0)] } ?? LatencyProfile.allCases
+        var sweeps: [(profile: String, points: [Frontier.Point])] = []
+        for profile in profiles {
+            var configuration = configuration
+            configuration.latency = profile.model
+            let points = try await Frontier.sweep(scenarios, configuration: configuration) { done, total in
+                if !quiet { FileHandle.standardError.write(Data("\r[\(done + 1)/\(total)] frontier \(profile.rawValue)\u{1B}[K".utf8)) }
+            }
+            if !quiet { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            print("\(profile.rawValue): latency \(profile.model), cap \(cap), seed \(seed), \(scenarios.count) scenarios")
+            print(Frontier.render(points) + "\n")
+            sweeps.append(("\(profile.rawValue): \(profile.model)", points))
+        }
+        if let report {
+            let page = HTMLReport.render([], title: "PrefetchKit frontier", subtitle: "cap \(cap), seed \(seed), scenarios: \(scenarios.map(\.name).joined(separator: ", "))",
+                                         sections: Frontier.html(sweeps))
+            try page.write(to: URL(fileURLWithPath: report), atomically: true, encoding: .utf8)
+            print("wrote \(report)")
+        }
+    }
+}
+
+/// The JSON file's top level.
+struct BenchOutput: Encodable {
+    var results: [SimulationResult]
+}
