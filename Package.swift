@@ -21,6 +21,9 @@ let package = Package(
         .library(name: "PrefetchFeed", targets: ["PrefetchFeed"]),
         .library(name: "PrefetchServer", targets: ["PrefetchServer"]),
         .executable(name: "prefetch-server", targets: ["prefetch-server"]),
+        // Apple glue (issue #13): compiled only where UIKit / SwiftUI exist; empty on Linux.
+        .library(name: "PrefetchUIKit", targets: ["PrefetchUIKit"]),
+        .library(name: "PrefetchSwiftUI", targets: ["PrefetchSwiftUI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
@@ -31,9 +34,14 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
+        // The audited lock and the seeded generator: no dependencies, `package` access only.
+        .target(
+            name: "PrefetchSupport",
+            swiftSettings: strict
+        ),
         .target(
             name: "PrefetchKit",
-            dependencies: [.product(name: "HeapModule", package: "swift-collections")],
+            dependencies: ["PrefetchSupport", .product(name: "HeapModule", package: "swift-collections")],
             swiftSettings: strict
         ),
         .target(
@@ -78,6 +86,19 @@ let package = Package(
                 "PrefetchDemoKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: strict
+        ),
+        // MARK: Apple adapters (issue #13): thin glue over PrefetchKit's ScrollAdapter.
+        // Every source is wrapped in `#if canImport(UIKit)` / `#if canImport(SwiftUI)`, so on
+        // Linux (and in this package's CI) they compile to nothing.
+        .target(
+            name: "PrefetchUIKit",
+            dependencies: ["PrefetchKit"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "PrefetchSwiftUI",
+            dependencies: ["PrefetchKit"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -128,7 +149,7 @@ let package = Package(
         .target(
             name: "PrefetchServer",
             dependencies: [
-                "PrefetchKit",
+                "PrefetchSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,121 +1,121 @@
 import Testing
 @testable import PrefetchKit
 
-/// Random interleavings of every event against a model of what the scheduler must guarantee.
+/// Random interleavings of every scheduler event, checked step by step against
+/// `SchedulingModel`, an independent model of the documented rules.
 @Suite struct FetchSchedulerPropertyTests {
     private typealias Scheduler = FetchScheduler<Int>
 
-    /// What the test knows independently of the scheduler.
-    private struct Model {
-        var interests: [Int: [Scheduler.Interest: FetchPriority]] = [:]
-        var sequence: [Int: Int] = [:]
-        var nextSequence = 0
-        var running: [Scheduler.LoadID: Int] = [:]
-        var answered: [Scheduler.ConsumerID: Int] = [:]
-        var live: Set<Scheduler.ConsumerID> = []
-    }
-
     @Test(arguments: [1, 2, 3, 6])
-    func randomInterleavingsKeepEveryPromise(cap: Int) {
+    func randomInterleavingsFollowTheDocumentedRules(cap: Int) {
         let seed = UInt64(0xC0FFEE) &+ UInt64(cap)
-        var rng = SplitMix64(seed: seed)
+        var draw = Draw(rng: SplitMix64(seed: seed))
         var s = Scheduler(maxConcurrentLoads: cap)
-        var m = Model()
+        var m = SchedulingModel(cap: cap)
         var nextConsumer: UInt64 = 0
+        var finishedLoads: [(id: Int, load: FetchLoadID)] = []  // for stale reports
         let steps = 10_000
 
-        func apply(_ actions: [Scheduler.Action], step: Int) {
-            for action in actions {
-                switch action {
-                case .start(let id, let load):
-                    #expect(m.interests[id]?.isEmpty == false, "seed \(seed) step \(step): \(id) started without an interest")
-                    // The started id has the highest priority among those waiting (ties: earliest request).
-                    m.running[load] = id
-                case .cancel(let id, let load):
-                    #expect(m.running.removeValue(forKey: load) == id, "seed \(seed) step \(step): cancelled a load that was not running")
-                    #expect(m.interests[id] == nil, "seed \(seed) step \(step): cancelled \(id) that still had interests")
-                case .deliver(let id, let load, let consumers, _):
-                    #expect(m.running.removeValue(forKey: load) == id)
-                    let expected = Set((m.interests[id] ?? [:]).keys.compactMap { if case .consumer(let c) = $0 { c } else { nil } })
-                    #expect(Set(consumers) == expected, "seed \(seed) step \(step): delivered to the wrong consumers")
-                    for c in consumers {
-                        m.answered[c, default: 0] += 1
-                        m.live.remove(c)
-                    }
-                    m.interests[id] = nil
-                case .abandon:
-                    Issue.record("seed \(seed): abandon outside cancelAll")
-                }
-            }
+        func expectStarts(_ started: [Scheduler.RunningLoad], _ step: Int, _ what: String) {
+            let expected = m.idsToStart()
+            #expect(started.map(\.id) == expected, "seed \(seed) step \(step) \(what): started \(started.map(\.id)), the rule says \(expected)")
+            for load in started where m.isHeld(load.id) && m.load(of: load.id) == nil { m.started(load.id, as: load.load) }
         }
 
         for step in 0..<steps {
-            let id = Int(rng.next() % 24)
-            let roll = rng.next() % 100
-            let expectedNext = s._nextToStart()
-            let freeSlot = s.runningCount < cap
-            var actions: [Scheduler.Action] = []
-            switch roll {
+            let id = draw.below(24)
+            switch draw.below(100) {
             case 0..<30:
-                let priority = FetchPriority(level: rng.next() % 4 == 0 ? .visible : .prefetch, order: Double(rng.next() % 10))
-                let interest: Scheduler.Interest
-                if rng.next() % 2 == 0 {
+                // A new interest: the prefetch (or its new priority), or a new consumer.
+                let priority = draw.priority()
+                let interest: FetchInterest
+                if draw.chance(50) {
                     interest = .prefetch
                 } else {
                     nextConsumer += 1
-                    let c = Scheduler.ConsumerID(rawValue: nextConsumer)
-                    m.live.insert(c)
-                    interest = .consumer(c)
+                    interest = .consumer(FetchConsumerID(rawValue: nextConsumer))
                 }
-                if m.interests[id] == nil { m.sequence[id] = m.nextSequence; m.nextSequence += 1 }
-                m.interests[id, default: [:]][interest] = priority
-                actions = s.request(id, interest: interest, priority: priority)
-            case 30..<55:
-                let held = m.interests[id].map { Array($0.keys) } ?? []
-                let interest = held.isEmpty ? Scheduler.Interest.prefetch : held[Int(rng.next() % UInt64(held.count))]
-                if case .consumer(let c) = interest { m.live.remove(c) }
-                m.interests[id]?[interest] = nil
-                if m.interests[id]?.isEmpty == true { m.interests[id] = nil }
-                actions = s.release(id, interest: interest)
-            case 55..<60:
-                // Cancel a batch of prefetches at once.
-                let batch = (0..<4).map { _ in Int(rng.next() % 24) }
-                for b in Set(batch) where m.interests[b]?[.prefetch] != nil {
-                    m.interests[b]?[.prefetch] = nil
-                    if m.interests[b]?.isEmpty == true { m.interests[b] = nil }
+                let joined = m.isHeld(id)
+                m.add(id, interest, priority)
+                let action = s.request(id, interest: interest, priority: priority)
+                #expect(action.joined == joined, "seed \(seed) step \(step): joined")
+                expectStarts(action.start.map { [$0] } ?? [], step, "request")
+            case 30..<52:
+                // Withdraw a held interest (or, now and then, one that is not held).
+                let held = m.heldInterests
+                let pick = held.isEmpty || draw.chance(10)
+                    ? (id: id, interest: FetchInterest.consumer(FetchConsumerID(rawValue: nextConsumer + 1)))
+                    : held[draw.below(held.count)]
+                let removal = m.remove(pick.id, pick.interest)
+                let action = s.release(pick.id, interest: pick.interest)
+                switch (removal, action) {
+                case (.cancelled(let load), .cancel(let cancelled, let next)):
+                    #expect(cancelled == Scheduler.RunningLoad(pick.id, load), "seed \(seed) step \(step): cancelled the wrong load")
+                    expectStarts(next.map { [$0] } ?? [], step, "release")
+                case (.notHeld, .none), (.stillHeld, .none), (.dropped, .none):
+                    expectStarts([], step, "release")
+                default:
+                    Issue.record("seed \(seed) step \(step): model says \(removal), scheduler \(action)")
                 }
-                actions = s.release(batch, interest: .prefetch)
-            case 60..<65:
-                if let held = m.interests[id], let interest = held.keys.first {
-                    let priority = FetchPriority(level: .prefetch, order: Double(rng.next() % 10))
-                    m.interests[id]?[interest] = priority
-                    actions = s.setPriority(id, interest: interest, priority: priority)
+            case 52..<57:
+                // Withdraw the prefetch from a batch of ids at once.
+                let batch = (0..<draw.below(6)).map { _ in draw.below(24) }
+                var expectedCancels: [Int] = []
+                for b in batch {
+                    if case .cancelled = m.remove(b, .prefetch) { expectedCancels.append(b) }
                 }
+                let action = s.release(batch, interest: .prefetch)
+                #expect(action.cancel.map(\.id) == expectedCancels, "seed \(seed) step \(step): batch cancels")
+                expectStarts(action.start, step, "batch release")
+            case 57..<64:
+                // A controller's frame: set prefetch priorities, withdraw others.
+                let requests = (0..<draw.below(6)).map { _ in (draw.below(24), draw.priority()) }
+                let releasing = (0..<draw.below(4)).map { _ in draw.below(24) }
+                var expectedAdded: [Scheduler.Added] = []
+                for (r, priority) in requests {
+                    if !m.isPrefetched(r) { expectedAdded.append(Scheduler.Added(r, joined: m.isHeld(r))) }
+                    m.add(r, .prefetch, priority)
+                }
+                var expectedCancels: [Int] = []
+                for r in releasing {
+                    if case .cancelled = m.remove(r, .prefetch) { expectedCancels.append(r) }
+                }
+                let action = s.updatePrefetch(requests, releasing: releasing)
+                #expect(action.added == expectedAdded, "seed \(seed) step \(step): newly prefetched")
+                #expect(action.cancel.map(\.id) == expectedCancels, "seed \(seed) step \(step): update cancels")
+                expectStarts(action.start, step, "update")
+            case 64..<70:
+                // Re-prioritise a held interest.
+                let held = m.heldInterests
+                guard !held.isEmpty else { break }
+                let pick = held[draw.below(held.count)]
+                let priority = draw.priority()
+                m.add(pick.id, pick.interest, priority)
+                let wasHeld = s.setPriority(pick.id, interest: pick.interest, priority: priority)
+                #expect(wasHeld, "seed \(seed) step \(step): held")
+            case 70..<72:
+                // A late report for a load that ended already.
+                guard let old = finishedLoads.randomElement(using: &draw.rng) else { break }
+                let report = s.finished(old.id, load: old.load)
+                #expect(report == .stale, "seed \(seed) step \(step): stale report")
             default:
-                if let (load, runningID) = m.running.randomElement(using: &rng) {
-                    actions = s.finished(runningID, load: load)
+                // A running load finishes.
+                let running = m.runningIDs.sorted()
+                guard !running.isEmpty else { break }
+                let done = running[draw.below(running.count)]
+                let load = m.load(of: done)!
+                let consumers = m.finish(done)
+                finishedLoads.append((done, load))
+                guard case .deliver(let delivered, let next) = s.finished(done, load: load) else {
+                    Issue.record("seed \(seed) step \(step): a running load's finish was stale")
+                    break
                 }
+                #expect(Set(delivered) == consumers && delivered.count == consumers.count, "seed \(seed) step \(step): delivered to the wrong consumers")
+                expectStarts(next.map { [$0] } ?? [], step, "finish")
             }
-            let startedIDs = actions.compactMap { if case .start(let i, _) = $0 { i } else { nil } }
-            if roll < 30, freeSlot, !startedIDs.isEmpty {
-                #expect(startedIDs == [id], "seed \(seed) step \(step): a request with a free slot starts its own id")
-            } else if roll >= 30, !(55..<60).contains(roll), let first = startedIDs.first, let expectedNext {
-                #expect(first == expectedNext, "seed \(seed) step \(step): started \(first), queue order wanted \(expectedNext)")
-            }
-            apply(actions, step: step)
             s._checkInvariants()
-            #expect(s.runningCount <= cap, "seed \(seed) step \(step): cap exceeded")
-            #expect(m.running.count == s.runningCount, "seed \(seed) step \(step): model and scheduler disagree on running loads")
-            #expect(m.answered.values.allSatisfy { $0 == 1 }, "seed \(seed) step \(step): a consumer heard twice")
-            for (load, runningID) in m.running {
-                #expect(m.interests[runningID]?.isEmpty == false, "seed \(seed) step \(step): \(load) runs without an interest")
-            }
+            let problems = m.differences(from: s, idCount: 24)
+            #expect(problems.isEmpty, "seed \(seed) step \(step): \(problems)")
         }
-        // Drain: every live consumer is answered exactly once.
-        while let (load, id) = m.running.first {
-            apply(s.finished(id, load: load), step: steps)
-        }
-        #expect(m.live.isEmpty, "seed \(seed): \(m.live.count) consumers never heard")
-        #expect(m.answered.values.allSatisfy { $0 == 1 })
     }
 }

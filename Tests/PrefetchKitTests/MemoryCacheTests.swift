@@ -13,16 +13,31 @@ import Testing
         cache._checkInvariants()
     }
 
-    @Test func evictsByCostAndSkipsValuesCostlierThanTheLimit() throws {
+    @Test func evictsByCost() throws {
         var cache = try MemoryCache<Int, [UInt8]>(countLimit: 100, costLimit: 10) { $0.count }
         try cache.insert([UInt8](repeating: 0, count: 4), forKey: 1)
         try cache.insert([UInt8](repeating: 0, count: 4), forKey: 2)
         try cache.insert([UInt8](repeating: 0, count: 4), forKey: 3)  // 12 > 10: evicts 1
         #expect(cache.keysByRecency == [3, 2])
         #expect(cache.totalCost == 8)
-        try cache.insert([UInt8](repeating: 0, count: 11), forKey: 4) // alone over the limit
-        #expect(cache.peek(forKey: 4) == nil)
-        #expect(cache.count == 0 && cache.totalCost == 0)
+        #expect(cache.evictions == 1)
+        cache._checkInvariants()
+    }
+
+    @Test func aValueCostlierThanTheLimitIsRefusedAndEvictsNothing() throws {
+        // Given a cache holding two values
+        var cache = try MemoryCache<Int, [UInt8]>(countLimit: 100, costLimit: 10) { $0.count }
+        try cache.insert([UInt8](repeating: 0, count: 4), forKey: 2)
+        try cache.insert([UInt8](repeating: 0, count: 4), forKey: 3)
+        // When a value that alone exceeds the cost limit comes
+        try cache.insert([UInt8](repeating: 0, count: 11), forKey: 4)
+        // Then it is refused up front, and the others stay cached
+        #expect(!cache.contains(4))
+        #expect(cache.keysByRecency == [3, 2])
+        #expect(cache.totalCost == 8 && cache.evictions == 0)
+        // A too costly replacement drops the key's old value (it is out of date), nothing else
+        try cache.insert([UInt8](repeating: 0, count: 11), forKey: 2)
+        #expect(cache.keysByRecency == [3] && cache.totalCost == 4)
         cache._checkInvariants()
     }
 

@@ -5,7 +5,8 @@
 //
 // Workloads: hit-prefetchkit, hit-seedstyle, cancel-prefetchkit, cancel-seedstyle,
 // cancel-reversed-prefetchkit (diagnostic),
-// cycle-prefetchkit, cycle-seedstyle. The second argument is the repetition count.
+// cycle-prefetchkit, cycle-seedstyle, coalesce-prefetchkit, coalesce-seedstyle. The second
+// argument is the repetition count.
 //
 // Frame step (the count is the number of measured frames; `FlingDriver.frame()` is the
 // measured part, so count only it with `--toggle-collect='*FlingDriver.frame*'`):
@@ -93,6 +94,31 @@ case "cycle-seedstyle":
         let fetcher = makeSeedStyle { id, _ in DisplayData(id) }
         let answered = Countdown(batch)
         for id in ids { fetcher.fetchAsync(id) { _ in answered.arrive() } }
+        answered.wait()
+        fetcher.waitUntilFetchesEnd()
+    }
+case "coalesce-prefetchkit":
+    for _ in 0..<count {
+        let gate = AsyncGate()
+        let fetcher = makePrefetchKit { id in
+            await gate.wait()
+            return DisplayData(id)
+        }
+        let answered = Countdown(coalescedRequests)
+        for i in 0..<coalescedRequests { fetcher.fetchAsync(i % coalescedIDs) { _ in answered.arrive() } }
+        gate.open()
+        answered.wait()
+    }
+case "coalesce-seedstyle":
+    for _ in 0..<count {
+        let gate = BlockingGate()
+        let fetcher = makeSeedStyle { id, _ in
+            gate.wait()
+            return DisplayData(id)
+        }
+        let answered = Countdown(coalescedRequests)
+        for i in 0..<coalescedRequests { fetcher.fetchAsync(i % coalescedIDs) { _ in answered.arrive() } }
+        gate.open()
         answered.wait()
         fetcher.waitUntilFetchesEnd()
     }

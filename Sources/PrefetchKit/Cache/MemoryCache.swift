@@ -33,20 +33,23 @@ public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     public let countLimit: Int
     /// The most total cost the cache keeps.
     public let costLimit: Int
-    private let costOf: @Sendable (Value) -> Int
+    @usableFromInline let costOf: @Sendable (Value) -> Int
 
     @usableFromInline var index: [Key: Int] = [:]
     @usableFromInline var nodes: ContiguousArray<Node> = []
-    private var free: [Int] = []
+    @usableFromInline var free: [Int] = []
     @usableFromInline var head = -1  // most recently used
     @usableFromInline var tail = -1  // least recently used
+    @usableFromInline var storedCount = 0
+    @usableFromInline var storedCost = 0
+    @usableFromInline var storedEvictions = 0
 
     /// The number of entries.
-    public private(set) var count = 0
+    @inlinable public var count: Int { storedCount }
     /// The sum of the entries' costs.
-    public private(set) var totalCost = 0
+    @inlinable public var totalCost: Int { storedCost }
     /// How many entries were evicted to stay within the limits (not counting removals and trims).
-    public private(set) var evictions = 0
+    @inlinable public var evictions: Int { storedEvictions }
 
     /// Creates a cache.
     ///
@@ -83,24 +86,43 @@ public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// Whether `key` has a value.
+    @inlinable
     public func contains(_ key: Key) -> Bool { index[key] != nil }
 
     /// Stores `value` for `key` as most recently used, then evicts least recently used entries
-    /// until the cache is within its limits. A value costlier than ``costLimit`` is not kept.
+    /// until the cache is within its limits.
+    ///
+    /// A value costlier than ``costLimit`` on its own is refused up front: it is not stored, no
+    /// other entry is evicted for it, and an older value for `key` is removed (it is out of date).
     ///
     /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidCost`` when the cost
     ///   function returns a negative cost; the cache is left unchanged.
     /// - Complexity: O(1) amortized, plus O(e) for e evictions.
     public mutating func insert(_ value: Value, forKey key: Key) throws {
-        let cost = costOf(value)
+        try insert(value, forKey: key, cost: costOf(value))
+    }
+
+    /// Stores `value` for `key` with a cost computed by the caller, as ``insert(_:forKey:)`` does.
+    ///
+    /// The cache's own cost function is not called: an owner that keeps the cache behind a lock
+    /// computes the cost before taking it, so no caller code runs under the lock.
+    /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidCost`` when `cost` is
+    ///   negative; the cache is left unchanged.
+    /// - Complexity: O(1) amortized, plus O(e) for e evictions.
+    @inlinable
+    public mutating func insert(_ value: Value, forKey key: Key, cost: Int) throws {
         guard cost >= 0 else {
             throw PrefetchError(.invalidCost, "MemoryCache cost function returned \(cost) for key \(key); costs must be 0 or more")
         }
+        guard cost <= costLimit else {
+            removeValue(forKey: key)
+            return
+        }
         if let slot = index[key] {
-            totalCost -= nodes[slot].cost
+            storedCost -= nodes[slot].cost
             nodes[slot].value = value
             nodes[slot].cost = cost
-            totalCost += cost
+            storedCost += cost
             moveToFront(slot)
         } else {
             let node = Node(key: key, value: value, cost: cost, prev: -1, next: head)
@@ -116,17 +138,18 @@ public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             head = slot
             if tail < 0 { tail = slot }
             index[key] = slot
-            count += 1
-            totalCost += cost
+            storedCount += 1
+            storedCost += cost
         }
-        while count > countLimit || totalCost > costLimit {
-            evictions += 1
+        while storedCount > countLimit || storedCost > costLimit {
+            storedEvictions += 1
             removeSlot(tail)
         }
     }
 
     /// Removes and returns the value for `key`.
     /// - Complexity: O(1)
+    @inlinable
     @discardableResult
     public mutating func removeValue(forKey key: Key) -> Value? {
         guard let slot = index[key] else { return nil }
@@ -143,8 +166,8 @@ public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         free.removeAll()
         head = -1
         tail = -1
-        count = 0
-        totalCost = 0
+        storedCount = 0
+        storedCost = 0
     }
 
     /// Evicts least recently used entries until the total cost is at most `cost` (for memory pressure).
@@ -189,18 +212,19 @@ public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         if next >= 0 { nodes[next].prev = prev } else { tail = prev }
     }
 
-    private mutating func removeSlot(_ slot: Int) {
+    @inlinable
+    mutating func removeSlot(_ slot: Int) {
         unlink(slot)
         index[nodes[slot].key] = nil
-        totalCost -= nodes[slot].cost
-        count -= 1
+        storedCost -= nodes[slot].cost
+        storedCount -= 1
         nodes[slot].value = nil
         nodes[slot].cost = 0
         free.append(slot)
     }
 
     /// Checks that the list, the index and the totals agree; traps with a message otherwise.
-    public func _checkInvariants() {
+    func _checkInvariants() {
         var seen = 0, cost = 0, slot = head, prev = -1
         while slot >= 0 {
             precondition(nodes[slot].prev == prev, "broken back link at slot \(slot)")

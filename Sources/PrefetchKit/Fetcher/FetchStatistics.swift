@@ -55,14 +55,14 @@ public struct LatencySummary: Sendable, Hashable {
         count >= Self.minimumSamplesForEstimate ? p90 : nil
     }
 
-    /// Summarises the given samples.
+    /// Summarises the given samples; percentiles by nearest rank, as ``LatencyWindow/percentile(_:)``.
     public init(samples: some Collection<Duration>) {
         guard !samples.isEmpty else { return }
         let sorted = samples.sorted()
         count = sorted.count
         mean = sorted.reduce(.zero, +) / sorted.count
-        median = sorted[(sorted.count - 1) / 2]
-        p90 = sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.9).rounded(.up)) - 1)]
+        median = LatencyWindow.nearestRank(sorted, 0.5)
+        p90 = LatencyWindow.nearestRank(sorted, 0.9)
         max = sorted.last
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
-import PrefetchKit
+import PrefetchSupport
 
 /// FNV-1a over a string's UTF-8: a hash that is the same in every process (unlike `Hasher`).
 func stableHash(_ string: String) -> UInt64 {

@@ -1,5 +1,5 @@
 import Foundation
-import PrefetchKit
+import PrefetchSupport
 import NIOCore
 
 /// The deterministic content the server serves.

@@ -1,15 +1,16 @@
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #elseif canImport(Darwin)
 import Darwin
+#else
+import Foundation  // NSLock, where there is no pthread
 #endif
 
 /// The package's one audited lock: a value guarded by a mutex.
 ///
-/// Every shared mutable state in PrefetchKit lives in a `Locked`, and is reached only through
+/// Every shared mutable state in the package lives in a `Locked`, and is reached only through
 /// ``withLock(_:)``, which holds the lock for the closure's duration and never longer. Callers
 /// must not perform side effects (resume continuations, call user callbacks, start tasks) inside
 /// the closure: they return what to do and do it after the lock is released.
@@ -21,7 +22,7 @@ import Darwin
 /// every run and is clean with pthread mutexes, which it understands natively; and corelibs'
 /// `NSLock` adds a layer of indirection on the fetcher's hottest path. Swap it here if that changes.
 ///
-/// `withLock` is inlinable so that callers in other modules (``AsyncFetcher/fetchedData(for:)``)
+/// `withLock` is inlinable so that callers in other modules (`AsyncFetcher.fetchedData(for:)`)
 /// are specialized for their state type instead of going through generic metadata look-ups.
 @usableFromInline
 package final class Locked<State: Sendable>: @unchecked Sendable {

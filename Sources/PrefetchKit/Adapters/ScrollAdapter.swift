@@ -1,0 +1,146 @@
+import Foundation
+
+/// Everything an adapter for a UI toolkit decides, in one portable object: it turns a scroll
+/// view's frames and events into a ``PrefetchController``'s updates, answers the priority a cell
+/// asks with, and decides when a row may start work itself.
+///
+/// `PrefetchUIKit` and `PrefetchSwiftUI` only read values off the views and call it; what it
+/// decides runs, and is tested, everywhere. Bad input never traps here: each call returns the
+/// problem as a ``PrefetchError`` (naming the value) and does nothing, and the Apple adapters turn
+/// it into an `assertionFailure` in debug builds and a no-op in release builds.
+///
+/// ```swift
+/// let adapter = ScrollAdapter(fetcher: fetcher, policy: PrefetchPolicies.adaptive) { (id: Model.ID) in id }
+/// adapter.frame(ScrollTracker.Frame(time: t, offset: y, viewportLength: h, contentLength: total, motion: .tracking),
+///               geometry: layout)
+/// ```
+///
+/// Not thread-safe: use it from one isolation domain (the main actor, in an app).
+public final class ScrollAdapter<Item: Hashable> {
+    /// The controller the frames go to; set its ``PrefetchController/target`` and
+    /// ``PrefetchController/policy`` as needed.
+    public let controller: PrefetchController<Item>
+    /// When a row may start work itself.
+    public var admission: RowAdmission
+    private var tracker = ScrollTracker()
+    private let isShutDown: () -> Bool
+
+    /// Creates an adapter over `controller`.
+    /// - Parameter isShutDown: Whether the work behind the controller's target was shut down; the
+    ///   adapter then does nothing and reports it.
+    public init(controller: PrefetchController<Item>, admission: RowAdmission = RowAdmission(),
+                isShutDown: @escaping () -> Bool = { false }) {
+        self.controller = controller
+        self.admission = admission
+        self.isShutDown = isShutDown
+    }
+
+    /// Creates an adapter whose controller prefetches through `fetcher`, naming each item's data
+    /// with `identifier` (see ``AsyncFetcher/prefetchTarget(identifier:)``).
+    public convenience init<ID: Hashable & Sendable, Value: Sendable>(
+        fetcher: AsyncFetcher<ID, Value>, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard,
+        admission: RowAdmission = RowAdmission(), identifier: @escaping (Item) -> ID?
+    ) {
+        let controller = PrefetchController<Item>(policy: policy, target: fetcher.prefetchTarget(identifier: identifier))
+        self.init(controller: controller, admission: admission, isShutDown: { [weak fetcher] in fetcher?.isShutDown ?? true })
+    }
+
+    // MARK: Scrolling
+
+    /// Plans one frame: the tracker's ``ScrollState`` for it, sent to the controller with `geometry`.
+    ///
+    /// - Returns: `nil`, or the problem (a bad frame, a shut-down fetcher), in which case nothing happened.
+    @discardableResult
+    public func frame<Geometry: ScrollGeometry>(_ frame: ScrollTracker.Frame, geometry: Geometry) -> PrefetchError?
+    where Geometry.Item == Item {
+        if let problem = shutDownProblem() { return problem }
+        do {
+            let state = try tracker.frame(frame)
+            controller.update(state, geometry: geometry)
+            return nil
+        } catch {
+            return Self.problem(error)
+        }
+    }
+
+    /// The finger lifted at `frame` with `velocity` (points per second); `targetOffset` is where the
+    /// toolkit says the motion stops, `nil` when it does not say. The next frames coast there.
+    ///
+    /// - Returns: `nil`, or the problem (a rate outside (0, 1), a non-finite value), in which case
+    ///   the frames go on as before.
+    @discardableResult
+    public func fingerLifted(at frame: ScrollTracker.Frame, velocity: Double, targetOffset: Double?,
+                             rate: Double = ScrollTranslation.normalDecelerationRate) -> PrefetchError? {
+        if let problem = shutDownProblem() { return problem }
+        do {
+            try tracker.fingerLifted(at: frame.time, offset: frame.offset, velocity: velocity, targetOffset: targetOffset,
+                                     rate: rate, range: frame.range)
+            return nil
+        } catch {
+            return Self.problem(error)
+        }
+    }
+
+    /// An animated scroll the adapter starts itself (to an item, a page) goes to `target`: the
+    /// controller plans for the destination from the next frame on.
+    public func willAnimate(to target: Double, at time: Double, duration: Double = ScrollTranslation.animatedScrollDuration) {
+        tracker.animating(to: target, at: time, duration: duration)
+    }
+
+    /// A page scroll (VoiceOver's three-finger swipe, Page Up / Page Down) from `frame`: its
+    /// destination, which the adapter should scroll to with animation. The controller plans for
+    /// the destination from the next frame on, as for any programmatic scroll with a known end.
+    public func pageScroll(_ direction: ScrollTranslation.PageDirection, from frame: ScrollTracker.Frame,
+                           overlap: Double = 0) -> Double {
+        let target = ScrollTranslation.pageDestination(from: frame.offset, direction: direction, viewportLength: frame.viewportLength,
+                                                       overlap: overlap, range: frame.range)
+        willAnimate(to: target, at: frame.time)
+        return target
+    }
+
+    // MARK: Data
+
+    /// The data changed under stable item ids (a diffable snapshot was applied): the next frame
+    /// reads the whole plan again and withdraws the items that are gone.
+    public func dataChanged() { controller.invalidateLayout() }
+
+    /// Every index path may name other data now (`reloadData()` with index paths as items): the
+    /// next frame removes every request and plans afresh.
+    public func dataReloaded() { controller.invalidateItems() }
+
+    /// Withdraws every request (the view goes away).
+    public func detach() { controller.withdrawAll() }
+
+    // MARK: Questions
+
+    /// The priority for the cell at `indexPath` to ask with (from `cellForItemAt`).
+    ///
+    /// - Parameter extent: The cell's extent along the axis, so an item outside the plan is ranked
+    ///   by the forecast.
+    /// - Returns: The priority, and a problem when `indexPath` names no item any more (stale after
+    ///   an update): the priority is then ``FetchPriority/visible``.
+    public func priority(at indexPath: IndexPath, lookup: ItemLookup<Item>,
+                         extent: Range<Double>? = nil) -> (priority: FetchPriority, problem: PrefetchError?) {
+        guard let item = lookup.item(indexPath) else {
+            return (.visible, PrefetchError(.invalidArgument,
+                                            "index path \(indexPath) names no item: it is stale after an update, or out of range"))
+        }
+        return (controller.priority(for: item, extent: extent), nil)
+    }
+
+    /// What a row showing `item` that appeared at `appearedAt` does now (see ``RowAdmission``).
+    public func rowDecision(for item: Item, appearedAt: Double, now: Double) -> RowAdmission.Decision {
+        admission.decision(requested: controller.requestedPriority(of: item), appearedAt: appearedAt, now: now)
+    }
+
+    // MARK: Problems
+
+    private func shutDownProblem() -> PrefetchError? {
+        guard isShutDown() else { return nil }
+        return PrefetchError(.shutdown, "the fetcher behind this scroll adapter was shut down; detach the adapter before shutting the fetcher down")
+    }
+
+    private static func problem(_ error: any Error) -> PrefetchError {
+        error as? PrefetchError ?? PrefetchError(.invalidArgument, "\(error)", cause: error)
+    }
+}

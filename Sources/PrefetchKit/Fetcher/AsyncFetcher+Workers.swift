@@ -1,0 +1,137 @@
+// The load runner: workers, and performing the state machine's actions after the lock.
+extension AsyncFetcher {
+    @usableFromInline typealias RunningLoad = FetchScheduler<ID>.RunningLoad
+
+    /// Creates the task of a new worker and registers its handle.
+    @inlinable
+    func start(_ spawn: Machine.Spawn) {
+        onEvent?(.loadStarted(spawn.load.id))
+        let task = Task { await self.work(spawn.worker, first: spawn.load) }
+        if state.withLock({ $0.register(spawn.worker, runner: task) }) { task.cancel() }
+    }
+
+    /// A worker: runs `first`, then each load the scheduler gives it, until none is left for it.
+    @inlinable
+    func work(_ worker: Machine.WorkerID, first: RunningLoad) async {
+        var load = first
+        while true {
+            let started = clock.now()
+            let (result, fromStore) = await obtain(load.id)
+            let latency = clock.now() - started
+            // The cost function is the caller's code: computed here, never under the lock.
+            var valueCost: Int?
+            var toStore: Value?
+            if case .success(let value) = result {
+                valueCost = cost(value)
+                if store != nil, !fromStore { toStore = value }
+            }
+            let action = state.withLock {
+                $0.finished(worker, load, result: result, cost: valueCost, latency: latency,
+                            fromStore: fromStore, canContinue: toStore == nil)
+            }
+            let next = perform(action, for: load.id, result: result, latency: latency, fromStore: fromStore)
+            if let toStore { await write(toStore, for: load.id) }
+            guard let next else { return }
+            load = next
+        }
+    }
+
+    /// Asks the store, then the loader, retrying with back-off on the injected clock.
+    @inlinable
+    func obtain(_ id: ID) async -> (result: Result<Value, any Error>, fromStore: Bool) {
+        if let store {
+            do {
+                if let stored = try await store.value(for: id) { return (.success(stored), true) }
+            } catch {
+                // A store that cannot answer is not fatal: the loader still can.
+                onEvent?(.storeReadFailed(id, error: error))
+            }
+        }
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                try Task.checkCancellation()
+                return (.success(try await load(id)), false)
+            } catch {
+                if Task.isCancelled || error is CancellationError { return (.failure(CancellationError()), false) }
+                let willRetry = attempt < retry.maxAttempts && retry.shouldRetry(error)
+                onEvent?(.loadFailed(id, error: error, willRetry: willRetry))
+                guard willRetry else { return (.failure(error), false) }
+                let random = state.withLock { $0.retrying() }
+                do {
+                    try await clock.sleep(retry.delay(afterAttempt: attempt, random: random))
+                } catch {
+                    return (.failure(CancellationError()), false)
+                }
+            }
+        }
+    }
+
+    @inlinable
+    func write(_ value: Value, for id: ID) async {
+        guard let store else { return }
+        do {
+            try await store.store(value, for: id)
+            onEvent?(.storeWritten(id))
+        } catch {
+            onEvent?(.storeWriteFailed(id, error: error))
+        }
+    }
+
+    /// Delivers a finished load's result; returns the load this worker runs next, if any.
+    @inlinable
+    func perform(_ action: Machine.FinishAction, for id: ID, result: Result<Value, any Error>,
+                 latency: Duration, fromStore: Bool) -> RunningLoad? {
+        switch action {
+        case .late(let succeeded):
+            if succeeded { onEvent?(.lateResult(id)) }
+            return nil
+        case .delivered(let waiters, let cacheError, let next):
+            if let onEvent, case .success = result {
+                if fromStore { onEvent(.storeHit(id)) }
+                onEvent(.loadCompleted(id, latency: latency))
+                if let cacheError { onEvent(.loadFailed(id, error: cacheError, willRetry: false)) }
+            }
+            waiters.forEach { $0.resume(result) }
+            switch next {
+            case .end:
+                return nil
+            case .continue(let load):
+                onEvent?(.loadStarted(load.id))
+                return load
+            case .spawn(let spawn):
+                start(spawn)
+                return nil
+            }
+        }
+    }
+
+    @inlinable
+    func perform(_ action: Machine.BatchAction) {
+        if let onEvent {
+            for id in action.rejected { onEvent(.rejected(id, error: Machine.shutdownError(id))) }
+            for id in action.hits { onEvent(.cacheHit(id)) }
+            for request in action.requested { onEvent(.requested(request.id, coalesced: request.joined)) }
+        }
+        for cancellation in action.cancel { cancel(cancellation) }
+        for spawn in action.spawn { start(spawn) }
+    }
+
+    @inlinable
+    func cancel(_ cancellation: Machine.Cancellation) {
+        cancellation.runner?.cancel()
+        onEvent?(.loadCancelled(cancellation.id))
+    }
+}
+
+extension AsyncFetcher: FetchHandleOwner {
+    /// Withdraws one consumer: its handle's `cancel()`, or its task's cancellation.
+    @usableFromInline
+    func withdraw(_ consumer: FetchConsumerID) {
+        guard case .withdrawn(let waiter, let cancellation, let spawn) = state.withLock({ $0.withdraw(consumer) }) else { return }
+        waiter.resume(.failure(CancellationError()))
+        if let cancellation { cancel(cancellation) }
+        if let spawn { start(spawn) }
+    }
+}

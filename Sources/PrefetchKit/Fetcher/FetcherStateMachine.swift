@@ -1,0 +1,373 @@
+/// Everything an ``AsyncFetcher`` changes under its lock, as one pure state machine.
+///
+/// It holds the ``FetchScheduler`` (which loads run), the memory cache, the consumers with
+/// their waiters (completion handlers or continuations), the workers that run loads and their
+/// task handles, the early cancellations of `value(for:)` calls, the statistics and the latency
+/// window. Each input returns its own small action type, which ``AsyncFetcher`` performs after
+/// releasing the lock: resume waiters, start or cancel tasks, emit events. Nothing here calls
+/// code it does not own, so it can run under the lock, and a randomized test drives it with
+/// plain tokens for waiters and runners (`FetcherStateMachinePropertyTests`).
+///
+/// **Admission.** Every request takes one path, in two halves: ``screen(_:countingRequest:countingHit:)``
+/// (shut down? → count → cache) and, on a miss, ``enter(_:_:priority:)`` (consumer → scheduler).
+/// `value(for:)` reserves its consumer with the first half and attaches its continuation with
+/// the second, so a task cancelled in between is told so, and a cancellation that arrives after
+/// the consumer was answered leaves nothing behind.
+///
+/// **Workers.** A worker is a task that runs loads one after another. A load started by a
+/// request gets a new worker (``Spawn``); when a worker finishes its load, the scheduler's next
+/// load goes to the same worker (``Next/continue(_:)``) instead of a new task. A worker whose
+/// load is cancelled is retired: its task is cancelled and it ends when its loader returns.
+/// A task handle (`Runner`) is registered right after the task is created; a cancellation that
+/// comes before that is remembered and performed at registration.
+@usableFromInline
+struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sendable, Runner: Sendable>: Sendable {
+    @usableFromInline typealias Scheduler = FetchScheduler<ID>
+    @usableFromInline typealias RunningLoad = Scheduler.RunningLoad
+
+    /// Identifies a worker.
+    @usableFromInline
+    struct WorkerID: Hashable, Sendable, CustomStringConvertible {
+        @usableFromInline let rawValue: UInt64
+        @inlinable init(rawValue: UInt64) { self.rawValue = rawValue }
+        @usableFromInline var description: String { "W\(rawValue)" }
+    }
+
+    /// A consumer waiting for a result.
+    @usableFromInline
+    struct Waiting: Sendable {
+        @usableFromInline var id: ID
+        @usableFromInline var waiter: Waiter
+        @inlinable init(_ id: ID, _ waiter: Waiter) {
+            self.id = id
+            self.waiter = waiter
+        }
+    }
+
+    /// A worker: the load it runs (`nil` once retired) and its task handle once registered.
+    @usableFromInline
+    struct Worker: Sendable {
+        @usableFromInline var load: FetchLoadID?
+        @usableFromInline var runner: Runner?
+        /// The load was cancelled before the task handle was registered: cancel it at registration.
+        @usableFromInline var cancelPending = false
+        @inlinable init(load: FetchLoadID) { self.load = load }
+    }
+
+    @usableFromInline var scheduler: Scheduler
+    @usableFromInline var cache: MemoryCache<ID, Value>
+    /// Consumers with a waiter, by consumer.
+    @usableFromInline var consumers: [FetchConsumerID: Waiting] = [:]
+    /// `value(for:)` consumers reserved but not attached yet; `true` once cancelled.
+    @usableFromInline var reservations: [FetchConsumerID: Bool] = [:]
+    @usableFromInline var workers: [WorkerID: Worker] = [:]
+    @usableFromInline var workerOfLoad: [FetchLoadID: WorkerID] = [:]
+    @usableFromInline var stats = FetchStatistics()
+    @usableFromInline var latency: LatencyWindow
+    @usableFromInline var random: SplitMix64
+    /// Whether batch actions list per-id details for events.
+    @usableFromInline let observing: Bool
+    @usableFromInline var isShutdown = false
+    @usableFromInline var nextConsumer: UInt64 = 0
+    @usableFromInline var nextWorker: UInt64 = 0
+
+    /// Creates the state of a fetcher; `configuration` must be valid.
+    @usableFromInline
+    init(configuration: FetcherConfiguration, observing: Bool) throws {
+        scheduler = Scheduler(maxConcurrentLoads: configuration.maxConcurrentLoads)
+        // Costs come with each insert (computed outside the lock), so the cache needs no cost function.
+        cache = try MemoryCache(countLimit: configuration.cacheCountLimit, costLimit: configuration.cacheCostLimit)
+        latency = try LatencyWindow(capacity: configuration.latencySamples)
+        random = SplitMix64(seed: configuration.randomSeed)
+        self.observing = observing
+    }
+
+    // MARK: Admission
+
+    /// The front half of the one admission path: refuse after shutdown, count, answer from the cache.
+    @inlinable
+    mutating func screen(_ id: ID, countingRequest: Bool, countingHit: Bool) -> Screening {
+        if isShutdown { return .refused(Self.shutdownError(id)) }
+        if countingRequest { stats.requests += 1 }
+        guard let value = cache.value(forKey: id) else { return .miss }
+        if countingHit { stats.cacheHits += 1 }
+        return .hit(value)
+    }
+
+    /// The back half: the interest (a consumer already registered, or the prefetch) joins or creates `id`'s load.
+    @inlinable
+    mutating func enter(_ id: ID, _ interest: FetchInterest, priority: FetchPriority) -> (joined: Bool, spawn: Spawn?) {
+        let action = scheduler.request(id, interest: interest, priority: priority)
+        if action.joined { stats.coalescedRequests += 1 }
+        return (action.joined, action.start.map { spawnWorker(for: $0) })
+    }
+
+    /// A request with a completion handler (`fetchAsync(_:priority:completion:)`).
+    @inlinable
+    mutating func request(_ id: ID, waiter: Waiter, priority: FetchPriority) -> RequestAction {
+        switch screen(id, countingRequest: true, countingHit: true) {
+        case .refused(let error): return .refused(error)
+        case .hit(let value): return .hit(value)
+        case .miss:
+            let consumer = newConsumer()
+            consumers[consumer] = Waiting(id, waiter)
+            let (joined, spawn) = enter(id, .consumer(consumer), priority: priority)
+            return .requested(consumer, joined: joined, spawn: spawn)
+        }
+    }
+
+    /// The first step of `value(for:)`: answer at once, or reserve a consumer for the continuation.
+    @inlinable
+    mutating func reserve(_ id: ID) -> ReserveAction {
+        switch screen(id, countingRequest: true, countingHit: true) {
+        case .refused(let error): return .refused(error)
+        case .hit(let value): return .hit(value)
+        case .miss:
+            let consumer = newConsumer()
+            reservations[consumer] = false
+            return .reserved(consumer)
+        }
+    }
+
+    /// The second step of `value(for:)`: the continuation exists; join or create the load.
+    ///
+    /// The request was counted by ``reserve(_:)``; the cache is asked again (the value may have
+    /// arrived in between).
+    @inlinable
+    mutating func attach(_ consumer: FetchConsumerID, for id: ID, waiter: Waiter, priority: FetchPriority) -> AttachAction {
+        if reservations.removeValue(forKey: consumer) == true { return .cancelled }
+        switch screen(id, countingRequest: false, countingHit: true) {
+        case .refused(let error): return .refused(error)
+        case .hit(let value): return .hit(value)
+        case .miss:
+            consumers[consumer] = Waiting(id, waiter)
+            let (joined, spawn) = enter(id, .consumer(consumer), priority: priority)
+            return .requested(joined: joined, spawn: spawn)
+        }
+    }
+
+    /// Prefetches `ids` in order: the first gets `priority`'s order, each next uncached id one more.
+    @inlinable
+    mutating func prefetch(_ ids: some Collection<ID>, priority: FetchPriority) -> BatchAction {
+        var action = BatchAction()
+        var order = priority.order
+        for id in ids {
+            switch screen(id, countingRequest: true, countingHit: true) {
+            case .refused:
+                action.rejected.append(id)
+            case .hit:
+                if observing { action.hits.append(id) }
+            case .miss:
+                let (joined, spawn) = enter(id, .prefetch, priority: FetchPriority(level: priority.level, order: order))
+                order += 1
+                if observing { action.requested.append(Requested(id, joined: joined)) }
+                if let spawn { action.spawn.append(spawn) }
+            }
+        }
+        return action
+    }
+
+    /// Sets, re-prioritises and withdraws prefetch interests as one batch (see `AsyncFetcher.updatePrefetching`).
+    ///
+    /// Only a new prefetch interest counts as a request; cached ids are skipped uncounted.
+    @inlinable
+    mutating func updatePrefetching(_ requests: [(ID, FetchPriority)], cancelling: [ID]) -> BatchAction {
+        var action = BatchAction()
+        if isShutdown {
+            action.rejected = requests.map(\.0)
+            return action
+        }
+        var wanted: [(ID, FetchPriority)] = []
+        wanted.reserveCapacity(requests.count)
+        for request in requests {
+            if case .miss = screen(request.0, countingRequest: false, countingHit: false) { wanted.append(request) }
+        }
+        let update = scheduler.updatePrefetch(wanted, releasing: cancelling)
+        for added in update.added {
+            stats.requests += 1
+            if added.joined { stats.coalescedRequests += 1 }
+            if observing { action.requested.append(Requested(added.id, joined: added.joined)) }
+        }
+        for load in update.cancel { action.cancel.append(retire(load)) }
+        for load in update.start { action.spawn.append(spawnWorker(for: load)) }
+        return action
+    }
+
+    /// Withdraws the prefetch interest in each of `ids`, then fills freed slots once.
+    @inlinable
+    mutating func cancelPrefetching(_ ids: some Collection<ID>) -> BatchAction {
+        var action = BatchAction()
+        absorb(scheduler.release(ids, interest: .prefetch), into: &action)
+        return action
+    }
+
+    /// A consumer withdraws (its handle's `cancel()`, or its task was cancelled).
+    ///
+    /// A consumer that was answered already is forgotten: nothing is recorded for it.
+    @inlinable
+    mutating func withdraw(_ consumer: FetchConsumerID) -> WithdrawAction {
+        if let index = reservations.index(forKey: consumer) {
+            reservations.values[index] = true
+            return .none
+        }
+        guard let waiting = consumers.removeValue(forKey: consumer) else { return .none }
+        switch scheduler.release(waiting.id, interest: .consumer(consumer)) {
+        case .none:
+            return .withdrawn(waiting.waiter, cancel: nil, spawn: nil)
+        case .cancel(let load, let next):
+            return .withdrawn(waiting.waiter, cancel: retire(load), spawn: next.map { spawnWorker(for: $0) })
+        }
+    }
+
+    // MARK: Workers
+
+    /// Stores the task handle of a new worker; returns `true` when the task must be cancelled now
+    /// (its load was cancelled before the handle was known).
+    @inlinable
+    mutating func register(_ worker: WorkerID, runner: Runner) -> Bool {
+        guard let index = workers.index(forKey: worker) else { return false }  // it ended already
+        if workers.values[index].cancelPending {
+            workers.values[index].cancelPending = false
+            return true
+        }
+        workers.values[index].runner = runner
+        return false
+    }
+
+    /// A retry is about to wait: counts it and draws the jitter (a number in `0..<1`).
+    @inlinable
+    mutating func retrying() -> Double {
+        stats.retries += 1
+        return random.nextUnitInterval()
+    }
+
+    /// A worker's load ended.
+    ///
+    /// - Parameters:
+    ///   - cost: the value's cache cost, computed by the caller outside the lock (`nil` for a failure).
+    ///   - canContinue: whether the worker can take the next load at once (`false` while it still
+    ///     has a store write to do: the next load then gets a new worker).
+    @inlinable
+    mutating func finished(
+        _ worker: WorkerID, _ load: RunningLoad, result: Result<Value, any Error>, cost: Int?,
+        latency elapsed: Duration, fromStore: Bool, canContinue: Bool
+    ) -> FinishAction {
+        var cacheError: PrefetchError?
+        if case .success(let value) = result, let cost {
+            // A cancelled load's value is kept too: it cost a load already.
+            do { try cache.insert(value, forKey: load.id, cost: cost) } catch { cacheError = error as? PrefetchError }
+        }
+        switch scheduler.finished(load.id, load: load.load) {
+        case .stale:
+            // The load was cancelled: its worker is retired and ends now.
+            workers[worker] = nil
+            guard case .success = result else { return .late(succeeded: false) }
+            stats.lateResults += 1
+            return .late(succeeded: true)
+        case .deliver(let ids, let next):
+            workerOfLoad[load.load] = nil
+            switch result {
+            case .success:
+                stats.loadsCompleted += 1
+                if fromStore { stats.storeHits += 1 }
+                latency.record(elapsed)
+            case .failure:
+                stats.loadsFailed += 1
+            }
+            var waiters = Waiters.none
+            for id in ids {
+                if let waiting = consumers.removeValue(forKey: id) { waiters.append(waiting.waiter) }
+            }
+            let step: Next
+            if let next, canContinue, let index = workers.index(forKey: worker) {
+                workers.values[index].load = next.load
+                workerOfLoad[next.load] = worker
+                noteStarted()
+                step = .continue(next)
+            } else {
+                workers[worker] = nil
+                step = next.map { .spawn(spawnWorker(for: $0)) } ?? .end
+            }
+            return .delivered(waiters, cacheError: cacheError, next: step)
+        }
+    }
+
+    // MARK: Shutdown
+
+    /// Cancels every load and answers every waiting consumer; later requests are refused.
+    @inlinable
+    mutating func shutdown() -> ShutdownAction {
+        var action = ShutdownAction()
+        guard !isShutdown else { return action }
+        isShutdown = true
+        let all = scheduler.cancelAll()
+        action.cancel = all.cancel.map { retire($0) }
+        for consumer in all.abandon {
+            if let waiting = consumers.removeValue(forKey: consumer) { action.abandon.append(waiting.waiter) }
+        }
+        return action
+    }
+
+    // MARK: Queries
+
+    /// The counters, with the load counts and latency summary of now.
+    @usableFromInline
+    var statistics: FetchStatistics {
+        var snapshot = stats
+        snapshot.inFlight = scheduler.runningCount
+        snapshot.queued = scheduler.waitingCount
+        snapshot.latency = latency.summary
+        return snapshot
+    }
+
+    // MARK: Internals
+
+    @inlinable
+    mutating func newConsumer() -> FetchConsumerID {
+        nextConsumer &+= 1
+        return FetchConsumerID(rawValue: nextConsumer)
+    }
+
+    /// Gives a load the scheduler started to a new worker.
+    @inlinable
+    mutating func spawnWorker(for load: RunningLoad) -> Spawn {
+        nextWorker &+= 1
+        let worker = WorkerID(rawValue: nextWorker)
+        workers[worker] = Worker(load: load.load)
+        workerOfLoad[load.load] = worker
+        noteStarted()
+        return Spawn(worker: worker, load: load)
+    }
+
+    @inlinable
+    mutating func noteStarted() {
+        stats.loadsStarted += 1
+        stats.peakInFlight = Swift.max(stats.peakInFlight, scheduler.runningCount)
+    }
+
+    /// The scheduler cancelled `load`: retire its worker; returns its task handle to cancel, if registered.
+    @inlinable
+    mutating func retire(_ load: RunningLoad) -> Cancellation {
+        stats.loadsCancelled += 1
+        guard let worker = workerOfLoad.removeValue(forKey: load.load),
+              let index = workers.index(forKey: worker) else { return Cancellation(id: load.id, runner: nil) }
+        workers.values[index].load = nil
+        guard let runner = workers.values[index].runner else {
+            workers.values[index].cancelPending = true
+            return Cancellation(id: load.id, runner: nil)
+        }
+        return Cancellation(id: load.id, runner: runner)
+    }
+
+    @inlinable
+    mutating func absorb(_ batch: Scheduler.BatchAction, into action: inout BatchAction) {
+        for load in batch.cancel { action.cancel.append(retire(load)) }
+        for load in batch.start { action.spawn.append(spawnWorker(for: load)) }
+    }
+
+    /// The error for a request after shutdown, naming the id.
+    @inlinable
+    static func shutdownError(_ id: ID) -> PrefetchError {
+        PrefetchError(.shutdown, "AsyncFetcher was shut down; the request for \(id) was refused")
+    }
+}

@@ -1,0 +1,480 @@
+import Testing
+@testable import PrefetchKit
+
+/// The fetcher's whole state under random interleavings of every input: the scheduler, the
+/// memory cache, consumers and reservations, workers and their task handles, statistics and the
+/// latency window. Each step is checked against independent models: `SchedulingModel` for the
+/// order of loads, an array for the LRU cache, plain dictionaries for the rest. Waiters and task
+/// handles are plain tokens, so every resume and every cancel is visible.
+@Suite struct FetcherStateMachinePropertyTests {
+    /// Waiters and runners are tokens: a number per consumer, a number per task.
+    typealias Machine = FetcherStateMachine<Int, String, Int, Int>
+
+    /// An LRU cache written the plain way: an array, most recently used first.
+    struct CacheModel {
+        let countLimit: Int
+        let costLimit: Int
+        var entries: [(id: Int, value: String, cost: Int)] = []
+        var evictions = 0
+
+        var keys: [Int] { entries.map(\.id) }
+
+        mutating func get(_ id: Int) -> String? {
+            guard let index = entries.firstIndex(where: { $0.id == id }) else { return nil }
+            let entry = entries.remove(at: index)
+            entries.insert(entry, at: 0)
+            return entry.value
+        }
+
+        /// The documented rules: a negative cost is an error (nothing changes); a value costlier
+        /// than the limit is refused (and drops the id's old value); otherwise the least recently
+        /// used go until the limits hold.
+        mutating func insert(_ id: Int, _ value: String, cost: Int) -> Bool {
+            guard cost >= 0 else { return false }
+            entries.removeAll { $0.id == id }
+            guard cost <= costLimit else { return true }
+            entries.insert((id, value, cost), at: 0)
+            while entries.count > countLimit || entries.map(\.cost).reduce(0, +) > costLimit {
+                entries.removeLast()
+                evictions += 1
+            }
+            return true
+        }
+    }
+
+    struct WorkerModel {
+        /// The id of the load it runs, or ran last.
+        var id: Int
+        /// The load it runs, or ran last.
+        var last: FetchLoadID
+        /// The load it runs; `nil` once retired (its load was cancelled).
+        var load: FetchLoadID?
+        var runner: Int?
+        var cancelPending = false
+    }
+
+    /// Everything the test knows, independently of the machine.
+    struct Model {
+        var scheduling: SchedulingModel
+        var cache: CacheModel
+        var consumers: [FetchConsumerID: (id: Int, token: Int)] = [:]
+        var reservations: [FetchConsumerID: (id: Int, cancelled: Bool)] = [:]
+        var answered: [FetchConsumerID] = []
+        var workers: [UInt64: WorkerModel] = [:]
+        var unregistered: [Machine.WorkerID] = []
+        var stats = FetchStatistics()
+        var latencies: [Duration] = []
+        var latencySamples: Int
+        var isShutdown = false
+        var seenConsumers = Set<FetchConsumerID>()
+        var answers: [Int: Int] = [:]
+        var tokens = 0
+        /// How often the rarer paths ran, so a change that stops reaching them fails the test.
+        var seen: [String: Int] = [:]
+
+        mutating func saw(_ path: String) { seen[path, default: 0] += 1 }
+
+        mutating func newToken() -> Int {
+            tokens += 1
+            return tokens
+        }
+
+        mutating func answer(_ token: Int) { answers[token, default: 0] += 1 }
+    }
+
+    static let ids = 16
+
+    struct LoadFailed: Error {}
+
+    @Test(arguments: [1, 2, 3, 6])
+    func randomInterleavingsOfEveryInputKeepTheWholeStateRight(cap: Int) throws {
+        let seed = UInt64(0xFE7C4E5) &+ UInt64(cap)
+        var draw = Draw(rng: SplitMix64(seed: seed))
+        var configuration = FetcherConfiguration()
+        configuration.maxConcurrentLoads = cap
+        configuration.cacheCountLimit = 5
+        configuration.cacheCostLimit = 12
+        configuration.latencySamples = 8
+        var machine = try Machine(configuration: configuration, observing: true)
+        var m = Model(scheduling: SchedulingModel(cap: cap), cache: CacheModel(countLimit: 5, costLimit: 12), latencySamples: 8)
+        let steps = 10_000
+        let shutdownStep = steps - steps / 20
+        var step = 0
+        var context: String { "seed \(seed) step \(step)" }
+
+        /// Checks new workers against the loads the rule says must start now, and records them.
+        func accept(_ spawns: [Machine.Spawn], _ what: String) {
+            let expected = m.scheduling.idsToStart()
+            #expect(spawns.map(\.load.id) == expected, "\(context) \(what): started \(spawns.map(\.load.id)), the rule says \(expected)")
+            for spawn in spawns where m.scheduling.load(of: spawn.load.id) == nil && m.scheduling.isHeld(spawn.load.id) {
+                #expect(m.workers[spawn.worker.rawValue] == nil, "\(context): \(spawn.worker) is not new")
+                m.scheduling.started(spawn.load.id, as: spawn.load.load)
+                m.workers[spawn.worker.rawValue] = WorkerModel(id: spawn.load.id, last: spawn.load.load, load: spawn.load.load)
+                m.unregistered.append(spawn.worker)
+                m.saw("spawn")
+                m.stats.loadsStarted += 1
+                m.stats.peakInFlight = max(m.stats.peakInFlight, m.scheduling.runningCount)
+            }
+        }
+
+        /// Checks cancellations: the right loads, with the task handle when one is registered.
+        func accept(_ cancellations: [Machine.Cancellation], cancelled expected: [(id: Int, load: FetchLoadID)], _ what: String) {
+            #expect(cancellations.map(\.id) == expected.map(\.id), "\(context) \(what): cancelled \(cancellations.map(\.id)), expected \(expected.map(\.id))")
+            for (cancellation, load) in zip(cancellations, expected) {
+                guard let key = m.workers.first(where: { $0.value.load == load.load })?.key else {
+                    Issue.record("\(context): no worker ran \(load.load)")
+                    continue
+                }
+                #expect(cancellation.runner == m.workers[key]!.runner, "\(context): the handle to cancel")
+                m.saw(cancellation.runner == nil ? "cancel before registration" : "cancel")
+                m.workers[key]!.load = nil
+                if m.workers[key]!.runner == nil { m.workers[key]!.cancelPending = true }
+                m.stats.loadsCancelled += 1
+            }
+        }
+
+        /// Removes an interest from the model; returns the load it cancels, if any.
+        func remove(_ id: Int, _ interest: FetchInterest) -> (id: Int, load: FetchLoadID)? {
+            if case .cancelled(let load) = m.scheduling.remove(id, interest) { return (id, load) }
+            return nil
+        }
+
+        /// The common half of a request that reached the scheduler.
+        func entered(_ id: Int, _ interest: FetchInterest, _ priority: FetchPriority, joined: Bool, spawn: Machine.Spawn?, _ what: String) {
+            let expectedJoined = m.scheduling.isHeld(id)
+            #expect(joined == expectedJoined, "\(context) \(what): joined")
+            if expectedJoined { m.stats.coalescedRequests += 1 }
+            m.scheduling.add(id, interest, priority)
+            accept(spawn.map { [$0] } ?? [], what)
+        }
+
+        func newConsumer(_ consumer: FetchConsumerID) {
+            #expect(m.seenConsumers.insert(consumer).inserted, "\(context): consumer \(consumer) reused")
+        }
+
+        for s in 0..<steps {
+            step = s
+            if step == shutdownStep {
+                // Shut down: every running load is cancelled, every waiting consumer answered.
+                let running = m.scheduling.runningIDs.sorted().map { (id: $0, load: m.scheduling.load(of: $0)!) }
+                let action = machine.shutdown()
+                let all = m.scheduling.removeAll()
+                #expect(Set(action.cancel.map(\.id)) == Set(running.map(\.id)), "\(context): shutdown cancels")
+                let order = action.cancel.map { c in running.first { $0.id == c.id }! }
+                accept(action.cancel, cancelled: order, "shutdown")
+                let tokens = all.consumers.map { m.consumers[$0]!.token }
+                #expect(Set(action.abandon) == Set(tokens) && action.abandon.count == tokens.count, "\(context): shutdown answers")
+                for token in action.abandon { m.answer(token) }
+                for consumer in all.consumers { m.consumers[consumer] = nil; m.answered.append(consumer) }
+                m.isShutdown = true
+                let again = machine.shutdown()
+                #expect(again.cancel.isEmpty && again.abandon.isEmpty, "\(context): a second shutdown is a no-op")
+            }
+            let id = draw.below(Self.ids)
+            switch draw.below(100) {
+            case 0..<16:
+                // fetchAsync with a completion handler.
+                let token = m.newToken()
+                let priority = draw.priority()
+                let action = machine.request(id, waiter: token, priority: priority)
+                if m.isShutdown {
+                    guard case .refused(let error) = action, error.code == .shutdown, error.message.contains("\(id)") else {
+                        Issue.record("\(context): expected a refusal naming \(id), got \(action)")
+                        break
+                    }
+                    m.answer(token)
+                    break
+                }
+                m.stats.requests += 1
+                if let value = m.cache.get(id) {
+                    m.stats.cacheHits += 1
+                    guard case .hit(let hit) = action, hit == value else {
+                        Issue.record("\(context): expected the cached \(value), got \(action)")
+                        break
+                    }
+                    m.answer(token)
+                    break
+                }
+                guard case .requested(let consumer, let joined, let spawn) = action else {
+                    Issue.record("\(context): expected a request, got \(action)")
+                    break
+                }
+                newConsumer(consumer)
+                m.consumers[consumer] = (id, token)
+                entered(id, .consumer(consumer), priority, joined: joined, spawn: spawn, "request")
+            case 16..<22:
+                // value(for:), first step.
+                let action = machine.reserve(id)
+                if m.isShutdown {
+                    guard case .refused = action else { Issue.record("\(context): expected a refusal, got \(action)"); break }
+                    break
+                }
+                m.stats.requests += 1
+                if let value = m.cache.get(id) {
+                    m.stats.cacheHits += 1
+                    guard case .hit(let hit) = action, hit == value else { Issue.record("\(context): expected \(value), got \(action)"); break }
+                    break
+                }
+                guard case .reserved(let consumer) = action else { Issue.record("\(context): expected a reservation, got \(action)"); break }
+                newConsumer(consumer)
+                m.reservations[consumer] = (id, false)
+            case 22..<28:
+                // value(for:), second step: the continuation attaches.
+                let reserved = m.reservations.keys.sorted()
+                guard !reserved.isEmpty else { break }
+                let consumer = reserved[draw.below(reserved.count)]
+                let reservation = m.reservations[consumer]!
+                let token = m.newToken()
+                let priority = draw.priority()
+                let action = machine.attach(consumer, for: reservation.id, waiter: token, priority: priority)
+                m.reservations[consumer] = nil
+                if reservation.cancelled {
+                    guard case .cancelled = action else { Issue.record("\(context): expected the cancellation, got \(action)"); break }
+                    m.saw("cancelled before attaching")
+                    m.answer(token)
+                    m.answered.append(consumer)
+                    break
+                }
+                if m.isShutdown {
+                    guard case .refused = action else { Issue.record("\(context): expected a refusal, got \(action)"); break }
+                    m.answer(token)
+                    m.answered.append(consumer)
+                    break
+                }
+                if let value = m.cache.get(reservation.id) {
+                    m.stats.cacheHits += 1
+                    guard case .hit(let hit) = action, hit == value else { Issue.record("\(context): expected \(value), got \(action)"); break }
+                    m.answer(token)
+                    m.answered.append(consumer)
+                    break
+                }
+                guard case .requested(let joined, let spawn) = action else { Issue.record("\(context): expected a request, got \(action)"); break }
+                m.consumers[consumer] = (reservation.id, token)
+                entered(reservation.id, .consumer(consumer), priority, joined: joined, spawn: spawn, "attach")
+            case 28..<38:
+                // prefetch(ids): nearest first.
+                let batch = (0..<(1 + draw.below(4))).map { _ in draw.below(Self.ids) }
+                let priority = draw.priority()
+                let action = machine.prefetch(batch, priority: priority)
+                if m.isShutdown {
+                    #expect(action.rejected == batch && action.spawn.isEmpty, "\(context): rejected")
+                    break
+                }
+                var hits: [Int] = [], requested: [(Int, Bool)] = [], spawns = action.spawn[...]
+                var order = priority.order
+                for b in batch {
+                    m.stats.requests += 1
+                    if m.cache.get(b) != nil {
+                        m.stats.cacheHits += 1
+                        hits.append(b)
+                        continue
+                    }
+                    let joined = m.scheduling.isHeld(b)
+                    if joined { m.stats.coalescedRequests += 1 }
+                    requested.append((b, joined))
+                    m.scheduling.add(b, .prefetch, FetchPriority(level: priority.level, order: order))
+                    order += 1
+                    let starts = m.scheduling.idsToStart()
+                    let taken = Array(spawns.prefix(starts.count))
+                    spawns = spawns.dropFirst(starts.count)
+                    accept(taken, "prefetch")
+                }
+                #expect(spawns.isEmpty, "\(context): prefetch started too much")
+                #expect(action.hits == hits, "\(context): prefetch hits")
+                #expect(action.requested.map(\.id) == requested.map(\.0) && action.requested.map(\.joined) == requested.map(\.1), "\(context): prefetch requests")
+            case 38..<46:
+                // A controller's frame.
+                let requests = (0..<draw.below(5)).map { _ in (draw.below(Self.ids), draw.priority()) }
+                let cancelling = (0..<draw.below(4)).map { _ in draw.below(Self.ids) }
+                let action = machine.updatePrefetching(requests, cancelling: cancelling)
+                if m.isShutdown {
+                    #expect(action.rejected == requests.map(\.0) && action.spawn.isEmpty && action.cancel.isEmpty, "\(context): rejected")
+                    break
+                }
+                var requested: [(Int, Bool)] = []
+                for (r, priority) in requests where m.cache.get(r) == nil {
+                    if !m.scheduling.isPrefetched(r) {
+                        m.stats.requests += 1
+                        if m.scheduling.isHeld(r) { m.stats.coalescedRequests += 1 }
+                        requested.append((r, m.scheduling.isHeld(r)))
+                    }
+                    m.scheduling.add(r, .prefetch, priority)
+                }
+                let cancelled = cancelling.compactMap { remove($0, .prefetch) }
+                #expect(action.requested.map(\.id) == requested.map(\.0) && action.requested.map(\.joined) == requested.map(\.1), "\(context): update requests")
+                accept(action.cancel, cancelled: cancelled, "update")
+                accept(action.spawn, "update")
+            case 46..<53:
+                // cancelPrefetching(ids).
+                let batch = (0..<(1 + draw.below(4))).map { _ in draw.below(Self.ids) }
+                let action = machine.cancelPrefetching(batch)
+                let cancelled = batch.compactMap { remove($0, .prefetch) }
+                accept(action.cancel, cancelled: cancelled, "cancel prefetching")
+                accept(action.spawn, "cancel prefetching")
+            case 53..<61:
+                // A consumer withdraws: waiting, reserved, or answered already (cell reuse after delivery).
+                let pools = [m.consumers.keys.sorted(), m.reservations.keys.sorted(), m.answered]
+                let pool = pools[draw.below(3)]
+                guard !pool.isEmpty else { break }
+                let consumer = pool[draw.below(pool.count)]
+                let action = machine.withdraw(consumer)
+                if let reservation = m.reservations[consumer] {
+                    m.reservations[consumer] = (reservation.id, true)
+                    guard case .none = action else { Issue.record("\(context): a reservation has no waiter yet, got \(action)"); break }
+                } else if let waiting = m.consumers.removeValue(forKey: consumer) {
+                    m.answered.append(consumer)
+                    let cancelled = remove(waiting.id, .consumer(consumer))
+                    guard case .withdrawn(let token, let cancellation, let spawn) = action, token == waiting.token else {
+                        Issue.record("\(context): expected \(waiting.token) withdrawn, got \(action)")
+                        break
+                    }
+                    m.answer(token)
+                    accept(cancellation.map { [$0] } ?? [], cancelled: cancelled.map { [$0] } ?? [], "withdraw")
+                    accept(spawn.map { [$0] } ?? [], "withdraw")
+                } else {
+                    guard case .none = action else { Issue.record("\(context): an answered consumer withdrew, got \(action)"); break }
+                    m.saw("withdraw after the answer")
+                }
+            case 61..<73:
+                // New workers' task handles are registered (most soon after the spawn, some late:
+                // after their load was cancelled, or after they ended).
+                for worker in m.unregistered where draw.chance(60) {
+                    m.unregistered.removeAll { $0 == worker }
+                    let runner = 1_000_000 + Int(worker.rawValue)
+                    let cancelNow = machine.register(worker, runner: runner)
+                    if let record = m.workers[worker.rawValue] {
+                        #expect(cancelNow == record.cancelPending, "\(context): \(worker) registration")
+                        if record.cancelPending { m.workers[worker.rawValue]!.cancelPending = false } else { m.workers[worker.rawValue]!.runner = runner }
+                        m.saw(record.cancelPending ? "registered, cancel now" : "registered")
+                    } else {
+                        #expect(!cancelNow, "\(context): \(worker) ended, nothing to cancel")
+                    }
+                }
+            case 73..<75:
+                let jitter = machine.retrying()
+                m.stats.retries += 1
+                #expect((0..<1).contains(jitter), "\(context): jitter \(jitter)")
+            case 75..<76:
+                machine.cache.removeAll()
+                m.cache.entries.removeAll()
+            default:
+                // A worker's load ends.
+                let keys = m.workers.keys.sorted()
+                guard !keys.isEmpty else { break }
+                let key = keys[draw.below(keys.count)]
+                let record = m.workers[key]!
+                let worker = Machine.WorkerID(rawValue: key)
+                let succeeds = !draw.chance(15)
+                let cost = draw.chance(5) ? 13 : (draw.chance(3) ? -1 : draw.below(6))
+                let latency = Duration.milliseconds(1 + draw.below(500))
+                let fromStore = draw.chance(20), canContinue = draw.chance(70)
+                let value = "v\(record.id)/\(record.last)/\(step)"
+                let result: Result<String, any Error> = succeeds ? .success(value) : .failure(LoadFailed())
+                let action = machine.finished(worker, Machine.RunningLoad(record.id, record.last), result: result,
+                                              cost: succeeds ? cost : nil, latency: latency, fromStore: fromStore, canContinue: canContinue)
+                // A value goes to the cache whether or not its load was cancelled meanwhile.
+                let cacheRefusedCost = succeeds && !m.cache.insert(record.id, value, cost: cost)
+                guard record.load != nil else {
+                    // A retired worker reports its cancelled load: nobody hears; the worker ends.
+                    m.workers[key] = nil
+                    guard case .late(let succeeded) = action, succeeded == succeeds else {
+                        Issue.record("\(context): expected a late result, got \(action)")
+                        break
+                    }
+                    if succeeds { m.stats.lateResults += 1 }
+                    m.saw("late result")
+                    break
+                }
+                guard case .delivered(let waiters, let cacheError, let next) = action else {
+                    Issue.record("\(context): expected a delivery, got \(action)")
+                    break
+                }
+                #expect((cacheError != nil) == cacheRefusedCost, "\(context): cache error")
+                if waiters.count > 1 { m.saw("delivered to several") }
+                if cacheRefusedCost { m.saw("cache error") }
+                let consumers = m.scheduling.finish(record.id)
+                let tokens = consumers.map { m.consumers.removeValue(forKey: $0)!.token }
+                m.answered += consumers
+                var delivered: [Int] = []
+                waiters.forEach { delivered.append($0) }
+                #expect(delivered.sorted() == tokens.sorted(), "\(context): delivered to \(delivered), expected \(tokens)")
+                for token in delivered { m.answer(token) }
+                if succeeds {
+                    m.stats.loadsCompleted += 1
+                    if fromStore { m.stats.storeHits += 1 }
+                    m.latencies.append(latency)
+                } else {
+                    m.stats.loadsFailed += 1
+                }
+                let starts = m.scheduling.idsToStart()
+                switch next {
+                case .end:
+                    #expect(starts.isEmpty, "\(context): a worker ended while \(starts) should start")
+                    m.workers[key] = nil
+                case .continue(let load):
+                    #expect(canContinue && [load.id] == starts, "\(context): continued with \(load.id), expected \(starts)")
+                    m.scheduling.started(load.id, as: load.load)
+                    m.workers[key]!.id = load.id
+                    m.workers[key]!.last = load.load
+                    m.workers[key]!.load = load.load
+                    m.stats.loadsStarted += 1
+                    m.stats.peakInFlight = max(m.stats.peakInFlight, m.scheduling.runningCount)
+                    m.saw("continue")
+                case .spawn(let spawn):
+                    m.saw("hand-over")
+                    #expect(!canContinue, "\(context): a worker that can continue handed its next load over")
+                    m.workers[key] = nil
+                    accept([spawn], "hand-over")
+                }
+            }
+            machine._checkInvariants()
+            let problems = Self.differences(machine, m)
+            #expect(problems.isEmpty, "\(context): \(problems)")
+        }
+        // Drain: every retired worker reports; then every consumer has heard exactly once.
+        for key in m.workers.keys.sorted() {
+            let record = m.workers[key]!
+            let action = machine.finished(Machine.WorkerID(rawValue: key), Machine.RunningLoad(record.id, record.last),
+                                          result: .success("drained"), cost: 1, latency: .zero, fromStore: false, canContinue: true)
+            guard case .late = action else { Issue.record("seed \(seed): after shutdown every load is late, got \(action)"); continue }
+        }
+        #expect(machine.workers.isEmpty && machine.workerOfLoad.isEmpty, "seed \(seed): workers left")
+        #expect(m.answers.count == m.tokens, "seed \(seed): \(m.tokens - m.answers.count) waiters never heard")
+        #expect(m.answers.values.allSatisfy { $0 == 1 }, "seed \(seed): a waiter heard twice")
+        for path in ["spawn", "continue", "hand-over", "cancel", "cancel before registration", "registered",
+                     "registered, cancel now", "late result", "withdraw after the answer", "cancelled before attaching",
+                     "delivered to several", "cache error"] {
+            #expect(m.seen[path, default: 0] >= 5, "seed \(seed): the path '\(path)' ran \(m.seen[path, default: 0]) times")
+        }
+        #expect(m.stats.loadsCompleted > 200 && m.stats.coalescedRequests > 200 && m.cache.evictions > 100, "seed \(seed): \(m.stats)")
+    }
+
+    /// The differences between everything observable in the machine and the model.
+    static func differences(_ machine: Machine, _ m: Model) -> [String] {
+        var problems = m.scheduling.differences(from: machine.scheduler, idCount: ids)
+        let stats = machine.statistics
+        var expected = m.stats
+        expected.inFlight = m.scheduling.runningCount
+        expected.queued = m.scheduling.waitingCount
+        expected.latency = LatencySummary(samples: m.latencies.suffix(m.latencySamples))
+        if stats != expected { problems.append("statistics \(stats), model \(expected)") }
+        let kept = m.latencies.suffix(m.latencySamples).sorted()
+        let p90 = kept.count >= 5 ? kept[Int((Double(kept.count) * 0.9).rounded(.up)) - 1] : nil
+        if machine.latency.expected != p90 { problems.append("expected latency \(String(describing: machine.latency.expected)), model \(String(describing: p90))") }
+        if machine.cache.keysByRecency != m.cache.keys { problems.append("cache \(machine.cache.keysByRecency), model \(m.cache.keys)") }
+        if machine.cache.evictions != m.cache.evictions { problems.append("evictions \(machine.cache.evictions), model \(m.cache.evictions)") }
+        for entry in m.cache.entries where machine.cache.peek(forKey: entry.id) != entry.value {
+            problems.append("cached value of \(entry.id)")
+        }
+        if Set(machine.consumers.keys) != Set(m.consumers.keys) { problems.append("consumers") }
+        if machine.reservations != m.reservations.mapValues(\.cancelled) { problems.append("reservations \(machine.reservations)") }
+        if machine.workers.count != m.workers.count { problems.append("workers \(machine.workers.count), model \(m.workers.count)") }
+        for (key, worker) in m.workers {
+            let record = machine.workers[Machine.WorkerID(rawValue: key)]
+            if record?.load != worker.load || record?.runner != worker.runner || record?.cancelPending != worker.cancelPending {
+                problems.append("worker W\(key)")
+            }
+        }
+        return problems
+    }
+}
