@@ -140,5 +140,31 @@ struct PrefetchContractTests {
         #expect(frames.allSatisfy { $0.minY >= top + 333 || $0.maxY <= top })
         #expect(frames.map(distance) == frames.map(distance).sorted())
     }
-}
 
+    @Test(arguments: [true, false])
+    func anAnimatedScrollTellsTheControllerItsDestinationWhichLoadsFirst(byItem: Bool) throws {
+        // Given the seeds' grid at rest at the top (rows 110 pt apart from y 10, two items a row),
+        // with a prioritized prefetch data source and uikitLike
+        let (collectionView, _, _) = try makeSeedCollectionView()
+        let prefetcher = RecordingPrefetcher()
+        collectionView.prefetchDataSource = prefetcher
+        collectionView.prefetchPolicy = PrefetchPolicies.uikitLike
+        collectionView.step(to: 0)
+        // When it scrolls, animated, to item 100 (row 50, at y 5,510)
+        if byItem {
+            try collectionView.scrollToItem(at: IndexPath(item: 100, section: 0), at: .top, animated: true)
+        } else {
+            collectionView.setContentOffset(CGPoint(x: 0, y: 5_510), animated: true)
+        }
+        // Then the call's own layout pass gives the controller the destination
+        #expect(collectionView.scrollState.phase == .programmatic(targetOffset: 5_510, duration: 0.3))
+        // And the most urgent requests are the destination's cells, rows 50–53 (5,510..<5,843),
+        // items 100–107, in order of arrival; the cells on screen now leave within milliseconds
+        // and come last
+        let update = try #require(prefetcher.updates.last)
+        #expect(update.requests.prefix(8).map(\.item.item) == Array(100...107))
+        #expect(update.requests.prefix(8).allSatisfy { $0.priority.level == .prefetch })
+        #expect(update.requests.filter { $0.item.item < 8 }.allSatisfy { $0.priority.level == .background })
+        #expect(prefetcher.requested.keys.allSatisfy { $0.item < 8 || $0.item >= 100 })
+    }
+}

@@ -30,13 +30,18 @@ struct PrefetchControllerTests {
         let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [300..<3_300]), target: target)
         controller.update(state(0, at: 0, velocity: 6_006, .decelerating(restingOffset: 3_000, rate: 0.998)), geometry: rows)
 
-        // Then row k arrives when the offset reaches 100k − 300 and leaves when it reaches 100k + 100:
-        // row 24 is on screen from 0.601 s to 0.895 s (0.294 s, less than a typical load: a fly-past),
-        // row 25 from 0.660 s to 1.006 s (0.346 s: it stays), rows 29 to 32 never leave.
+        // Then row k arrives when the offset reaches 100k − 300 and leaves when it reaches 100k + 100.
+        // A load started now is ready at 0.3 s (the fallback latency, for E and L alike), and is
+        // worth its slot when the row then shows its data for at least 0.3 s:
+        // row 25 is on screen from 0.660 s to 1.006 s (1.006 − 0.660 ≥ 0.3: worth it), row 24 from
+        // 0.601 s to 0.895 s (0.294 s: not), rows 29 to 32 never leave. Rows 13 to 24 leave after
+        // 0.3 s (offset(0.3) = 3000·(1 − e^(−0.6006)) = 1354): speculative, latest departure first.
+        // Rows 0 to 12 are gone before a load started now could finish: background, by arrival.
         let requests = target.lastUpdate.requests
-        #expect(requests.map(\.item) == Array(25...32) + Array(0...24))
+        #expect(requests.map(\.item) == Array(25...32) + Array((13...24).reversed()) + Array(0...12))
         #expect(requests.prefix(8).allSatisfy { $0.priority.level == .prefetch })
-        #expect(requests.dropFirst(8).allSatisfy { $0.priority.level == .speculative })
+        #expect(requests.dropFirst(8).prefix(12).allSatisfy { $0.priority.level == .speculative })
+        #expect(requests.suffix(13).allSatisfy { $0.priority.level == .background })
         // Orders are absolute arrival times: row 25 at 0.660 s, row 30 (resting) at 1.150 s.
         #expect(abs(requests[0].priority.order - 0.6602) < 1e-3)
         #expect(abs(requests[5].priority.order - 1.1501) < 1e-3)
@@ -68,14 +73,15 @@ struct PrefetchControllerTests {
         controller.update(state(0, at: 0, .programmatic(targetOffset: 5_000, duration: 0.3)), geometry: rows)
 
         // Then rows 50–52 come first: row 50 arrives when the offset passes 4,700,
-        // 0.3·(1 − ∛(1 − 4700/5000)) = 0.183 s, and stays. Rows 0–2 leave within 7 ms (fly-pasts),
-        // and rows 53–55 are never on screen (the animation stops at 5,000): both speculative,
-        // the rows on screen first.
+        // 0.3·(1 − ∛(1 − 4700/5000)) = 0.183 s, and stays. Rows 53–55 are never on screen (the
+        // animation stops at 5,000): speculative, nearest first. Rows 0–2 leave within 7 ms, before
+        // a load started now could finish: background.
         let requests = target.lastUpdate.requests
-        #expect(requests.map(\.item) == [50, 51, 52, 0, 1, 2, 53, 54, 55])
+        #expect(requests.map(\.item) == [50, 51, 52, 53, 54, 55, 0, 1, 2])
         #expect(requests.prefix(3).map(\.priority.level) == [.prefetch, .prefetch, .prefetch])
         #expect(abs(requests[0].priority.order - 0.1826) < 1e-3)
-        #expect(requests.dropFirst(3).allSatisfy { $0.priority.level == .speculative })
+        #expect(requests.dropFirst(3).prefix(3).allSatisfy { $0.priority.level == .speculative })
+        #expect(requests.suffix(3).allSatisfy { $0.priority.level == .background })
 
         // And on a fetcher with two slots, the first loads are the destination's
         let (fetcher, loader) = try makeFetcher(cap: 2)
@@ -93,9 +99,11 @@ struct PrefetchControllerTests {
         let target = fetcher.prefetchTarget { (row: Int) in row }
         let controller = PrefetchController<Int>(policy: PrefetchPolicies.uikitLike, target: target)
         let first = controller.update(state(0, at: 1_000, velocity: 600, .dragging), geometry: rows)
-        // Row 10 leaves in 1/6 s (a fly-past); rows 11–12 stay 1/3 s and 1/2 s; 13–15 arrive and stay 2/3 s.
-        #expect(first.requests.map(\.item) == [11, 12, 13, 14, 15, 10])
-        #expect(first.requests.map(\.priority.level) == [.visible, .visible, .prefetch, .prefetch, .prefetch, .speculative])
+        // Row 10 leaves in 1/6 s, before a 0.3 s load could finish (background); rows 11–12 leave at
+        // 1/3 s and 1/2 s, showing data loaded now for less than 0.3 s (speculative, latest
+        // departure first); rows 13–15 arrive at 0, 1/6 and 1/3 s and stay 2/3 s (prefetch).
+        #expect(first.requests.map(\.item) == [13, 14, 15, 12, 11, 10])
+        #expect(first.requests.map(\.priority.level) == [.prefetch, .prefetch, .prefetch, .speculative, .speculative, .background])
         await loader.waitForCalls(6)
 
         // When the finger reverses: the viewport moves up 60 pt and the window flips above it
@@ -114,22 +122,25 @@ struct PrefetchControllerTests {
         let (fetcher, loader) = try makeFetcher(cap: 1)
         let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [300..<1_000]), target: fetcher.prefetchTarget { $0 })
         let first = controller.update(state(0, at: 0, velocity: 500, .dragging), geometry: rows)
-        // Row 0 leaves in 0.2 s (a fly-past); rows 1 and 2 stay 0.4 s and 0.6 s; rows 3–9 arrive
-        // at 0.2·(k − 3) s and stay 0.8 s.
-        #expect(first.requests.map(\.item) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 0])
-        #expect(first.requests.last?.priority.level == .speculative)
+        // Row 0 leaves at 0.2 s, before a 0.3 s load could finish (background); rows 1 and 2 leave
+        // at 0.4 s and 0.6 s, too soon to show data loaded now for 0.3 s (speculative, latest
+        // departure first; row 2 is on the boundary, 0.6 − 0.3 < 0.3 in floating point); rows 3–9
+        // arrive at 0.2·(k − 3) s and stay 0.8 s (prefetch, by arrival).
+        #expect(first.requests.map(\.item) == [3, 4, 5, 6, 7, 8, 9, 2, 1, 0])
+        #expect(first.requests.last?.priority.level == .background)
         await loader.waitForCalls(1)
-        #expect(loader.calledIDs == [1])
+        #expect(loader.calledIDs == [3])
 
         // When the finger stops 50 pt further on: rows 0–3 on screen, at rest
         let second = controller.update(state(0.1, at: 50), geometry: rows)
-        // Then rows 0 and 3 become visible-level work (1 and 2 already were), and the rest,
-        // no longer on the way, drops to speculative, nearest first
-        #expect(second.requests.map(\.item) == [0, 3, 4, 5, 6, 7, 8, 9])
-        #expect(second.requests.prefix(2).allSatisfy { $0.priority.level == .visible })
-        #expect(second.requests.dropFirst(2).allSatisfy { $0.priority.level == .speculative })
-        // And the loads run: the visible rows first (row 2 was queued first at order 0), then the rest
-        for row in [1, 2, 3, 0, 4, 5] {
+        // Then rows 0–3 become visible-level work, in the order they entered the plan, and the
+        // rest, no longer on the way, drops to speculative, nearest first
+        #expect(second.requests.map(\.item) == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+        #expect(second.requests.prefix(4).allSatisfy { $0.priority.level == .visible })
+        #expect(second.requests.dropFirst(4).allSatisfy { $0.priority.level == .speculative })
+        // And the loads run: row 3 (already running), then the other visible rows (equal
+        // priorities start in the order the fetcher first heard of them: 2, 1, 0), then the rest
+        for row in [3, 2, 1, 0, 4, 5] {
             #expect(loader.calledIDs.last == row)
             loader.succeed(row, with: row)
             await loader.waitForCalls(loader.callCount + 1)
@@ -273,7 +284,10 @@ struct PrefetchControllerTests {
         controller.update(state(0, at: 0, velocity: 500, .dragging), geometry: rows)
         #expect(controller.requestedCount == 0)
         #expect(controller.priority(for: 7, extent: 700..<800) == FetchPriority(level: .prefetch, order: 0.8))
-        #expect(controller.priority(for: 0, extent: 0..<100).level == .speculative)
+        // Row 0 leaves at 0.2 s, before a 0.3 s load could finish; row 1 at 0.4 s, too soon
+        // for data loaded now to show 0.3 s
+        #expect(controller.priority(for: 0, extent: 0..<100).level == .background)
+        #expect(controller.priority(for: 1, extent: 100..<200) == FetchPriority(level: .speculative, order: -0.4))
     }
 
     // MARK: The fetcher's target

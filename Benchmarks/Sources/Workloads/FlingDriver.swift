@@ -90,33 +90,46 @@ public final class FlingDriver {
     }
 }
 
-/// A data source that dequeues a cell and does nothing else; its prefetch callbacks do nothing.
+/// A data source wired as an app wires one to a fetcher: `cellForItemAt` asks the view's
+/// controller for the item's priority (`fetchPriority(forItemAt:)`, what it would pass to
+/// `fetchAsync`), and the prioritized prefetch data source takes the controller's decisions
+/// and reports a measured latency (150 ms median, 500 ms expected) and a cap of 6, so the
+/// controller ranks with measured latencies, as with a fetcher. Loading itself is left out:
+/// the benchmark measures the frame, not the fetcher.
 @MainActor
-final class MinimalDataSource: CollectionViewDataSource, CollectionViewDataSourcePrefetching {
+final class MinimalDataSource: CollectionViewDataSource, CollectionViewDataSourcePrioritizedPrefetching {
     static let reuseIdentifier = "Cell"
     let items: Int
+    /// Keeps the priorities and the requests observable, so neither is optimised away.
+    private(set) var checksum = 0.0
 
     init(items: Int) { self.items = items }
 
     func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int { items }
 
     func collectionView(_ collectionView: CollectionView, cellForItemAt indexPath: IndexPath) -> CollectionViewCell {
-        collectionView.dequeueReusableCell(withReuseIdentifier: Self.reuseIdentifier, for: indexPath)
+        checksum += collectionView.fetchPriority(forItemAt: indexPath).order
+        return collectionView.dequeueReusableCell(withReuseIdentifier: Self.reuseIdentifier, for: indexPath)
     }
 
-    func collectionView(_ collectionView: CollectionView, prefetchItemsAt indexPaths: [IndexPath]) {}
+    func collectionView(_ collectionView: CollectionView, updatePrefetching update: PrefetchUpdate<IndexPath>) {
+        checksum += Double(update.requests.count - update.withdrawals.count)
+    }
+
+    var expectedLatency: Duration? { .milliseconds(500) }
+    var typicalLatency: Duration? { .milliseconds(150) }
+    var maxConcurrentLoads: Int { 6 }
 }
 
 /// The scroll context the view gives its policy in the frame-step fling: the viewport at the
 /// start of the band, 10,000 pt/s, coasting at UIKit's normal rate, in the 10,000,000-item grid
-/// (5,000,000 rows of 110 pt, less the last spacing). No latency estimate and no cap, as in
-/// the frame step.
+/// (5,000,000 rows of 110 pt, less the last spacing), with the data source's expected latency.
 public let flingContext = ScrollContext(
     viewport: FlingDriver.regionStart..<(FlingDriver.regionStart + 333),
     contentLength: 5_000_000 * 110 - 10,
     velocity: FlingDriver.flingVelocity,
-    isDecelerating: true,
-    decelerationRate: 0.998
+    phase: .decelerating(restingOffset: FlingDriver.regionStart + FlingDriver.flingVelocity * 0.998 / 2, rate: 0.998),
+    expectedLatency: .milliseconds(500)
 )
 
 /// The grid sizes the frame step compares.

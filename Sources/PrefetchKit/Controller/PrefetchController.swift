@@ -98,8 +98,10 @@ public final class PrefetchController<Item: Hashable> {
     private var covered: [Range<Double>] = []
     private var lastViewport: Range<Double>?
     private var forecast: MotionForecast?
-    /// The typical latency the held priorities were computed with, in seconds.
+    /// The typical (median) latency the held priorities were computed with, in seconds.
     private var latency: Double
+    /// The expected (high-percentile) latency the held priorities were computed with, in seconds.
+    private var expected: Double
     private var needsRebuild = false
     private var pendingMoves: [PrefetchMove<Item>] = []
     private var pendingRemovals: [Item] = []
@@ -114,6 +116,7 @@ public final class PrefetchController<Item: Hashable> {
         self.target = target
         self.configuration = configuration
         self.latency = configuration.fallbackLatency.seconds
+        self.expected = configuration.fallbackLatency.seconds
     }
 
     // MARK: Frames
@@ -151,6 +154,12 @@ public final class PrefetchController<Item: Hashable> {
             ?? configuration.fallbackLatency.seconds
         if abs(typical - latency) > 0.25 * latency {
             latency = typical
+            rerank = true
+        }
+        let high = (target?.expectedLatency).map(\.seconds).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+            ?? Swift.max(latency, configuration.fallbackLatency.seconds)
+        if abs(high - expected) > 0.25 * expected {
+            expected = high
             rerank = true
         }
         guard let target, let forecast else {
@@ -251,9 +260,25 @@ public final class PrefetchController<Item: Hashable> {
 
     /// The priority of an item with `extent` under `forecast` at `now`.
     ///
-    /// - On screen now, and staying at least a typical load: `visible`, by arrival.
-    /// - Coming on screen and staying at least a typical load: `prefetch`, by arrival time.
-    /// - On screen for less than a typical load (a fly-past): `speculative`, by arrival time.
+    /// Two measured latencies decide, no tuned constant: `E`, the target's expected latency (its
+    /// high percentile: a load started now is ready by `now + E` nine times in ten), and `L`, its
+    /// typical (median) latency: how long a load holds its slot. Loaded from now, the item would
+    /// show its data for `shown = departure − max(arrival, now + E)`. A load is worth its slot
+    /// when the data shows at least as long as the load holds the slot (`shown ≥ L`).
+    ///
+    /// - On screen now and worth a slot: `visible`, by arrival (at rest, every visible cell).
+    /// - Coming on screen and staying when a fling or an animated scroll ends (the motion's end
+    ///   is known): `prefetch`, by arrival. These cells load first, from the moment the fling
+    ///   is released: they stay for good, while every cell on the way leaves again.
+    /// - Coming on screen while dragging (no known end) and worth a slot: `prefetch`, by arrival
+    ///   (earliest deadline first).
+    /// - Any other cell shown before a typical load started now could finish (`departure > now
+    ///   + L`): `speculative`, latest departure first (order `−departure`). Of the cells a fling
+    ///   carries past, those where it runs slowest stay longest, so a load gains the most there
+    ///   and is least likely to come too late; departures do not move while the forecast holds,
+    ///   so the order needs no re-ranking as time passes.
+    /// - Gone before a typical load started now could finish: `background`, by arrival; such a
+    ///   load only runs on a slot nothing else wants.
     /// - Never reached by the forecast motion (behind, or past where it stops): `speculative`,
     ///   after every arrival, nearest first.
     private func rank(_ extent: Range<Double>, _ forecast: MotionForecast, _ now: Double) -> FetchPriority {
@@ -262,9 +287,13 @@ public final class PrefetchController<Item: Hashable> {
             return FetchPriority(level: .speculative, order: Self.unreachedOrder + forecast.distance(to: extent) / forecast.length)
         }
         let onScreen = arrival <= now && forecast.shows(extent, at: now)
-        let stay = departure - (onScreen ? now : arrival)
-        guard stay >= latency else { return FetchPriority(level: .speculative, order: arrival) }
-        return FetchPriority(level: onScreen ? .visible : .prefetch, order: arrival)
+        let worthASlot = departure - Swift.max(onScreen ? now : arrival, now + expected) >= latency
+        if onScreen, worthASlot { return FetchPriority(level: .visible, order: arrival) }
+        if !onScreen, worthASlot {
+            return FetchPriority(level: .prefetch, order: arrival)
+        }
+        guard departure > now + latency else { return FetchPriority(level: .background, order: arrival) }
+        return FetchPriority(level: .speculative, order: -departure)
     }
 
     /// Orders of items the forecast never reaches start here: after any arrival time (seconds).

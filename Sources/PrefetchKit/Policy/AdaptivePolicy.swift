@@ -10,8 +10,11 @@ extension PrefetchPolicies {
     /// - **Dragging.** Ahead of the viewport it covers `speed × expected latency × latencyMultiplier
     ///   + margin`, between ``minimumLead`` and ``maximumLead`` viewports: a slow scroll keeps a
     ///   small window (little waste), a fast one reaches far enough that loads finish in time.
-    /// - **Flings.** While the view coasts it covers the way to the resting viewport (at most
-    ///   ``maximumLead`` viewports of it), the resting viewport, and ``idleLead`` viewports past it.
+    /// - **Flings.** While the view coasts it covers the whole way to the resting viewport, the
+    ///   resting viewport, and ``idleLead`` viewports past it. The controller ranks the way: the
+    ///   cells where the fling stops load first, then the cells it passes slowly enough to show
+    ///   their data, and the cells it flies past take no slot. The way is bounded by the
+    ///   deceleration itself (about half a second of the release velocity at UIKit's normal rate).
     /// - **Animated scrolls.** The destination's viewport and ``idleLead`` viewports past it.
     /// - **At rest.** ``idleLead`` viewports the way the user was going (``ScrollContext/heading``),
     ///   so the next fling that way starts on loaded cells. Fling endings keep the same window, so
@@ -25,8 +28,7 @@ extension PrefetchPolicies {
         public let margin: Double
         /// The smallest window ahead while dragging, in viewports.
         public let minimumLead: Double
-        /// The largest window ahead while dragging, and the longest stretch of a fling's way
-        /// planned at once, in viewports.
+        /// The largest window ahead while dragging, in viewports.
         public let maximumLead: Double
         /// The window past the viewport at rest, and past where a fling or an animated scroll
         /// stops, in viewports, the way the user was going.
@@ -97,7 +99,7 @@ extension PrefetchPolicies {
                 let path = Path(context: context, forward: rest > context.viewport.lowerBound)
                 // From the leading edge to the far side of the resting viewport, then the window kept at rest.
                 let restFar = abs(rest - context.viewport.lowerBound)
-                let way = path.region(from: 0, to: min(restFar, maximumLead * length))
+                let way = path.region(from: 0, to: restFar)
                 let atRest = path.region(from: max(restFar - length, 0), to: restFar + idleLead * length)
                 return PrefetchPlan(regions: [way, atRest, slow ? path.behind(behind * length) : nil].compactMap { $0 })
             case let .programmatic(target, _) where target.isFinite && target != context.viewport.lowerBound:
