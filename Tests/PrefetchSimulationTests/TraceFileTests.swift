@@ -33,6 +33,22 @@ import Testing
         #expect(gestures.motion == .gestures([.drag(speed: 100, duration: 1), .fling(velocity: -200), .jump(item: 3), .pause(duration: 0.5)]))
     }
 
+    /// Fuzzing regression (FuzzTraceFile, this stop): a grid whose columns-that-fit overflowed
+    /// `Int` trapped in `contentLength` while the reader checked the samples against the content.
+    @Test func extremeButFiniteGridSizesLoadWithoutATrap() throws {
+        let wide = try parse("""
+            {"viewport": {"width": 1e300, "height": 600}, "layout": {"kind": "grid", "itemCount": 10, "itemWidth": 1e-300, "itemHeight": 50},
+             "samples": [[0, 0], [1, 0]]}
+            """)
+        // Ten items fit in one row: the content is one row tall plus the insets.
+        #expect(wide.layout.contentLength(viewport: wide.viewport) == 50 + 2 * wide.layout.sectionInset)
+        let many = try parse("""
+            {"viewport": {"width": 343, "height": 333}, "layout": {"kind": "grid", "itemCount": 1000000000000, "itemWidth": 150, "itemHeight": 100},
+             "samples": [[0, 0], [1, 500]]}
+            """)
+        #expect(many.layout.contentLength(viewport: many.viewport) > 1e13)
+    }
+
     @Test func errorsNameThePathToTheBadField() {
         let base = #""viewport": {"width": 375, "height": 667}, "layout": {"kind": "list", "itemCount": 10, "itemHeight": 66}"#
         #expect(error("{\(base), \"samples\": [[0, 0], [1, \"x\"]]}") == "trace.json: samples[1][1]: expected a number, got a string")

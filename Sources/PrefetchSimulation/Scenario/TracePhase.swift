@@ -144,8 +144,12 @@ extension ScenarioLayout {
         case .list:
             return Double(itemCount) * itemHeight
         case .grid:
-            let columns = max(1, Int(((viewport.width - 2 * sectionInset + spacing) / (itemWidth + spacing)).rounded(.down)))
-            let rows = (itemCount + columns - 1) / columns
+            // Columns that fit, at least 1 and at most one per item; computed in Double so that
+            // any finite sizes from a file give a count, never an overflow trap.
+            let fit = ((viewport.width - 2 * sectionInset + spacing) / (itemWidth + spacing)).rounded(.down)
+            let most = Double(max(itemCount, 1))
+            let columns = fit.isFinite ? Int(min(max(fit, 1), most)) : max(itemCount, 1)
+            let rows = itemCount / columns + (itemCount % columns == 0 ? 0 : 1)
             return Double(rows) * itemHeight + Double(max(0, rows - 1)) * spacing + 2 * sectionInset
         }
     }
