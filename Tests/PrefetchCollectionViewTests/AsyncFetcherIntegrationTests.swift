@@ -57,8 +57,8 @@ final class FetcherDataSource: CollectionViewDataSource, CollectionViewDataSourc
 @Suite("With the real AsyncFetcher")
 @MainActor
 struct AsyncFetcherIntegrationTests {
-    @Test func seedsScenariosOnTheRealFetcher() async throws {
-        // Given the seeds' view on an AsyncFetcher whose loads wait for the test
+    /// The seeds' 343 × 333 grid of 200 items on a fetcher whose loads wait for the test.
+    static func seedsGrid() throws -> (ScriptedLoader<Int, DisplayData>, AsyncFetcher<Int, DisplayData>, CollectionView, FetcherDataSource) {
         let loader = ScriptedLoader<Int, DisplayData>()
         let fetcher = try AsyncFetcher<Int, DisplayData>(
             configuration: FetcherConfiguration(maxConcurrentLoads: 16), clock: ManualClock(), loader: loader)
@@ -69,6 +69,12 @@ struct AsyncFetcherIntegrationTests {
         collectionView.register(Cell.self, forCellWithReuseIdentifier: Cell.reuseIdentifier)
         collectionView.dataSource = dataSource
         collectionView.prefetchDataSource = dataSource
+        return (loader, fetcher, collectionView, dataSource)
+    }
+
+    @Test func seedsScenariosOnTheRealFetcher() async throws {
+        // Given the seeds' view on an AsyncFetcher whose loads wait for the test
+        let (loader, fetcher, collectionView, dataSource) = try Self.seedsGrid()
 
         // When the first layout requests the visible items (0...5) and prefetches the window (6...11)
         collectionView.step(to: 0)
@@ -106,6 +112,46 @@ struct AsyncFetcherIntegrationTests {
         let visible = collectionView.indexPathsForVisibleItems.map(\.item)
         await loader.waitForCalls(before + visible.count)
         #expect(Set(loader.calledIDs.suffix(from: before)).isSuperset(of: visible))
+        fetcher.shutdown()
+    }
+
+    struct Unreachable: Error {}
+
+    @Test(.timeLimit(.minutes(1))) func aCellWhoseLoadFailedLoadsAgainWhenItIsShownAgain() async throws {
+        // Given the seeds' view on an AsyncFetcher whose loads wait for the test (no retries:
+        // the error is not retryable)
+        let (loader, fetcher, collectionView, dataSource) = try Self.seedsGrid()
+        collectionView.step(to: 0)
+        await loader.waitForCalls(12)
+
+        // When item 2's load fails while its cell is on screen
+        #expect(loader.fail(2, with: Unreachable()))
+        for await identifier in dataSource.arrivals where identifier == 2 { break }
+        let failedCell = try #require(collectionView.cellForItem(at: IndexPath(item: 2, section: 0)) as? Cell)
+        // Then the cell stays blank, and nothing is cached for the item
+        #expect(failedCell.shownData == nil)
+        #expect(fetcher.fetchedData(for: 2) == nil)
+        #expect(loader.calledIDs.filter { $0 == 2 }.count == 1)
+
+        // When the user scrolls far away and back
+        try collectionView.scrollToItem(at: IndexPath(item: 150, section: 0), at: .top, animated: false)
+        #expect(collectionView.cellForItem(at: IndexPath(item: 2, section: 0)) == nil)
+        let before = loader.callCount
+        try collectionView.scrollToItem(at: IndexPath(item: 0, section: 0), at: .top, animated: false)
+        // Then the cell shown again for item 2 asks again, and shows the data when it arrives
+        // (other items' loads may start again too, so wait for item 2's call itself)
+        var calls = before
+        while loader.calledIDs.filter({ $0 == 2 }).count < 2 {
+            calls += 1
+            await loader.waitForCalls(calls)
+        }
+        #expect(loader.calledIDs.filter { $0 == 2 }.count == 2)
+        let shownAgain = try #require(collectionView.cellForItem(at: IndexPath(item: 2, section: 0)) as? Cell)
+        #expect(shownAgain.shownData == nil)
+        #expect(loader.succeed(2, with: DisplayData(identifier: 2)))
+        for await identifier in dataSource.arrivals where identifier == 2 { break }
+        #expect(shownAgain.shownData == DisplayData(identifier: 2))
+        #expect(collectionView.cellForItem(at: IndexPath(item: 2, section: 0)) === shownAgain)
         fetcher.shutdown()
     }
 }
