@@ -147,12 +147,12 @@ struct RunCommand: AsyncParsableCommand {
         if let json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(BenchOutput(results: results)).write(to: URL(fileURLWithPath: json))
+            try OutputFile.write(encoder.encode(BenchOutput(results: results)), to: json)
             print("wrote \(json)")
         }
         if let report {
             let page = HTMLReport.render(runs, subtitle: "latency \(configuration.latency), cap \(cap), seed \(seed)")
-            try page.write(to: URL(fileURLWithPath: report), atomically: true, encoding: .utf8)
+            try OutputFile.write(Data(page.utf8), to: report)
             print("wrote \(report)")
         }
     }
@@ -177,7 +177,7 @@ extension RunCommand {
         if let report {
             let page = HTMLReport.render([], title: "PrefetchKit frontier", subtitle: "cap \(cap), seed \(seed), scenarios: \(scenarios.map(\.name).joined(separator: ", "))",
                                          sections: Frontier.html(sweeps))
-            try page.write(to: URL(fileURLWithPath: report), atomically: true, encoding: .utf8)
+            try OutputFile.write(Data(page.utf8), to: report)
             print("wrote \(report)")
         }
     }

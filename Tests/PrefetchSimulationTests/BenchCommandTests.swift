@@ -62,6 +62,37 @@ import Testing
         #expect(scenario.err.contains("--scenario 'nope' is unknown"))
     }
 
+    @Test(.timeLimit(.minutes(2))) func aReportIntoAPipeIsWrittenInPlaceNotReplaced() throws {
+        // Given a named pipe (what `/dev/null` or `/dev/stdout` is to the bench: not a regular
+        // file), with a reader on the other end
+        let fifo = Self.temporaryFile("report.fifo")
+        defer { try? FileManager.default.removeItem(at: fifo) }
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/cat")
+        reader.arguments = [fifo.path]
+        let out = Pipe()
+        reader.standardOutput = out
+        try reader.run()
+        // When the bench writes its HTML report there
+        let result = try Self.run(["--quiet", "--scenario", "slow-list", "--policy", "none", "--report", fifo.path])
+        #expect(result.status == 0, "\(result.err)")
+        // Then the pipe is still a pipe (an atomic rename would have put a regular file in its
+        // place, and for root that replaces /dev/null) ...
+        let type = try FileManager.default.attributesOfItem(atPath: fifo.path)[.type] as? FileAttributeType
+        guard type != .typeRegular, result.status == 0 else {
+            Issue.record("the bench failed or replaced the pipe; the path now holds a \(type.map { "\($0)" } ?? "missing") file")
+            kill(reader.processIdentifier, SIGKILL)   // nobody will ever write to the pipe
+            reader.waitUntilExit()
+            return
+        }
+        // ... and the reader got the whole page through it
+        let page = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        reader.waitUntilExit()
+        #expect(page.contains("<svg") && page.contains("slow-list"))
+        #expect(page.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("</html>"), "\(page.suffix(80))")
+    }
+
     @Test func aBadTraceFileNamesThePathToTheField() throws {
         let trace = Self.temporaryFile("trace.json")
         defer { try? FileManager.default.removeItem(at: trace) }
