@@ -132,8 +132,9 @@ extension ItemScrollView {
         var entering: [IndexPath] = []
         for request in update.requests {
             let indexPath = request.item
-            guard visible?[indexPath] == nil, !displayed.contains(indexPath),
-                  pendingPrefetch.insert(indexPath).inserted else { continue }
+            // Most requests of a re-ranking frame re-prioritise pending items: one hash for those.
+            guard !pendingPrefetch.contains(indexPath), visible?[indexPath] == nil, !displayed.contains(indexPath) else { continue }
+            pendingPrefetch.insert(indexPath)
             entering.append(indexPath)
         }
         for indexPath in entering { emit(.prefetch, indexPath) }

@@ -7,6 +7,7 @@ import Foundation
 /// one interval at most: from the time the viewport first meets it to the time it leaves it.
 /// Times are absolute (the state's clock), so the arrival time of an item stays the same from
 /// frame to frame while the forecast holds.
+@usableFromInline
 struct MotionForecast {
     enum Curve: Equatable {
         /// The viewport stays where it is.
@@ -32,6 +33,7 @@ struct MotionForecast {
     /// A coasting view stops when its speed falls below this (points per second), as the views do.
     static let restingSpeed = 1.0
 
+    @usableFromInline
     init(_ state: ScrollState) {
         origin = state.time
         start = state.viewport.lowerBound
@@ -154,6 +156,7 @@ struct MotionForecast {
 
     /// Whether `newer`, built from a later frame, predicts the same motion, so the arrival times
     /// computed from this forecast still hold.
+    @usableFromInline
     func agrees(with newer: MotionForecast) -> Bool {
         guard abs(newer.length - length) <= 1e-6 * length, abs(newer.contentLength - contentLength) <= 1e-6 * contentLength else {
             return false

@@ -45,6 +45,7 @@ public struct PrefetchRequest<Item: Hashable>: Hashable {
     public var priority: FetchPriority
 
     /// Creates a request.
+    @inlinable
     public init(item: Item, priority: FetchPriority) {
         self.item = item
         self.priority = priority
@@ -62,6 +63,7 @@ public struct PrefetchMove<Item: Hashable>: Hashable {
     public var to: Item
 
     /// Creates a move.
+    @inlinable
     public init(from: Item, to: Item) {
         self.from = from
         self.to = to
@@ -92,6 +94,7 @@ public struct PrefetchUpdate<Item: Hashable>: Hashable {
     public var requests: [PrefetchRequest<Item>]
 
     /// Creates an update.
+    @inlinable
     public init(moved: [PrefetchMove<Item>] = [], removed: [Item] = [], withdrawals: [Item] = [],
                 requests: [PrefetchRequest<Item>] = []) {
         self.moved = moved
@@ -101,6 +104,7 @@ public struct PrefetchUpdate<Item: Hashable>: Hashable {
     }
 
     /// Whether the update changes nothing.
+    @inlinable
     public var isEmpty: Bool { moved.isEmpty && removed.isEmpty && withdrawals.isEmpty && requests.isEmpty }
 }
 

@@ -2,15 +2,18 @@
 ///
 /// Plans hold a handful of ranges (the viewport and a few policy regions), so every operation is
 /// a linear pass.
+@usableFromInline
 struct RangeUnion: Sequence {
-    private(set) var ranges: [Range<Double>]
+    @usableFromInline let ranges: [Range<Double>]
 
     /// Ranges already sorted, disjoint and not touching.
+    @usableFromInline
     init(sorted ranges: [Range<Double>]) {
         self.ranges = ranges
     }
 
     /// The union of `ranges`, clipped to `0..<contentLength`; empty and non-finite ranges are dropped.
+    @usableFromInline
     init(_ ranges: [Range<Double>], clippedTo contentLength: Double) {
         var clipped: [Range<Double>] = []
         clipped.reserveCapacity(ranges.count)
@@ -33,9 +36,11 @@ struct RangeUnion: Sequence {
         self.ranges = merged
     }
 
+    @usableFromInline
     func makeIterator() -> IndexingIterator<[Range<Double>]> { ranges.makeIterator() }
 
     /// Whether `extent` overlaps some range by a positive length.
+    @usableFromInline
     func meets(_ extent: Range<Double>) -> Bool {
         for range in ranges where range.lowerBound < extent.upperBound && extent.lowerBound < range.upperBound {
             return true
@@ -44,6 +49,7 @@ struct RangeUnion: Sequence {
     }
 
     /// The parts of this union outside `other`.
+    @usableFromInline
     func subtracting(_ other: RangeUnion) -> [Range<Double>] {
         var result: [Range<Double>] = []
         var index = 0

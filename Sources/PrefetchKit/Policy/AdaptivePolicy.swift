@@ -166,6 +166,7 @@ private func clip(_ range: Range<Double>, _ contentLength: Double) -> Range<Doub
 
 extension Duration {
     /// The duration in seconds, as a `Double`.
+    @inlinable
     var seconds: Double {
         Double(components.seconds) + Double(components.attoseconds) * 1e-18
     }
