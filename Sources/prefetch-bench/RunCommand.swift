@@ -52,7 +52,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Write a self-contained HTML report with timelines to this file.")
     var report: String?
 
-    @Flag(name: .long, help: "Sweep each fixed-window policy's window from 0.25 to 6 viewports ahead (and adaptive as a point), per latency profile (every profile unless --latency-profile names one); plot it with --report.")
+    @Flag(name: .long, help: "Sweep each fixed-window policy's window from 0.25 to 6 viewports ahead and adaptive's aggressiveness from 0.25 to 2, per latency profile (every profile unless --latency-profile names one); plot it with --report.")
     var frontier = false
 
     @Flag(name: .long, help: "No progress line.")

@@ -41,15 +41,16 @@ import Testing
     }
 
     @Test func whileDraggingTheLeadGrowsWithSpeedAndLatencyAndNothingIsBehindWhenFast() {
-        let slow = reach(policy.plan(for: context(velocity: 300)), from: 1_500)
-        let fast = reach(policy.plan(for: context(velocity: 2_000)), from: 1_500)
-        let fastSlowNetwork = reach(policy.plan(for: context(velocity: 2_000, latency: .milliseconds(800))), from: 1_500)
+        let slow = reach(policy.plan(for: context(velocity: 100)), from: 1_500)
+        let fast = reach(policy.plan(for: context(velocity: 1_000)), from: 1_500)
+        let fastSlowNetwork = reach(policy.plan(for: context(velocity: 1_000, latency: .milliseconds(800))), from: 1_500)
         #expect(slow < fast && fast < fastSlowNetwork)
-        // speed × latency × 2.5 + half a screen: 2000 × 0.4 × 2.5 + 250
-        #expect(fast == 1_500 + 2_250)
-        // At least 1.25 screens, at most 6
+        // speed × latency × 3.5 + half a screen: 1000 × 0.4 × 3.5 + 250
+        #expect(fast == 1_500 + 1_650)
+        // At least 1.25 screens, at most 4
         #expect(slow == 1_500 + 1.25 * 500)
-        #expect(reach(policy.plan(for: context(velocity: 50_000)), from: 1_500) == 1_500 + 6 * 500)
+        #expect(fastSlowNetwork == 1_500 + 4 * 500)
+        #expect(reach(policy.plan(for: context(velocity: 50_000)), from: 1_500) == 1_500 + 4 * 500)
         #expect(policy.plan(for: context(velocity: 2_000)).regions.allSatisfy { $0.lowerBound >= 1_500 })
     }
 
@@ -82,9 +83,9 @@ import Testing
     }
 
     @Test func backwardDraggingMirrorsTheWindow() {
-        let plan = policy.plan(for: context(offset: 10_000, velocity: -2_000))
+        let plan = policy.plan(for: context(offset: 10_000, velocity: -1_000))
         #expect(plan.regions.allSatisfy { $0.upperBound <= 10_000 })
-        #expect(abs((plan.regions.map(\.lowerBound).min() ?? 0) - (10_000 - 2_250)) < 1e-6)
+        #expect(abs((plan.regions.map(\.lowerBound).min() ?? 0) - (10_000 - 1_650)) < 1e-6)
     }
 
     @Test func regionsStayInsideTheContentForAnyMotion() {
@@ -118,6 +119,37 @@ import Testing
         #expect(measured == unmeasured)
     }
 
+    @Test func aggressivenessScalesEveryLengthAhead() throws {
+        // Given the standard policy at half and double its aggressiveness
+        let half = try policy.with(aggressiveness: 0.5), double = try policy.with(aggressiveness: 2)
+        // Then at rest the window ahead is half and double the standard 2.5 screens
+        #expect(reach(half.plan(for: context()), from: 1_500) == 1_500 + 0.5 * 2.5 * 500)
+        #expect(reach(double.plan(for: context()), from: 1_500) == 1_500 + 2 * 2.5 * 500)
+        // And while dragging the lead scales the same way (1000 × 0.4 × 3.5 + 250 = 1,650 at 1)
+        #expect(reach(half.plan(for: context(velocity: 1_000)), from: 1_500) == 1_500 + 0.5 * 1_650)
+        // And past a fling's resting viewport too
+        let fling = context(velocity: 4_000, phase: .decelerating(restingOffset: 3_000, rate: 0.998))
+        #expect(reach(double.plan(for: fling), from: 1_500) == 3_500 + 2 * 2.5 * 500)
+        // And the reach never shrinks as the knob turns up, whatever the motion
+        var rng = SplitMix64(seed: 5)
+        for _ in 0..<500 {
+            let velocity = (rng.nextUnitInterval() - 0.5) * 16_000
+            let phase: ScrollPhase = switch rng.next() % 3 {
+            case 0: .idle
+            case 1: .dragging
+            default: .decelerating(restingOffset: 1_000 + velocity / 2, rate: 0.998)
+            }
+            let c = context(velocity: velocity, phase: phase)
+            let forward = c.direction == 0 ? c.heading >= 0 : c.direction > 0
+            var last = forward ? 1_500.0 : 1_000.0
+            for a in [0.25, 0.5, 1, 1.5, 2] {
+                let far = reach(try policy.with(aggressiveness: a).plan(for: c), from: forward ? 1_500 : 1_000, forward: forward)
+                #expect(forward ? far >= last : far <= last, "aggressiveness \(a) reaches \(far), less than \(last)")
+                last = far
+            }
+        }
+    }
+
     @Test func badParametersNameTheValue() {
         #expect { try PrefetchPolicies.Adaptive(margin: -1) } throws: {
             ($0 as? PrefetchError)?.message == "Adaptive margin is -1.0, but it must be a finite number of viewports, at least 0"
@@ -129,6 +161,9 @@ import Testing
             ($0 as? PrefetchError)?.message == "Adaptive minimumLead (5.0) must not exceed maximumLead (2.0)"
         }
         #expect { try PrefetchPolicies.Adaptive(fallbackLatency: .seconds(-1)) } throws: { $0 is PrefetchError }
+        #expect { try PrefetchPolicies.Adaptive.standard.with(aggressiveness: -0.5) } throws: {
+            ($0 as? PrefetchError)?.message == "Adaptive aggressiveness is -0.5, but it must be a finite number of viewports, at least 0"
+        }
         #expect(throws: Never.self) { try PrefetchPolicies.Adaptive() }
     }
 }

@@ -23,6 +23,8 @@ extension PrefetchPolicies {
     ///   slowly: during fast scrolling the items just passed would enter and leave every frame.
     /// - **Latency.** ``ScrollContext/expectedLatency`` (an `AsyncFetcher` reports its recent
     ///   90th percentile), or ``fallbackLatency`` before any load has finished.
+    /// - **Budget.** ``aggressiveness`` scales every length ahead: the knob a frontier sweeps to
+    ///   trade wasted loads for blank cells.
     public struct Adaptive: PrefetchPolicy, Hashable {
         /// Viewports added to `speed × latency × latencyMultiplier` ahead of the viewport while dragging.
         public let margin: Double
@@ -39,22 +41,32 @@ extension PrefetchPolicies {
         public let fallbackLatency: Duration
         /// How many times the expected latency the lead covers while dragging.
         public let latencyMultiplier: Double
+        /// The budget knob: every length ahead (the lead while dragging, after its clamp to
+        /// ``minimumLead``...``maximumLead``, and ``idleLead`` at rest and past where a motion stops)
+        /// is multiplied by it. Below 1 the policy wastes fewer loads and leaves more
+        /// cells blank; above 1 the reverse. `prefetch-bench --frontier` sweeps it.
+        public let aggressiveness: Double
 
-        /// The defaults: margin 0.5, lead 1.25 to 6 viewports while dragging, 2.5 at rest, 0.1
-        /// behind, 2.5 × the expected latency, 300 ms until measured.
+        /// The defaults: margin 0.5, lead 1.25 to 4 viewports while dragging, 2.5 at rest, 0.1
+        /// behind, 3.5 × the expected latency, 300 ms until measured, aggressiveness 1.
+        ///
+        /// Chosen on generated training traces only (seeds 1–10 of each profile, every latency
+        /// profile); the sweep is in the PrefetchSimulation article "Generated traces and the
+        /// train/test split".
         public static let standard = Adaptive(
-            validatedMargin: 0.5, minimumLead: 1.25, maximumLead: 6, idleLead: 2.5, behind: 0.1,
-            fallbackLatency: .milliseconds(300), latencyMultiplier: 2.5)
+            validatedMargin: 0.5, minimumLead: 1.25, maximumLead: 4, idleLead: 2.5, behind: 0.1,
+            fallbackLatency: .milliseconds(300), latencyMultiplier: 3.5, aggressiveness: 1)
 
         /// Creates an adaptive policy.
         /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidConfiguration`` when a
         ///   length is negative or not finite, `minimumLead > maximumLead`, or the latency is negative.
         public init(
-            margin: Double = 0.5, minimumLead: Double = 1.25, maximumLead: Double = 6, idleLead: Double = 2.5,
-            behind: Double = 0.1, fallbackLatency: Duration = .milliseconds(300), latencyMultiplier: Double = 2.5
+            margin: Double = 0.5, minimumLead: Double = 1.25, maximumLead: Double = 4, idleLead: Double = 2.5,
+            behind: Double = 0.1, fallbackLatency: Duration = .milliseconds(300), latencyMultiplier: Double = 3.5,
+            aggressiveness: Double = 1
         ) throws {
             let lengths = [(margin, "margin"), (minimumLead, "minimumLead"), (maximumLead, "maximumLead"), (idleLead, "idleLead"),
-                           (behind, "behind"), (latencyMultiplier, "latencyMultiplier")]
+                           (behind, "behind"), (latencyMultiplier, "latencyMultiplier"), (aggressiveness, "aggressiveness")]
             for (value, name) in lengths {
                 guard value.isFinite, value >= 0 else {
                     throw PrefetchError(.invalidConfiguration, "Adaptive \(name) is \(value), but it must be a finite number of viewports, at least 0")
@@ -67,11 +79,12 @@ extension PrefetchPolicies {
                 throw PrefetchError(.invalidConfiguration, "Adaptive fallbackLatency is \(fallbackLatency), but it must not be negative")
             }
             self.init(validatedMargin: margin, minimumLead: minimumLead, maximumLead: maximumLead, idleLead: idleLead,
-                      behind: behind, fallbackLatency: fallbackLatency, latencyMultiplier: latencyMultiplier)
+                      behind: behind, fallbackLatency: fallbackLatency, latencyMultiplier: latencyMultiplier,
+                      aggressiveness: aggressiveness)
         }
 
         private init(validatedMargin: Double, minimumLead: Double, maximumLead: Double, idleLead: Double, behind: Double,
-                     fallbackLatency: Duration, latencyMultiplier: Double) {
+                     fallbackLatency: Duration, latencyMultiplier: Double, aggressiveness: Double) {
             self.margin = validatedMargin
             self.minimumLead = minimumLead
             self.maximumLead = maximumLead
@@ -79,6 +92,16 @@ extension PrefetchPolicies {
             self.behind = behind
             self.fallbackLatency = fallbackLatency
             self.latencyMultiplier = latencyMultiplier
+            self.aggressiveness = aggressiveness
+        }
+
+        /// The same policy with another ``aggressiveness``.
+        /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidConfiguration`` when
+        ///   `aggressiveness` is negative or not finite.
+        public func with(aggressiveness: Double) throws -> Adaptive {
+            try Adaptive(margin: margin, minimumLead: minimumLead, maximumLead: maximumLead, idleLead: idleLead, behind: behind,
+                         fallbackLatency: fallbackLatency, latencyMultiplier: latencyMultiplier,
+                         aggressiveness: aggressiveness)
         }
 
         /// `adaptive`.
@@ -94,6 +117,7 @@ extension PrefetchPolicies {
             }
             let speed = abs(context.velocity.isFinite ? context.velocity : 0)
             let slow = speed < length / 2
+            let idleLead = self.idleLead * aggressiveness
             switch context.phase {
             case let .decelerating(rest, _) where rest.isFinite && rest != context.viewport.lowerBound:
                 let path = Path(context: context, forward: rest > context.viewport.lowerBound)
@@ -114,7 +138,7 @@ extension PrefetchPolicies {
             case .dragging:
                 let latency = (context.expectedLatency ?? fallbackLatency).seconds * latencyMultiplier
                 let path = Path(context: context, forward: context.direction == 0 ? context.heading >= 0 : context.direction > 0)
-                let lead = min(max(speed * latency + margin * length, minimumLead * length), maximumLead * length)
+                let lead = min(max(speed * latency + margin * length, minimumLead * length), maximumLead * length) * aggressiveness
                 return PrefetchPlan(regions: [path.region(from: 0, to: lead), slow ? path.behind(behind * length) : nil].compactMap { $0 })
             }
         }

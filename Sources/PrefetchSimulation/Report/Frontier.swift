@@ -5,17 +5,20 @@ import PrefetchKit
 /// cell-seconds and display-ready against wasted loads (`prefetch-bench --frontier`).
 ///
 /// The families: `uikitLike` (its `lead`, viewports ahead) and `textureLike` (its `ahead`, with
-/// `behind` at its default 1.5). Adaptive has no single window; its standard configuration is
-/// plotted as one point.
+/// `behind` at its default 1.5), and `adaptive` over its budget knob
+/// (``PrefetchPolicies/Adaptive/aggressiveness``, every length ahead scaled; 1 is the standard policy).
 public enum Frontier {
     /// The windows swept, in viewports ahead: 0.25 to 6.
     public static let windows: [Double] = [0.25, 0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 6]
+
+    /// The adaptive policy's budget knob swept: ``PrefetchPolicies/Adaptive/aggressiveness`` from 0.25 to 2.
+    public static let aggressiveness: [Double] = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 2]
 
     /// One family at one window, totalled over the scenarios.
     public struct Point: Sendable, Hashable {
         /// `uikitLike`, `textureLike` or `adaptive`.
         public var family: String
-        /// The window in viewports ahead (nil for adaptive).
+        /// The window in viewports ahead, or adaptive's aggressiveness.
         public var window: Double?
         /// Blank cell-seconds over the scenarios.
         public var blankCellSeconds: Double
@@ -25,12 +28,14 @@ public enum Frontier {
         public var loadsWasted: Int
     }
 
-    /// The policies of the sweep: each family at each window, then adaptive.
-    public static func policies(windows: [Double] = windows) throws -> [(family: String, window: Double?, policy: any PrefetchPolicy)] {
+    /// The policies of the sweep: each family at each window, then adaptive at each aggressiveness.
+    public static func policies(
+        windows: [Double] = windows, aggressiveness: [Double] = aggressiveness
+    ) throws -> [(family: String, window: Double?, policy: any PrefetchPolicy)] {
         var result: [(String, Double?, any PrefetchPolicy)] = []
         for w in windows { result.append(("uikitLike", w, try PrefetchPolicies.UIKitLike(lead: w))) }
         for w in windows { result.append(("textureLike", w, try PrefetchPolicies.TextureLike(ahead: w))) }
-        result.append(("adaptive", nil, PrefetchPolicies.Adaptive.standard))
+        for a in aggressiveness { result.append(("adaptive", a, try PrefetchPolicies.Adaptive.standard.with(aggressiveness: a))) }
         return result
     }
 
@@ -39,9 +44,9 @@ public enum Frontier {
     @MainActor
     public static func sweep(
         _ scenarios: [Scenario], configuration: SimulationConfiguration, windows: [Double] = windows,
-        progress: (Int, Int) -> Void = { _, _ in }
+        aggressiveness: [Double] = aggressiveness, progress: (Int, Int) -> Void = { _, _ in }
     ) async throws -> [Point] {
-        let policies = try policies(windows: windows)
+        let policies = try policies(windows: windows, aggressiveness: aggressiveness)
         var points: [Point] = []
         var done = 0
         for entry in policies {
@@ -62,7 +67,7 @@ public enum Frontier {
 
     /// The sweep as text: one line per family and window.
     public static func render(_ points: [Point]) -> String {
-        var lines = ["frontier: family, window (viewports ahead), mean ready %, blank cell-s, wasted loads"]
+        var lines = ["frontier: family, window (viewports ahead; adaptive: aggressiveness), mean ready %, blank cell-s, wasted loads"]
         for p in points {
             lines.append("  " + p.family.padding(toLength: 12, withPad: " ", startingAt: 0)
                          + String(format: " %5@ %6.1f %8.1f %7d", p.window.map { String(format: "%.2f", $0) } ?? "-", p.displayReadyRate * 100,
@@ -74,7 +79,7 @@ public enum Frontier {
     /// A self-contained HTML section per latency profile: two SVG plots (blank cell-seconds and
     /// display-ready against wasted loads), one curve per family.
     public static func html(_ sweeps: [(profile: String, points: [Point])]) -> String {
-        var html = "<h2 id=\"frontier\">Frontier</h2>\n<p class=\"muted\">Each fixed-window family swept from 0.25 to 6 viewports ahead; adaptive is one point. Down-left is better for blank time, up-left for display-ready.</p>\n"
+        var html = "<h2 id=\"frontier\">Frontier</h2>\n<p class=\"muted\">Each fixed-window family swept from 0.25 to 6 viewports ahead; adaptive swept over its aggressiveness from 0.25 to 2. Down-left is better for blank time, up-left for display-ready.</p>\n"
         for sweep in sweeps {
             html += "<h3>\(HTMLReport.escape(sweep.profile))</h3>\n<div class=\"charts\">"
             html += plot(sweep.points, title: "blank cell-seconds vs wasted loads", y: \.blankCellSeconds)
