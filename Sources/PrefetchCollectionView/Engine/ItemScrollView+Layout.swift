@@ -110,11 +110,10 @@ extension ItemScrollView {
         }
 
         // 4. Cells coming on screen, nearest the top first.
-        for (indexPath, frame) in visibleFrames {
-            if displayed.contains(indexPath) { cells[indexPath]?.frame = frame }
-        }
         var appearing: [IndexPath] = []
-        for indexPath in visibleFrames.keys where !displayed.contains(indexPath) { appearing.append(indexPath) }
+        for (indexPath, frame) in visibleFrames {
+            if displayed.contains(indexPath) { cells[indexPath]?.frame = frame } else { appearing.append(indexPath) }
+        }
         appearing.sort()
         for indexPath in appearing {
             guard let frame = visibleFrames[indexPath] else { continue }
