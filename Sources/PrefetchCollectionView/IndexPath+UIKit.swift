@@ -8,12 +8,12 @@ extension IndexPath {
     /// let indexPath = IndexPath(item: 3, section: 0)   // [0, 3]
     /// ```
     public init(item: Int, section: Int) {
-        self.init(indexes: [section, item])
+        self = .pair(section, item)
     }
 
     /// Creates an index path for a row in a section of a table view, as UIKit does.
     public init(row: Int, section: Int) {
-        self.init(indexes: [section, row])
+        self = .pair(section, row)
     }
 
     /// The section: the first index. Traps when the index path does not have exactly two indexes.
@@ -47,3 +47,15 @@ extension IndexPath {
     }
 }
 #endif
+
+extension IndexPath {
+    /// The index path `[section, item]`, built without the array that `IndexPath(indexes:)`
+    /// takes: an array literal is a heap allocation, and a layout query makes one index path per
+    /// item on every frame. A one-index path extended by one index is stored as a pair inline.
+    @inline(__always)
+    static func pair(_ section: Int, _ item: Int) -> IndexPath {
+        var indexPath = IndexPath(index: section)
+        indexPath.append(item)
+        return indexPath
+    }
+}

@@ -18,6 +18,34 @@ private func bruteForce(_ layout: any CollectionLayout, counts: [Int], rect: CGR
 @Suite("Layouts")
 @MainActor
 struct LayoutTests {
+    /// The layouts and `IndexPath(item:section:)` build index paths as an inline pair; apps
+    /// build them from arrays. Both must be the same key: equal, hashed alike, found in each
+    /// other's tables, and ordered alike.
+    @Test func pairIndexPathsAreTheSameKeysAsArrayBuiltOnes() throws {
+        let cases = [(0, 0), (0, 7), (3, 0), (2, 5), (1, 9_999_999)]
+        var byArray: [IndexPath: Int] = [:]
+        for (n, (section, item)) in cases.enumerated() { byArray[IndexPath(indexes: [section, item])] = n }
+        for (n, (section, item)) in cases.enumerated() {
+            let pair = IndexPath(item: item, section: section)
+            #expect(pair == IndexPath(indexes: [section, item]))
+            #expect(pair.hashValue == IndexPath(indexes: [section, item]).hashValue)
+            #expect(byArray[pair] == n)
+            #expect(pair.section == section && pair.item == item && pair.count == 2)
+            #expect(IndexPath(row: item, section: section) == pair)
+        }
+        #expect(IndexPath(item: 5, section: 2) < IndexPath(indexes: [2, 6]))
+        #expect(IndexPath(indexes: [1, 9]) < IndexPath(item: 0, section: 2))
+
+        // What a layout reports finds the data source's array-built keys.
+        let layout = try FlowLayout(itemSize: CGSize(width: 150, height: 100), minimumLineSpacing: 10, minimumInteritemSpacing: 10)
+        try layout.prepare(LayoutEnvironment(boundsSize: CGSize(width: 343, height: 333), numberOfItems: [4, 6]))
+        var found: [IndexPath] = []
+        layout.forEachItem(in: CGRect(x: 0, y: 0, width: 343, height: 10_000)) { indexPath, _ in found.append(indexPath) }
+        let expected = (0..<4).map { IndexPath(indexes: [0, $0]) } + (0..<6).map { IndexPath(indexes: [1, $0]) }
+        #expect(found == expected)
+        #expect(Set(found) == Set(expected))
+    }
+
     @Test func seedsGridHasTwoColumnsAndThreeVisibleRows() throws {
         // Given the seeds' sample: 150×100 items, spacing 10, in a 343×333 view
         let (collectionView, _, _) = try makeSeedCollectionView(itemCount: 100)

@@ -11,12 +11,12 @@ struct CLITests {
         "loadsStarted", "loadsCancelled", "loadsWasted", "peakInFlight",
     ]
 
-    @Test func prefetchingRaisesTheDisplayReadyRate() throws {
+    @Test func prefetchingRaisesTheDisplayReadyRate() async throws {
         // Given the same seed, scenario and latency
         let arguments = ["--script", "steady", "--duration", "4", "--latency-ms", "80", "--seed", "7"]
         // When the demo runs with and without prefetching
-        let with = try DemoProcess.summary(arguments)
-        let without = try DemoProcess.summary(arguments + ["--no-prefetch"])
+        let with = try await DemoProcess.summary(arguments)
+        let without = try await DemoProcess.summary(arguments + ["--no-prefetch"])
         // Then the same cells appear, and more of them are ready with prefetching
         #expect(with["displayed"] == without["displayed"])
         #expect(try #require(with["displayed"]) > 0)
@@ -27,9 +27,9 @@ struct CLITests {
     }
 
     @Test(arguments: ["grid", "list"])
-    func aSlowScrollWithPrefetchingNeverWaits(layout: String) throws {
+    func aSlowScrollWithPrefetchingNeverWaits(layout: String) async throws {
         // Given a steady scroll and a fast network
-        let summary = try DemoProcess.summary(["--layout", layout, "--script", "steady", "--duration", "3", "--latency-ms", "20"])
+        let summary = try await DemoProcess.summary(["--layout", layout, "--script", "steady", "--duration", "3", "--latency-ms", "20"])
         // Then every cell that scrolled in was ready
         #expect(try #require(summary["displayed"]) > 10)
         #expect(summary["displayReadyRate"] == 1)
@@ -38,8 +38,8 @@ struct CLITests {
         #expect(try #require(summary["peakInFlight"]) <= (layout == "list" ? 4 : 6))
     }
 
-    @Test func jsonIsOneObjectWithExactlyTheSummaryKeys() throws {
-        let output = try DemoProcess.run(["--script", "fling", "--duration", "2", "--latency-ms", "150", "--latency-p99-ms", "900", "--json"])
+    @Test func jsonIsOneObjectWithExactlyTheSummaryKeys() async throws {
+        let output = try await DemoProcess.run(["--script", "fling", "--duration", "2", "--latency-ms", "150", "--latency-p99-ms", "900", "--json"])
         #expect(output.status == 0)
         let lines = output.stdout.split(separator: "\n")
         try #require(lines.count == 1, "expected one line, got: \(output.stdout)")
@@ -49,19 +49,19 @@ struct CLITests {
         #expect(!output.stdout.contains("\u{1B}"), "no escape codes in plain mode")
     }
 
-    @Test func theSameSeedGivesTheSameRun() throws {
+    @Test func theSameSeedGivesTheSameRun() async throws {
         for script in ["fling", "reverse", "jump"] {
             let arguments = ["--script", script, "--duration", "3", "--latency-ms", "120", "--latency-p99-ms", "1200",
                              "--policy", "adaptive", "--seed", "42"]
-            let first = try DemoProcess.run(arguments + ["--plain"])
-            let second = try DemoProcess.run(arguments + ["--plain"])
+            let first = try await DemoProcess.run(arguments + ["--plain"])
+            let second = try await DemoProcess.run(arguments + ["--plain"])
             #expect(first.status == 0)
             #expect(first.stdout == second.stdout, "--script \(script) differed between runs")
         }
     }
 
-    @Test func plainModePrintsProgressEverySimulatedSecondAndASummary() throws {
-        let output = try DemoProcess.run(["--layout", "list", "--script", "reverse", "--duration", "3", "--latency-ms", "100"])
+    @Test func plainModePrintsProgressEverySimulatedSecondAndASummary() async throws {
+        let output = try await DemoProcess.run(["--layout", "list", "--script", "reverse", "--duration", "3", "--latency-ms", "100"])
         #expect(output.status == 0)
         let progress = output.stdout.split(separator: "\n").filter { $0.hasPrefix("t=") }
         #expect(progress.map { $0.prefix(8) } == ["t=  1.0s", "t=  2.0s", "t=  3.0s"])
@@ -71,8 +71,8 @@ struct CLITests {
         #expect(!output.stdout.contains("\u{1B}"))
     }
 
-    @Test func withoutArgumentsOrATerminalItRunsTheSteadyScriptAndExits() throws {
-        let output = try DemoProcess.run([])
+    @Test func withoutArgumentsOrATerminalItRunsTheSteadyScriptAndExits() async throws {
+        let output = try await DemoProcess.run([])
         #expect(output.status == 0)
         #expect(output.stdout.contains("--script steady"))
         #expect(output.stdout.contains("display-ready rate"))
@@ -93,8 +93,8 @@ struct CLITests {
         (["--speed", "3"], ["--speed"]),
         (["--record", "s.json", "--script", "steady"], ["--record s.json writes an interactive session", "--script, --plain or --json"]),
     ])
-    func aBadFlagExitsWithAMessageNamingItAndItsRange(arguments: [String], mentions: [String]) throws {
-        let output = try DemoProcess.run(arguments)
+    func aBadFlagExitsWithAMessageNamingItAndItsRange(arguments: [String], mentions: [String]) async throws {
+        let output = try await DemoProcess.run(arguments)
         #expect(output.status != 0)
         #expect(output.stdout.isEmpty)
         for text in mentions {

@@ -10,7 +10,10 @@ import Testing
 struct InteractiveTmuxTests {
     /// A tmux server of its own, so the test never touches anyone's sessions.
     final class Tmux {
-        let socket = "prefetch-demo-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        /// The server's socket: a file of the test's own in the temporary directory (`-S`), removed
+        /// by ``stop()``, so no socket is left in tmux's shared `/tmp/tmux-UID` folder.
+        let socket = FileManager.default.temporaryDirectory
+            .appendingPathComponent("prefetch-demo-tmux-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
         let session = "demo"
 
         /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc module does not export.
@@ -35,7 +38,7 @@ struct InteractiveTmuxTests {
         @discardableResult
         func run(_ arguments: [String]) throws -> String {
             let outputPath = FileManager.default.temporaryDirectory
-                .appendingPathComponent("\(socket)-\(UUID().uuidString).out").path
+                .appendingPathComponent("\(URL(fileURLWithPath: socket).lastPathComponent)-\(UUID().uuidString).out").path
             defer { try? FileManager.default.removeItem(atPath: outputPath) }
             var actions = posix_spawn_file_actions_t()
             posix_spawn_file_actions_init(&actions)
@@ -45,7 +48,7 @@ struct InteractiveTmuxTests {
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
             if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, 3) }
             let path = Self.path ?? "/usr/bin/tmux"
-            let argv = [path, "-L", socket, "-f", "/dev/null"] + arguments
+            let argv = [path, "-S", socket, "-f", "/dev/null"] + arguments
             var cArguments = argv.map { strdup($0) }
             cArguments.append(nil)
             defer { for pointer in cArguments { free(pointer) } }
@@ -68,7 +71,12 @@ struct InteractiveTmuxTests {
         func alternateScreenOn() throws -> Bool {
             try run(["display-message", "-p", "-t", session, "#{alternate_on}"]).trimmingCharacters(in: .whitespacesAndNewlines) == "1"
         }
-        func stop() { _ = try? run(["kill-server"]) }
+        /// Stops the server and removes its socket file (tmux leaves it behind when the server dies
+        /// on its own).
+        func stop() {
+            _ = try? run(["kill-server"])
+            try? FileManager.default.removeItem(atPath: socket)
+        }
 
         /// Polls the screen until `condition` holds, or fails after `timeout` seconds (times
         /// `PREFETCH_TEST_TIME_SCALE`, see `TestTime`) with the last screen.

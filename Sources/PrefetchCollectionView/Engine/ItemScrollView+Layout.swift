@@ -83,6 +83,8 @@ extension ItemScrollView {
 
         // 1. What is visible now.
         var visibleFrames: [IndexPath: CGRect] = [:]
+        // Room for a screenful that changed by a row, so that filling it never grows the table.
+        visibleFrames.reserveCapacity(displayed.count + 8)
         if hasArea {
             layoutObject.forEachItem(in: viewport) { indexPath, frame in visibleFrames[indexPath] = frame }
         }
@@ -94,7 +96,11 @@ extension ItemScrollView {
 
         // 3. Cells leaving the screen.
         let retention = retentionRect(viewport)
-        let ended = displayed.filter { visibleFrames[$0] == nil }.sorted()
+        // Plain loops rather than `filter` closures: a main-actor closure passed to a generic
+        // standard-library function checks its isolation at run time on every call.
+        var ended: [IndexPath] = []
+        for indexPath in displayed where visibleFrames[indexPath] == nil { ended.append(indexPath) }
+        ended.sort()
         for indexPath in ended {
             displayed.remove(indexPath)
             guard let cell = cells[indexPath] else { continue }
@@ -104,10 +110,11 @@ extension ItemScrollView {
         }
 
         // 4. Cells coming on screen, nearest the top first.
+        var appearing: [IndexPath] = []
         for (indexPath, frame) in visibleFrames {
-            if displayed.contains(indexPath) { cells[indexPath]?.frame = frame }
+            if displayed.contains(indexPath) { cells[indexPath]?.frame = frame } else { appearing.append(indexPath) }
         }
-        let appearing = visibleFrames.keys.filter { !displayed.contains($0) }.sorted()
+        appearing.sort()
         for indexPath in appearing {
             guard let frame = visibleFrames[indexPath] else { continue }
             // Displayed items leave the prefetch state without a cancel.

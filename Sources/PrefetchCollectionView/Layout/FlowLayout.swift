@@ -187,7 +187,7 @@ public final class FlowLayout: CollectionLayout {
                         for item in firstItem..<end {
                             let frame = frame(in: section, item: item)
                             if frame.overlapsWithPositiveArea(rect) {
-                                body(IndexPath(indexes: [index, item]), frame)
+                                body(.pair(index, item), frame)
                             }
                         }
                     }

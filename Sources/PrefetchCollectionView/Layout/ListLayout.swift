@@ -148,7 +148,7 @@ public final class ListLayout: CollectionLayout {
                     let (top, bottom) = rowSpan(section, row)
                     if top >= rect.maxY { break }
                     if bottom > rect.minY, bottom > top {
-                        body(IndexPath(indexes: [index, row]), CGRect(x: 0, y: top, width: contentSize.width, height: bottom - top))
+                        body(.pair(index, row), CGRect(x: 0, y: top, width: contentSize.width, height: bottom - top))
                     }
                     row += 1
                 }

@@ -183,11 +183,12 @@ public final class PrefetchController<Item: Hashable> {
         let wanted = RangeUnion(regions, clippedTo: state.contentLength)
         let viewport = RangeUnion([state.viewport], clippedTo: state.contentLength)
 
+        let ranking = makeRanking(forecast, state.time)
         var changes = Changes(moved: pendingMoves, removed: pendingRemovals)
         pendingMoves = []
         pendingRemovals = []
         if needsRebuild {
-            rebuild(wanted, geometry, forecast, state.time, &changes)
+            rebuild(wanted, geometry, ranking, &changes)
         } else {
             let covered = RangeUnion(sorted: self.covered)
             // 1. What left the plan.
@@ -201,7 +202,7 @@ public final class PrefetchController<Item: Hashable> {
             if rerank {
                 for index in entries.indices {
                     let entry = entries.values[index]
-                    let priority = rank(entry.extent, forecast, state.time)
+                    let priority = ranking.priority(of: entry.extent)
                     guard isMeaningful(from: entry.priority, to: priority) else { continue }
                     entries.values[index].priority = priority
                     changes.request(entries.keys[index], at: priority, sequence: entry.sequence)
@@ -211,7 +212,7 @@ public final class PrefetchController<Item: Hashable> {
                     geometry.forEachItem(meeting: range) { item, _ in
                         guard let index = entries.index(forKey: item) else { return }
                         let entry = entries.values[index]
-                        let priority = rank(entry.extent, forecast, state.time)
+                        let priority = ranking.priority(of: entry.extent)
                         guard isMeaningful(from: entry.priority, to: priority) else { return }
                         entries.values[index].priority = priority
                         changes.request(item, at: priority, sequence: entry.sequence)
@@ -222,7 +223,7 @@ public final class PrefetchController<Item: Hashable> {
             for range in wanted.subtracting(covered) {
                 geometry.forEachItem(meeting: range) { item, extent in
                     guard !covered.meets(extent), entries[item] == nil else { return }
-                    let priority = rank(extent, forecast, state.time)
+                    let priority = ranking.priority(of: extent)
                     entries[item] = Entry(extent: extent, priority: priority, sequence: nextSequence)
                     changes.request(item, at: priority, sequence: nextSequence)
                     nextSequence &+= 1
@@ -239,14 +240,14 @@ public final class PrefetchController<Item: Hashable> {
     /// Reads the whole plan from the geometry and diffs it against what is held.
     @inlinable
     func rebuild<Geometry: ScrollGeometry>(
-        _ wanted: RangeUnion, _ geometry: Geometry, _ forecast: MotionForecast, _ now: Double, _ changes: inout Changes<Item>
+        _ wanted: RangeUnion, _ geometry: Geometry, _ ranking: Ranking, _ changes: inout Changes<Item>
     ) where Geometry.Item == Item {
         var fresh: [Item: Entry] = [:]
         fresh.reserveCapacity(entries.count)
         for range in wanted {
             geometry.forEachItem(meeting: range) { item, extent in
                 guard fresh[item] == nil else { return }
-                let priority = rank(extent, forecast, now)
+                let priority = ranking.priority(of: extent)
                 if let old = entries[item], !isMeaningful(from: old.priority, to: priority) {
                     fresh[item] = Entry(extent: extent, priority: old.priority, sequence: old.sequence)
                     return
@@ -272,47 +273,12 @@ public final class PrefetchController<Item: Hashable> {
 
     // MARK: Ranking
 
-    /// The priority of an item with `extent` under `forecast` at `now`.
-    ///
-    /// Two measured latencies decide, no tuned constant: `E`, the target's expected latency (its
-    /// high percentile: a load started now is ready by `now + E` nine times in ten), and `L`, its
-    /// typical (median) latency: how long a load holds its slot. Loaded from now, the item would
-    /// show its data for `shown = departure − max(arrival, now + E)`. A load is worth its slot
-    /// when the data shows at least as long as the load holds the slot (`shown ≥ L`).
-    ///
-    /// - On screen now and worth a slot: `visible`, by arrival (at rest, every visible cell).
-    /// - Coming on screen and staying when a fling or an animated scroll ends (the motion's end
-    ///   is known): `prefetch`, by arrival. These cells load first, from the moment the fling
-    ///   is released: they stay for good, while every cell on the way leaves again.
-    /// - Coming on screen while dragging (no known end) and worth a slot: `prefetch`, by arrival
-    ///   (earliest deadline first).
-    /// - Any other cell shown before a typical load started now could finish (`departure > now
-    ///   + L`): `speculative`, latest departure first (order `−departure`). Of the cells a fling
-    ///   carries past, those where it runs slowest stay longest, so a load gains the most there
-    ///   and is least likely to come too late; departures do not move while the forecast holds,
-    ///   so the order needs no re-ranking as time passes.
-    /// - Gone before a typical load started now could finish: `background`, by arrival; such a
-    ///   load only runs on a slot nothing else wants.
-    /// - Never reached by the forecast motion (behind, or past where it stops): `speculative`,
-    ///   after every arrival, nearest first.
+    /// How the controller ranks items now: the forecast, the time, and the two latencies, read
+    /// once per frame.
     @usableFromInline
-    func rank(_ extent: Range<Double>, _ forecast: MotionForecast, _ now: Double) -> FetchPriority {
-        let (arrival, departure) = forecast.window(of: extent)
-        guard arrival.isFinite else {
-            return FetchPriority(level: .speculative, order: Self.unreachedOrder + forecast.distance(to: extent) / forecast.length)
-        }
-        let onScreen = arrival <= now && forecast.shows(extent, at: now)
-        let worthASlot = departure - Swift.max(onScreen ? now : arrival, now + expected) >= latency
-        if onScreen, worthASlot { return FetchPriority(level: .visible, order: arrival) }
-        if !onScreen, worthASlot {
-            return FetchPriority(level: .prefetch, order: arrival)
-        }
-        guard departure > now + latency else { return FetchPriority(level: .background, order: arrival) }
-        return FetchPriority(level: .speculative, order: -departure)
+    func makeRanking(_ forecast: MotionForecast, _ now: Double) -> Ranking {
+        Ranking(forecast: forecast, now: now, latency: latency, expected: expected)
     }
-
-    /// Orders of items the forecast never reaches start here: after any arrival time (seconds).
-    static var unreachedOrder: Double { 1e9 }
 
     /// Whether a held request should move from `old` to `new`: a change of level, or (below the
     /// visible level, where the order among items on screen matters little) an order that moved
@@ -338,7 +304,7 @@ public final class PrefetchController<Item: Hashable> {
         guard let extent, let forecast, let lastTime, extent.lowerBound.isFinite, extent.upperBound.isFinite else {
             return .visible
         }
-        return rank(extent, forecast, lastTime)
+        return makeRanking(forecast, lastTime).priority(of: extent)
     }
 
     /// The priority `item` is requested at, or `nil` when it is not in the plan.
@@ -444,6 +410,73 @@ public final class PrefetchController<Item: Hashable> {
             precondition(expected[item] == entry.extent, "held item \(item) at \(entry.extent) is not in the plan at that extent")
         }
     }
+}
+
+/// How a ``PrefetchController`` ranks items on one frame: the forecast, the time, and the two
+/// latencies the held priorities were computed with.
+///
+/// Not nested in the generic controller and built once per frame, so that ranking an item reads
+/// no property of the controller (each read of a class's stored `var` is a run-time exclusivity
+/// check) and needs no generic metadata.
+@usableFromInline
+struct Ranking {
+    @usableFromInline let forecast: MotionForecast
+    /// Now, in seconds.
+    @usableFromInline let now: Double
+    /// `L`: the typical (median) latency, in seconds.
+    @usableFromInline let latency: Double
+    /// `E`: the expected (high-percentile) latency, in seconds.
+    @usableFromInline let expected: Double
+
+    @usableFromInline
+    init(forecast: MotionForecast, now: Double, latency: Double, expected: Double) {
+        self.forecast = forecast
+        self.now = now
+        self.latency = latency
+        self.expected = expected
+    }
+
+    /// The priority of an item with `extent` under `forecast` at `now`.
+    ///
+    /// Two measured latencies decide, no tuned constant: `E`, the target's expected latency (its
+    /// high percentile: a load started now is ready by `now + E` nine times in ten), and `L`, its
+    /// typical (median) latency: how long a load holds its slot. Loaded from now, the item would
+    /// show its data for `shown = departure − max(arrival, now + E)`. A load is worth its slot
+    /// when the data shows at least as long as the load holds the slot (`shown ≥ L`).
+    ///
+    /// - On screen now and worth a slot: `visible`, by arrival (at rest, every visible cell).
+    /// - Coming on screen and staying when a fling or an animated scroll ends (the motion's end
+    ///   is known): `prefetch`, by arrival. These cells load first, from the moment the fling
+    ///   is released: they stay for good, while every cell on the way leaves again.
+    /// - Coming on screen while dragging (no known end) and worth a slot: `prefetch`, by arrival
+    ///   (earliest deadline first).
+    /// - Any other cell shown before a typical load started now could finish (`departure > now
+    ///   + L`): `speculative`, latest departure first (order `−departure`). Of the cells a fling
+    ///   carries past, those where it runs slowest stay longest, so a load gains the most there
+    ///   and is least likely to come too late; departures do not move while the forecast holds,
+    ///   so the order needs no re-ranking as time passes.
+    /// - Gone before a typical load started now could finish: `background`, by arrival; such a
+    ///   load only runs on a slot nothing else wants.
+    /// - Never reached by the forecast motion (behind, or past where it stops): `speculative`,
+    ///   after every arrival, nearest first.
+    @usableFromInline
+    func priority(of extent: Range<Double>) -> FetchPriority {
+        let (arrival, departure) = forecast.window(of: extent)
+        guard arrival.isFinite else {
+            return FetchPriority(level: .speculative, order: Self.unreachedOrder + forecast.distance(to: extent) / forecast.length)
+        }
+        let onScreen = arrival <= now && forecast.shows(extent, at: now)
+        let worthASlot = departure - Swift.max(onScreen ? now : arrival, now + expected) >= latency
+        if onScreen, worthASlot { return FetchPriority(level: .visible, order: arrival) }
+        if !onScreen, worthASlot {
+            return FetchPriority(level: .prefetch, order: arrival)
+        }
+        guard departure > now + latency else { return FetchPriority(level: .background, order: arrival) }
+        return FetchPriority(level: .speculative, order: -departure)
+    }
+
+    /// Orders of items the forecast never reaches start here: after any arrival time (seconds).
+    static var unreachedOrder: Double { 1e9 }
 }
 
 /// A request's sort key: most urgent first, then the oldest entry. Not nested in the generic

@@ -1,15 +1,10 @@
 import Foundation
+import IOTestSupport
 import PrefetchKit
 import Testing
 
 /// Runs the built `prefetch-demo` executable, as swift-argument-parser's example tests run theirs.
 enum DemoProcess {
-    struct Output {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
     /// The executable next to the test bundle (`.build/<config>/prefetch-demo`).
     static var executable: URL {
         get throws {
@@ -28,36 +23,16 @@ enum DemoProcess {
         }
     }
 
-    /// Runs the demo with `arguments`, stdin and stdout not terminals, and waits for it to exit.
-    static func run(_ arguments: [String]) throws -> Output {
-        let process = Process()
-        process.executableURL = try executable
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read both pipes to the end before waiting, so a full pipe cannot block the child.
-        let errData = Locked(Data())
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            let data = err.fileHandleForReading.readDataToEndOfFile()
-            errData.withLock { $0 = data }
-            group.leave()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus,
-                      stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
+    /// Runs the demo with `arguments`, stdin and stdout not terminals, and waits for it to exit
+    /// without blocking a thread: a ``BoundedProcess`` with a generous limit (virtual-time runs
+    /// take seconds), so a hung demo fails its test instead of hanging the suite.
+    static func run(_ arguments: [String]) async throws -> BoundedProcess.Output {
+        try await BoundedProcess.run(try executable, arguments, timeout: .seconds(300))
     }
 
     /// Runs the demo with `--json` and decodes the summary object.
-    static func summary(_ arguments: [String]) throws -> [String: Double] {
-        let output = try run(arguments + ["--json"])
+    static func summary(_ arguments: [String]) async throws -> [String: Double] {
+        let output = try await run(arguments + ["--json"])
         guard output.status == 0 else {
             throw DemoTestError("prefetch-demo \(arguments.joined(separator: " ")) exited \(output.status): \(output.stderr)")
         }

@@ -20,6 +20,9 @@ public final class OutputReader: Sendable {
         }
     }
 
+    /// Whether the pipe has reached its end (the writer closed it or exited).
+    public var isClosed: Bool { closed.withLock { $0 } }
+
     /// Everything read so far, as UTF-8.
     public var text: String { String(decoding: buffer.withLock { $0 }, as: UTF8.self) }
 
@@ -37,7 +40,7 @@ public final class OutputReader: Sendable {
         let deadline = clock.now + timeout
         while true {
             let lines = lines
-            if done(lines) || closed.withLock({ $0 }) || clock.now >= deadline { return self.lines }
+            if done(lines) || isClosed || clock.now >= deadline { return self.lines }
             do { try await clock.sleep(for: .milliseconds(20)) } catch { return self.lines }
         }
     }
