@@ -31,12 +31,12 @@ import Testing
     @Test func atRestItLooksTheWayTheUserWasGoingAndALittleBehind() {
         // Given a view at rest after scrolling down (heading 1, the default)
         let down = policy.plan(for: context())
-        // Then it holds 2.5 viewports below and 0.1 viewport above
-        #expect(reach(down, from: 1_500) == 1_500 + 2.5 * 500)
+        // Then it holds 3 viewports below and 0.1 viewport above
+        #expect(reach(down, from: 1_500) == 1_500 + 3 * 500)
         #expect(down.regions.contains(950..<1_000))
-        // And after scrolling up, 2.5 viewports above and 0.1 below
+        // And after scrolling up, 3 viewports above and 0.1 below
         let up = policy.plan(for: context(offset: 5_000, heading: -1))
-        #expect(reach(up, from: 5_000, forward: false) == 5_000 - 2.5 * 500)
+        #expect(reach(up, from: 5_000, forward: false) == 5_000 - 3 * 500)
         #expect(up.regions.contains(5_500..<5_550))
     }
 
@@ -57,17 +57,17 @@ import Testing
     @Test func aFlingCoversTheWayToWhereItStopsAndTheWindowKeptThere() {
         // Given a fling that stops 2,000 pt further on (viewport 3,000..<3,500)
         let plan = policy.plan(for: context(velocity: 4_000, phase: .decelerating(restingOffset: 3_000, rate: 0.998)))
-        // Then the plan runs without a gap from the viewport to 2.5 screens past the resting viewport
-        #expect(reach(plan, from: 1_500) == 3_500 + 2.5 * 500)
+        // Then the plan runs without a gap from the viewport to 3 screens past the resting viewport
+        #expect(reach(plan, from: 1_500) == 3_500 + 3 * 500)
         #expect(plan.regions.allSatisfy { $0.lowerBound >= 1_500 })
     }
 
     @Test func aLongFlingPlansItsWholeWayAndWhereItStops() {
         // Given a fling that stops 20 screens away
         let plan = policy.plan(for: context(velocity: 20_000, phase: .decelerating(restingOffset: 11_000, rate: 0.998)))
-        // Then it holds the whole way, the resting viewport and 2.5 screens past it, without a gap
+        // Then it holds the whole way, the resting viewport and 3 screens past it, without a gap
         // (the controller, not the policy, decides which cells of the way are worth a load)
-        #expect(reach(plan, from: 1_500) == 11_500 + 2.5 * 500)
+        #expect(reach(plan, from: 1_500) == 11_500 + 3 * 500)
         #expect(plan.regions.contains { $0.contains(7_000) })
         #expect(plan.regions.allSatisfy { $0.lowerBound >= 1_500 })
     }
@@ -75,11 +75,11 @@ import Testing
     @Test func anAnimatedScrollHoldsTheDestinationAndTheWindowPastIt() {
         let plan = policy.plan(for: context(phase: .programmatic(targetOffset: 40_000, duration: 0.3)))
         #expect(plan.regions.contains(40_000..<40_500))
-        #expect(reach(plan, from: 40_000) == 40_500 + 2.5 * 500)
+        #expect(reach(plan, from: 40_000) == 40_500 + 3 * 500)
         #expect(plan.regions.allSatisfy { $0.lowerBound >= 40_000 })
         // Upward: the window lies above the destination
         let up = policy.plan(for: context(offset: 50_000, phase: .programmatic(targetOffset: 10_000, duration: 0.3)))
-        #expect(reach(up, from: 10_500, forward: false) == 10_000 - 2.5 * 500)
+        #expect(reach(up, from: 10_500, forward: false) == 10_000 - 3 * 500)
     }
 
     @Test func backwardDraggingMirrorsTheWindow() {
@@ -122,14 +122,14 @@ import Testing
     @Test func aggressivenessScalesEveryLengthAhead() throws {
         // Given the standard policy at half and double its aggressiveness
         let half = try policy.with(aggressiveness: 0.5), double = try policy.with(aggressiveness: 2)
-        // Then at rest the window ahead is half and double the standard 2.5 screens
-        #expect(reach(half.plan(for: context()), from: 1_500) == 1_500 + 0.5 * 2.5 * 500)
-        #expect(reach(double.plan(for: context()), from: 1_500) == 1_500 + 2 * 2.5 * 500)
+        // Then at rest the window ahead is half and double the standard 3 screens
+        #expect(reach(half.plan(for: context()), from: 1_500) == 1_500 + 0.5 * 3 * 500)
+        #expect(reach(double.plan(for: context()), from: 1_500) == 1_500 + 2 * 3 * 500)
         // And while dragging the lead scales the same way (1000 × 0.4 × 3.5 + 250 = 1,650 at 1)
         #expect(reach(half.plan(for: context(velocity: 1_000)), from: 1_500) == 1_500 + 0.5 * 1_650)
         // And past a fling's resting viewport too
         let fling = context(velocity: 4_000, phase: .decelerating(restingOffset: 3_000, rate: 0.998))
-        #expect(reach(double.plan(for: fling), from: 1_500) == 3_500 + 2 * 2.5 * 500)
+        #expect(reach(double.plan(for: fling), from: 1_500) == 3_500 + 2 * 3 * 500)
         // And the reach never shrinks as the knob turns up, whatever the motion
         var rng = SplitMix64(seed: 5)
         for _ in 0..<500 {

@@ -63,7 +63,8 @@ import Testing
         var workers: [UInt64: WorkerModel] = [:]
         var unregistered: [Machine.WorkerID] = []
         var stats = FetchStatistics()
-        var latencies: [Duration] = []
+        /// Latency samples, oldest first; `cancelled` for a cancelled load's running time.
+        var latencies: [(latency: Duration, cancelled: Bool)] = []
         var latencySamples: Int
         var isShutdown = false
         var seenConsumers = Set<FetchConsumerID>()
@@ -402,7 +403,7 @@ import Testing
                 if succeeds {
                     m.stats.loadsCompleted += 1
                     if fromStore { m.stats.storeHits += 1 }
-                    m.latencies.append(latency)
+                    m.latencies.append((latency, cancelled: false))
                 } else {
                     m.stats.loadsFailed += 1
                 }
@@ -456,10 +457,10 @@ import Testing
         var expected = m.stats
         expected.inFlight = m.scheduling.runningCount
         expected.queued = m.scheduling.waitingCount
-        expected.latency = LatencySummary(samples: m.latencies.suffix(m.latencySamples))
+        let kept = m.latencies.suffix(m.latencySamples)
+        expected.latency = LatencySummary(samples: kept.filter { !$0.cancelled }.map(\.latency))
         if stats != expected { problems.append("statistics \(stats), model \(expected)") }
-        let kept = m.latencies.suffix(m.latencySamples).sorted()
-        let p90 = kept.count >= 5 ? kept[Int((Double(kept.count) * 0.9).rounded(.up)) - 1] : nil
+        let p90 = kept.count >= 5 ? Self.redistributedQuantile(Array(kept), 0.9) : nil
         if machine.latency.expected != p90 { problems.append("expected latency \(String(describing: machine.latency.expected)), model \(String(describing: p90))") }
         if machine.cache.keysByRecency != m.cache.keys { problems.append("cache \(machine.cache.keysByRecency), model \(m.cache.keys)") }
         if machine.cache.evictions != m.cache.evictions { problems.append("evictions \(machine.cache.evictions), model \(m.cache.evictions)") }
@@ -476,5 +477,27 @@ import Testing
             }
         }
         return problems
+    }
+}
+
+extension FetcherStateMachinePropertyTests {
+    /// The model's latency quantile, by Efron's redistribution to the right (an independent
+    /// formulation of the product-limit estimate): every sample starts with mass 1/n; a cancelled
+    /// load's mass goes in equal parts to every sample after it. The quantile is the first finished
+    /// sample where the mass so far reaches `fraction`, else the longest sample.
+    static func redistributedQuantile(_ samples: [(latency: Duration, cancelled: Bool)], _ fraction: Double) -> Duration {
+        let sorted = samples.sorted { $0.latency != $1.latency ? $0.latency < $1.latency : (!$0.cancelled && $1.cancelled) }
+        var mass = Array(repeating: 1.0 / Double(sorted.count), count: sorted.count)
+        for i in sorted.indices where sorted[i].cancelled {
+            let after = sorted.count - i - 1
+            if after > 0 { for j in (i + 1)..<sorted.count { mass[j] += mass[i] / Double(after) } }
+            mass[i] = 0
+        }
+        var total = 0.0
+        for i in sorted.indices where !sorted[i].cancelled {
+            total += mass[i]
+            if total >= fraction - 1e-9 { return sorted[i].latency }
+        }
+        return sorted[sorted.count - 1].latency
     }
 }

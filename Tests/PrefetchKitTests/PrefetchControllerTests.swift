@@ -48,6 +48,30 @@ struct PrefetchControllerTests {
         controller._checkInvariants(geometry: rows)
     }
 
+    @Test func aRankThatTimeMakesStaleIsRankedAgainThoughTheForecastHolds() throws {
+        // Given a drag at a steady 100 pt/s from offset 0 and a plan of rows 3 to 12
+        let target = RecordingTarget<Int>()
+        let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [300..<1_300]), target: target)
+        // Then row 5 (500..<600) arrives when the offset passes 200 (t = 2 s) and leaves at 600
+        // (t = 6 s): worth a slot (shown 4 s ≥ L = 0.3 s), prefetch by arrival; on screen from
+        // t = 2 it is visible. With E = L = 0.3 s it stays worth a slot until 6 − 0.3 − 0.3 = 5.4 s.
+        var t = 0.0
+        while t <= 5.35 {
+            controller.update(state(t, at: 100 * t, velocity: 100, .dragging), geometry: rows)
+            if t == 0 { #expect(controller.requestedPriority(of: 5) == FetchPriority(level: .prefetch, order: 2)) }
+            if abs(t - 3) < 1e-9 { #expect(controller.requestedPriority(of: 5)?.level == .visible) }
+            t = ((t + 0.05) * 100).rounded() / 100
+        }
+        #expect(controller.requestedPriority(of: 5)?.level == .visible)
+        // When time passes 5.4 s with the same motion (no new forecast)
+        controller.update(state(5.45, at: 545, velocity: 100, .dragging), geometry: rows)
+        // Then a load started now would show row 5 for 6 − 5.75 = 0.25 s < L: it drops to
+        // speculative (latest departure first), and the update says so.
+        #expect(controller.requestedPriority(of: 5) == FetchPriority(level: .speculative, order: -6))
+        #expect(target.lastUpdate.requests.contains { $0.item == 5 && $0.priority.level == .speculative })
+        controller._checkInvariants(geometry: rows)
+    }
+
     @Test func aFlingsRestingCellsLoadBeforeTheCellsItFliesPast() async throws {
         // Given the same fling on a fetcher that runs two loads at once
         let (fetcher, loader) = try makeFetcher(cap: 2)

@@ -49,7 +49,8 @@ public final class FetcherPrefetchDataSource<ID: Hashable & Sendable, Value: Sen
         target.updatePrefetching(update)
     }
 
-    /// The fetcher's expected latency (its recent 90th percentile).
+    /// The fetcher's expected latency (its recent 90th percentile, cancelled loads counted as
+    /// lasting at least as long as they ran).
     public var expectedLatency: Duration? { target.expectedLatency }
 
     /// The fetcher's median latency.

@@ -89,15 +89,13 @@ public final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendable
         return true
     }
 
-    /// The fetcher's ``AsyncFetcher/expectedLatency``: its recent 90th percentile.
+    /// The fetcher's ``AsyncFetcher/expectedLatency``: its recent 90th percentile (cancelled loads
+    /// counted as lasting at least as long as they ran).
     public var expectedLatency: Duration? { fetcher.expectedLatency }
 
-    /// The median of the fetcher's recent latencies, once it has as many samples as
-    /// ``AsyncFetcher/expectedLatency`` needs.
-    public var typicalLatency: Duration? {
-        let summary = fetcher.statistics.latency
-        return summary.count >= LatencySummary.minimumSamplesForEstimate ? summary.median : nil
-    }
+    /// The fetcher's ``AsyncFetcher/typicalLatency``: the median of its recent latencies, once it
+    /// has as many samples as ``AsyncFetcher/expectedLatency`` needs.
+    public var typicalLatency: Duration? { fetcher.typicalLatency }
 
     /// The fetcher's ``FetcherConfiguration/maxConcurrentLoads``.
     public var maxConcurrentLoads: Int { fetcher.configuration.maxConcurrentLoads }

@@ -72,12 +72,15 @@ public final class PrefetchController<Item: Hashable> {
         @usableFromInline var extent: Range<Double>
         @usableFromInline var priority: FetchPriority
         @usableFromInline var sequence: UInt64
+        /// When the rank stops holding as time passes (``Rank/until``).
+        @usableFromInline var until: Double
 
         @inlinable
-        init(extent: Range<Double>, priority: FetchPriority, sequence: UInt64) {
+        init(extent: Range<Double>, rank: Rank, sequence: UInt64) {
             self.extent = extent
-            self.priority = priority
+            self.priority = rank.priority
             self.sequence = sequence
+            self.until = rank.until
         }
     }
 
@@ -116,6 +119,8 @@ public final class PrefetchController<Item: Hashable> {
     @usableFromInline var heading = 1
     @usableFromInline var lastTime: Double?
     @usableFromInline var nextSequence: UInt64 = 0
+    /// The earliest ``Entry/until`` of the held items: before then no held rank goes stale.
+    @usableFromInline var nextExpiry = Double.infinity
 
     /// Creates a controller.
     public init(policy: any PrefetchPolicy = PrefetchPolicies.uikitLike, target: (any PrefetchTarget<Item>)? = nil,
@@ -199,23 +204,36 @@ public final class PrefetchController<Item: Hashable> {
                 }
             }
             // 2. What the forecast ranks differently: everything when it changed, else what came on screen.
-            if rerank {
+            //    Between changes of the forecast, a rank also goes stale as time passes: an item
+            //    worth a slot stops being worth one once a load started now would show its data
+            //    too briefly. Those are ranked again when their time comes.
+            if rerank || state.time > nextExpiry {
+                var earliest = Double.infinity
                 for index in entries.indices {
                     let entry = entries.values[index]
-                    let priority = ranking.priority(of: entry.extent)
-                    guard isMeaningful(from: entry.priority, to: priority) else { continue }
-                    entries.values[index].priority = priority
-                    changes.request(entries.keys[index], at: priority, sequence: entry.sequence)
+                    if rerank || entry.until < state.time {
+                        let rank = ranking.rank(of: entry.extent)
+                        entries.values[index].until = rank.until
+                        if isMeaningful(from: entry.priority, to: rank.priority) {
+                            entries.values[index].priority = rank.priority
+                            changes.request(entries.keys[index], at: rank.priority, sequence: entry.sequence)
+                        }
+                    }
+                    earliest = Swift.min(earliest, entries.values[index].until)
                 }
-            } else if let last = lastViewport {
+                nextExpiry = earliest
+            }
+            if !rerank, let last = lastViewport {
                 for range in viewport.subtracting(RangeUnion([last], clippedTo: state.contentLength)) {
                     geometry.forEachItem(meeting: range) { item, _ in
                         guard let index = entries.index(forKey: item) else { return }
                         let entry = entries.values[index]
-                        let priority = ranking.priority(of: entry.extent)
-                        guard isMeaningful(from: entry.priority, to: priority) else { return }
-                        entries.values[index].priority = priority
-                        changes.request(item, at: priority, sequence: entry.sequence)
+                        let rank = ranking.rank(of: entry.extent)
+                        entries.values[index].until = rank.until
+                        nextExpiry = Swift.min(nextExpiry, rank.until)
+                        guard isMeaningful(from: entry.priority, to: rank.priority) else { return }
+                        entries.values[index].priority = rank.priority
+                        changes.request(item, at: rank.priority, sequence: entry.sequence)
                     }
                 }
             }
@@ -223,9 +241,10 @@ public final class PrefetchController<Item: Hashable> {
             for range in wanted.subtracting(covered) {
                 geometry.forEachItem(meeting: range) { item, extent in
                     guard !covered.meets(extent), entries[item] == nil else { return }
-                    let priority = ranking.priority(of: extent)
-                    entries[item] = Entry(extent: extent, priority: priority, sequence: nextSequence)
-                    changes.request(item, at: priority, sequence: nextSequence)
+                    let rank = ranking.rank(of: extent)
+                    entries[item] = Entry(extent: extent, rank: rank, sequence: nextSequence)
+                    nextExpiry = Swift.min(nextExpiry, rank.until)
+                    changes.request(item, at: rank.priority, sequence: nextSequence)
                     nextSequence &+= 1
                 }
             }
@@ -244,20 +263,23 @@ public final class PrefetchController<Item: Hashable> {
     ) where Geometry.Item == Item {
         var fresh: [Item: Entry] = [:]
         fresh.reserveCapacity(entries.count)
+        var earliest = Double.infinity
         for range in wanted {
             geometry.forEachItem(meeting: range) { item, extent in
                 guard fresh[item] == nil else { return }
-                let priority = ranking.priority(of: extent)
-                if let old = entries[item], !isMeaningful(from: old.priority, to: priority) {
-                    fresh[item] = Entry(extent: extent, priority: old.priority, sequence: old.sequence)
+                let rank = ranking.rank(of: extent)
+                earliest = Swift.min(earliest, rank.until)
+                if let old = entries[item], !isMeaningful(from: old.priority, to: rank.priority) {
+                    fresh[item] = Entry(extent: extent, rank: Rank(priority: old.priority, until: rank.until), sequence: old.sequence)
                     return
                 }
                 let sequence = entries[item]?.sequence ?? nextSequence
                 if entries[item] == nil { nextSequence &+= 1 }
-                fresh[item] = Entry(extent: extent, priority: priority, sequence: sequence)
-                changes.request(item, at: priority, sequence: sequence)
+                fresh[item] = Entry(extent: extent, rank: rank, sequence: sequence)
+                changes.request(item, at: rank.priority, sequence: sequence)
             }
         }
+        nextExpiry = earliest
         var gone: [Item] = []
         var goneSequences: [UInt64] = []
         for (item, entry) in entries where fresh[item] == nil {
@@ -304,7 +326,7 @@ public final class PrefetchController<Item: Hashable> {
         guard let extent, let forecast, let lastTime, extent.lowerBound.isFinite, extent.upperBound.isFinite else {
             return .visible
         }
-        return makeRanking(forecast, lastTime).priority(of: extent)
+        return makeRanking(forecast, lastTime).rank(of: extent).priority
     }
 
     /// The priority `item` is requested at, or `nil` when it is not in the plan.
@@ -382,6 +404,7 @@ public final class PrefetchController<Item: Hashable> {
     @usableFromInline
     func forgetEverything() {
         entries.removeAll()
+        nextExpiry = .infinity
         covered = []
         pendingMoves = []
         pendingRemovals = []
@@ -459,24 +482,43 @@ struct Ranking {
     ///   load only runs on a slot nothing else wants.
     /// - Never reached by the forecast motion (behind, or past where it stops): `speculative`,
     ///   after every arrival, nearest first.
+    ///
+    /// The rank holds until ``Rank/until``: an item worth a slot stops being worth one at
+    /// `departure − E − L` (from then on a load started now would show its data for less than
+    /// `L`); the other ranks hold while the forecast holds.
     @usableFromInline
-    func priority(of extent: Range<Double>) -> FetchPriority {
+    func rank(of extent: Range<Double>) -> Rank {
         let (arrival, departure) = forecast.window(of: extent)
         guard arrival.isFinite else {
-            return FetchPriority(level: .speculative, order: Self.unreachedOrder + forecast.distance(to: extent) / forecast.length)
+            return Rank(priority: FetchPriority(level: .speculative, order: Self.unreachedOrder + forecast.distance(to: extent) / forecast.length))
         }
         let onScreen = arrival <= now && forecast.shows(extent, at: now)
         let worthASlot = departure - Swift.max(onScreen ? now : arrival, now + expected) >= latency
-        if onScreen, worthASlot { return FetchPriority(level: .visible, order: arrival) }
-        if !onScreen, worthASlot {
-            return FetchPriority(level: .prefetch, order: arrival)
+        if worthASlot {
+            return Rank(priority: FetchPriority(level: onScreen ? .visible : .prefetch, order: arrival),
+                        until: departure - expected - latency)
         }
-        guard departure > now + latency else { return FetchPriority(level: .background, order: arrival) }
-        return FetchPriority(level: .speculative, order: -departure)
+        guard departure > now + latency else { return Rank(priority: FetchPriority(level: .background, order: arrival)) }
+        return Rank(priority: FetchPriority(level: .speculative, order: -departure))
     }
 
     /// Orders of items the forecast never reaches start here: after any arrival time (seconds).
     static var unreachedOrder: Double { 1e9 }
+}
+
+/// An item's priority under one frame's ``Ranking``, and the time until which it holds.
+@usableFromInline
+struct Rank {
+    @usableFromInline var priority: FetchPriority
+    /// The time (seconds) after which the priority no longer holds as time passes, though the
+    /// forecast does; infinity when it holds for as long as the forecast.
+    @usableFromInline var until: Double
+
+    @inlinable
+    init(priority: FetchPriority, until: Double = .infinity) {
+        self.priority = priority
+        self.until = until
+    }
 }
 
 /// A request's sort key: most urgent first, then the oldest entry. Not nested in the generic

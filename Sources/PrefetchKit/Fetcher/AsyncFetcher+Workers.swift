@@ -7,7 +7,8 @@ extension AsyncFetcher {
     func start(_ spawn: Machine.Spawn) {
         onEvent?(.loadStarted(spawn.load.id))
         let task = Task { await self.work(spawn.worker, first: spawn.load) }
-        if state.withLock({ $0.register(spawn.worker, runner: task) }) { task.cancel() }
+        let now = clock.now()
+        if state.withLock({ $0.register(spawn.worker, runner: task, at: now) }) { task.cancel() }
     }
 
     /// A worker: runs `first`, then each load the scheduler gives it, until none is left for it.
@@ -17,7 +18,8 @@ extension AsyncFetcher {
         while true {
             let started = clock.now()
             let (result, fromStore) = await obtain(load.id)
-            let latency = clock.now() - started
+            let ended = clock.now()
+            let latency = ended - started
             // The cost function is the caller's code: computed here, never under the lock.
             var valueCost: Int?
             var toStore: Value?
@@ -27,7 +29,7 @@ extension AsyncFetcher {
             }
             let action = state.withLock {
                 $0.finished(worker, load, result: result, cost: valueCost, latency: latency,
-                            fromStore: fromStore, canContinue: toStore == nil)
+                            fromStore: fromStore, canContinue: toStore == nil, at: ended)
             }
             let next = perform(action, for: load.id, result: result, latency: latency, fromStore: fromStore)
             if let toStore { await write(toStore, for: load.id) }
@@ -122,6 +124,11 @@ extension AsyncFetcher {
     func cancel(_ cancellation: Machine.Cancellation) {
         cancellation.runner?.cancel()
         onEvent?(.loadCancelled(cancellation.id))
+        // How long it ran, measured now (when it was cancelled), not when its task gets to end.
+        if let started = cancellation.started {
+            let ran = clock.now() - started
+            state.withLock { $0.cancelledLoadRan(for: ran) }
+        }
     }
 }
 

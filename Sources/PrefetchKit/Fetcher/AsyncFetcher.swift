@@ -261,10 +261,18 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
         state.withLock { $0.statistics }
     }
 
-    /// A latency to plan prefetching with: the 90th percentile of recent loads, or `nil` until
-    /// enough loads have finished (see ``LatencyWindow/expected``).
+    /// A latency to plan prefetching with: the 90th percentile of recent loads (cancelled loads
+    /// counted as lasting at least as long as they ran), or `nil` until enough loads have
+    /// finished (see ``LatencyWindow/expected``).
     public var expectedLatency: Duration? {
         state.withLock { $0.latency.expected }
+    }
+
+    /// A typical load latency: the median of recent loads (cancelled loads counted as lasting at
+    /// least as long as they ran), or `nil` until enough loads have finished (see
+    /// ``LatencyWindow/typical``).
+    public var typicalLatency: Duration? {
+        state.withLock { $0.latency.typical }
     }
 
     /// A copy of the window of recent load latencies behind ``expectedLatency`` and ``statistics``.

@@ -30,7 +30,11 @@ public struct FetchStatistics: Sendable, Hashable {
     public var latency = LatencySummary()
 }
 
-/// A summary of recent load latencies: from start to result, retries included.
+/// A summary of recent finished loads' latencies: from start to result, retries included.
+///
+/// Loads cancelled before they finished are left out here; the estimates a fetcher plans with
+/// (``AsyncFetcher/expectedLatency``, ``AsyncFetcher/typicalLatency``) count them as lasting at
+/// least as long as they ran (see ``LatencyWindow``), so they can be longer than ``p90`` and ``median``.
 public struct LatencySummary: Sendable, Hashable {
     /// The number of samples summarised.
     public var count = 0
@@ -49,8 +53,9 @@ public struct LatencySummary: Sendable, Hashable {
     /// The fewest samples ``expected`` trusts.
     public static let minimumSamplesForEstimate = 5
 
-    /// A latency to plan with: the 90th percentile, once there are at least
+    /// The 90th percentile of the finished loads, once there are at least
     /// ``minimumSamplesForEstimate`` samples (one early load says little about the next ones).
+    /// To plan with, prefer ``AsyncFetcher/expectedLatency``, which also counts cancelled loads.
     public var expected: Duration? {
         count >= Self.minimumSamplesForEstimate ? p90 : nil
     }

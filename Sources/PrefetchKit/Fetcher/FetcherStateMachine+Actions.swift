@@ -28,9 +28,13 @@ extension FetcherStateMachine {
     struct Cancellation: Sendable {
         @usableFromInline var id: ID
         @usableFromInline var runner: Runner?
-        @inlinable init(id: ID, runner: Runner?) {
+        /// When the load started on the fetcher's clock, if known: the fetcher records how long
+        /// it ran (``FetcherStateMachine/cancelledLoadRan(for:)``).
+        @usableFromInline var started: Duration?
+        @inlinable init(id: ID, runner: Runner?, started: Duration? = nil) {
             self.id = id
             self.runner = runner
+            self.started = started
         }
     }
 

@@ -51,6 +51,8 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
         @usableFromInline var runner: Runner?
         /// The load was cancelled before the task handle was registered: cancel it at registration.
         @usableFromInline var cancelPending = false
+        /// When the load it runs started, on the fetcher's clock (once known).
+        @usableFromInline var started: Duration?
         @inlinable init(load: FetchLoadID) { self.load = load }
     }
 
@@ -223,15 +225,24 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
 
     /// Stores the task handle of a new worker; returns `true` when the task must be cancelled now
     /// (its load was cancelled before the handle was known).
+    /// `now` is the time on the fetcher's clock: the worker's first load started then.
     @inlinable
-    mutating func register(_ worker: WorkerID, runner: Runner) -> Bool {
+    mutating func register(_ worker: WorkerID, runner: Runner, at now: Duration? = nil) -> Bool {
         guard let index = workers.index(forKey: worker) else { return false }  // it ended already
         if workers.values[index].cancelPending {
             workers.values[index].cancelPending = false
             return true
         }
         workers.values[index].runner = runner
+        workers.values[index].started = now
         return false
+    }
+
+    /// A running load was cancelled after running for `elapsed`: its latency would have been at
+    /// least that (``LatencyWindow/recordCancelled(after:)``).
+    @inlinable
+    mutating func cancelledLoadRan(for elapsed: Duration) {
+        latency.recordCancelled(after: elapsed)
     }
 
     /// A retry is about to wait: counts it and draws the jitter (a number in `0..<1`).
@@ -250,7 +261,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     @inlinable
     mutating func finished(
         _ worker: WorkerID, _ load: RunningLoad, result: Result<Value, any Error>, cost: Int?,
-        latency elapsed: Duration, fromStore: Bool, canContinue: Bool
+        latency elapsed: Duration, fromStore: Bool, canContinue: Bool, at now: Duration? = nil
     ) -> FinishAction {
         var cacheError: PrefetchError?
         if case .success(let value) = result, let cost {
@@ -259,7 +270,8 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
         }
         switch scheduler.finished(load.id, load: load.load) {
         case .stale:
-            // The load was cancelled: its worker is retired and ends now.
+            // The load was cancelled: its worker is retired and ends now. Its running time was
+            // recorded when it was cancelled (``cancelledLoadRan(for:)``).
             workers[worker] = nil
             guard case .success = result else { return .late(succeeded: false) }
             stats.lateResults += 1
@@ -281,6 +293,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
             let step: Next
             if let next, canContinue, let index = workers.index(forKey: worker) {
                 workers.values[index].load = next.load
+                workers.values[index].started = now
                 workerOfLoad[next.load] = worker
                 noteStarted()
                 step = .continue(next)
@@ -356,7 +369,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
             workers.values[index].cancelPending = true
             return Cancellation(id: load.id, runner: nil)
         }
-        return Cancellation(id: load.id, runner: runner)
+        return Cancellation(id: load.id, runner: runner, started: workers.values[index].started)
     }
 
     @inlinable

@@ -2,8 +2,15 @@
 ///
 /// A ring of the last ``capacity`` samples: recording is O(1) and never allocates once the ring
 /// is full. ``AsyncFetcher`` keeps one for its ``AsyncFetcher/expectedLatency`` and
-/// ``FetchStatistics/latency``; the rule for percentiles (nearest rank) lives here only, so
-/// every reader of "the latency to plan with" gets the same number from the same samples.
+/// ``FetchStatistics/latency``; the rule for percentiles lives here only, so every reader of
+/// "the latency to plan with" gets the same number from the same samples.
+///
+/// A load cancelled before it finished says its latency was *at least* the time it ran
+/// (``recordCancelled(after:)``). Leaving such loads out would bias every percentile low: the
+/// slow loads are the ones still running when their cells leave, so a busy fetcher would keep
+/// believing its loads are quick. Percentiles are therefore read with the product-limit
+/// (Kaplan–Meier) estimator, which counts a cancelled load as surviving up to the time it ran;
+/// without cancelled loads it is the plain nearest-rank percentile.
 ///
 /// ```swift
 /// var window = try LatencyWindow(capacity: 64)
@@ -15,6 +22,8 @@ public struct LatencyWindow: Sendable, Equatable {
     /// The most samples kept; older ones are forgotten first.
     public let capacity: Int
     @usableFromInline var ring: [Duration] = []
+    /// Parallel to `ring`: whether the sample is a cancelled load's running time (a lower bound).
+    @usableFromInline var cancelled: [Bool] = []
     @usableFromInline var cursor = 0
 
     /// Creates an empty window that keeps the last `capacity` samples.
@@ -34,11 +43,14 @@ public struct LatencyWindow: Sendable, Equatable {
     /// Whether no sample was recorded since creation or ``removeAll()``.
     public var isEmpty: Bool { ring.isEmpty }
 
-    /// The samples kept, oldest first.
+    /// The samples kept, oldest first (cancelled loads' running times included).
     /// - Complexity: O(``capacity``)
     public var samples: [Duration] {
         Array(ring[cursor...] + ring[..<cursor])
     }
+
+    /// The number of samples that are cancelled loads' running times.
+    public var cancelledCount: Int { cancelled.lazy.filter { $0 }.count }
 
     /// Records one latency, forgetting the oldest sample when the window is full.
     ///
@@ -46,11 +58,27 @@ public struct LatencyWindow: Sendable, Equatable {
     /// - Complexity: O(1) amortized; O(1) without allocating once the window is full.
     @inlinable
     public mutating func record(_ latency: Duration) {
-        let sample = max(latency, .zero)
+        append(max(latency, .zero), cancelled: false)
+    }
+
+    /// Records a load that was cancelled after running for `elapsed`: its latency would have been
+    /// at least that. Forgets the oldest sample when the window is full.
+    ///
+    /// A negative duration is recorded as zero.
+    /// - Complexity: O(1) amortized; O(1) without allocating once the window is full.
+    @inlinable
+    public mutating func recordCancelled(after elapsed: Duration) {
+        append(max(elapsed, .zero), cancelled: true)
+    }
+
+    @inlinable
+    mutating func append(_ sample: Duration, cancelled isCancelled: Bool) {
         if ring.count < capacity {
             ring.append(sample)
+            cancelled.append(isCancelled)
         } else {
             ring[cursor] = sample
+            cancelled[cursor] = isCancelled
             cursor = cursor + 1 == capacity ? 0 : cursor + 1
         }
     }
@@ -58,14 +86,35 @@ public struct LatencyWindow: Sendable, Equatable {
     /// Forgets every sample.
     public mutating func removeAll() {
         ring.removeAll(keepingCapacity: true)
+        cancelled.removeAll(keepingCapacity: true)
         cursor = 0
     }
 
-    /// The `fraction` quantile of the samples by nearest rank (`0.9` for the 90th percentile),
-    /// or `nil` without samples. `fraction` is clamped to `0...1`.
+    /// The `fraction` quantile of the latencies (`0.9` for the 90th percentile), or `nil` without
+    /// samples. `fraction` is clamped to `0...1`.
+    ///
+    /// Without cancelled loads it is the nearest-rank percentile of the samples. With them it is
+    /// the product-limit estimate: the first latency at which the estimated share of loads done
+    /// reaches `fraction`, where a cancelled load counts as not done up to its running time. When
+    /// so many long loads were cancelled that the estimate never reaches `fraction`, it is the
+    /// longest time any sample ran: the latency is at least that.
     /// - Complexity: O(n log n) for n samples.
     public func percentile(_ fraction: Double) -> Duration? {
-        ring.isEmpty ? nil : Self.nearestRank(ring.sorted(), fraction)
+        guard !ring.isEmpty else { return nil }
+        guard cancelled.contains(true) else { return Self.nearestRank(ring.sorted(), fraction) }
+        let clamped = fraction.isNaN ? 1 : min(max(fraction, 0), 1)
+        // Finished loads before cancelled ones of the same time: a cancelled load was still running then.
+        let order = ring.indices.sorted { ring[$0] != ring[$1] ? ring[$0] < ring[$1] : (!cancelled[$0] && cancelled[$1]) }
+        var surviving = 1.0
+        var atRisk = Double(ring.count)
+        for index in order {
+            if !cancelled[index] {
+                surviving *= 1 - 1 / atRisk
+                if 1 - surviving >= clamped - 1e-9 { return ring[index] }
+            }
+            atRisk -= 1
+        }
+        return ring[order[order.count - 1]]
     }
 
     /// A latency to plan prefetching with: the 90th percentile, once there are at least
@@ -76,14 +125,27 @@ public struct LatencyWindow: Sendable, Equatable {
         ring.count >= LatencySummary.minimumSamplesForEstimate ? percentile(0.9) : nil
     }
 
-    /// Count, mean, median, 90th percentile and maximum of the samples.
+    /// A typical latency: the median (``percentile(_:)`` of 0.5), once there are at least
+    /// ``LatencySummary/minimumSamplesForEstimate`` samples; `nil` before that.
     /// - Complexity: O(n log n) for n samples.
-    public var summary: LatencySummary { LatencySummary(samples: ring) }
-
-    /// Two windows are equal when they have the same capacity and the same samples in the same order.
-    public static func == (lhs: LatencyWindow, rhs: LatencyWindow) -> Bool {
-        lhs.capacity == rhs.capacity && lhs.samples == rhs.samples
+    public var typical: Duration? {
+        ring.count >= LatencySummary.minimumSamplesForEstimate ? percentile(0.5) : nil
     }
+
+    /// Count, mean, median, 90th percentile and maximum of the finished loads' latencies
+    /// (cancelled loads' running times left out).
+    /// - Complexity: O(n log n) for n samples.
+    public var summary: LatencySummary {
+        LatencySummary(samples: ring.indices.lazy.filter { !cancelled[$0] }.map { ring[$0] })
+    }
+
+    /// Two windows are equal when they have the same capacity and the same samples, each marked
+    /// finished or cancelled alike, in the same order.
+    public static func == (lhs: LatencyWindow, rhs: LatencyWindow) -> Bool {
+        lhs.capacity == rhs.capacity && lhs.samples == rhs.samples && lhs.orderedCancelled == rhs.orderedCancelled
+    }
+
+    private var orderedCancelled: [Bool] { Array(cancelled[cursor...] + cancelled[..<cursor]) }
 
     /// The nearest-rank `fraction` quantile of non-empty sorted samples: the one rule for percentiles.
     static func nearestRank(_ sorted: [Duration], _ fraction: Double) -> Duration {
