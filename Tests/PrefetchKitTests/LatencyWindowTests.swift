@@ -121,4 +121,21 @@ import PrefetchTesting
         #expect(fetcher.latencyWindow.samples == [.milliseconds(100), .milliseconds(300)])
         fetcher.shutdown()
     }
+
+    @Test func aCancelledMarkLeavesTheRingWithItsSample() throws {
+        // Given a ring of three with a cancelled load's time in it
+        var window = try LatencyWindow(capacity: 3)
+        window.record(.milliseconds(10))
+        window.recordCancelled(after: .milliseconds(20))
+        window.record(.milliseconds(30))
+        window.record(.milliseconds(40))
+        // Then the oldest (finished) sample left, and the mark stayed with 20 ms
+        #expect(window.samples == [.milliseconds(20), .milliseconds(30), .milliseconds(40)])
+        #expect(window.cancelledCount == 1 && window.summary.count == 2)
+        // When the cancelled sample is pushed out too
+        window.record(.milliseconds(50))
+        // Then no mark is left and percentiles are plain nearest rank again
+        #expect(window.cancelledCount == 0 && window.summary.count == 3)
+        #expect(window.percentile(0.5) == .milliseconds(40) && window.percentile(1) == .milliseconds(50))
+    }
 }
