@@ -114,6 +114,7 @@ import Testing
             #expect(!html.contains(external), "the report refers to something outside it: \(external)")
         }
         #expect(html.contains("<svg") && html.contains("flings-grid") && html.contains("clairvoyant"))
+        #expect(html.contains("prefetch window"), "a report with timelines explains their colours")
         guard let browser = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
             .first(where: { FileManager.default.isExecutableFile(atPath: $0) })
         else {

@@ -12,21 +12,42 @@ import Testing
         #expect(points.count == 2 * windows.count + knob.count)
         for family in ["uikitLike", "textureLike"] {
             let curve = points.filter { $0.family == family }
-            #expect(curve.map(\.window) == windows.map { Optional($0) })
+            #expect(curve.map(\.window) == windows)
             for (narrow, wide) in zip(curve, curve.dropFirst()) {
-                #expect(wide.loadsWasted >= narrow.loadsWasted, "\(family) \(wide.window!) wastes \(wide.loadsWasted) < \(narrow.loadsWasted) at \(narrow.window!)")
+                #expect(wide.loadsWasted >= narrow.loadsWasted, "\(family) \(wide.window) wastes \(wide.loadsWasted) < \(narrow.loadsWasted) at \(narrow.window)")
             }
             // The sweep spans something: the widest window wastes more than the narrowest.
             #expect(curve.last!.loadsWasted > curve.first!.loadsWasted)
         }
         // Adaptive's budget knob is monotone in waste too: more aggressive never wastes less.
         let adaptive = points.filter { $0.family == "adaptive" }
-        #expect(adaptive.map(\.window) == knob.map { Optional($0) })
+        #expect(adaptive.map(\.window) == knob)
         for (low, high) in zip(adaptive, adaptive.dropFirst()) {
-            #expect(high.loadsWasted >= low.loadsWasted, "adaptive \(high.window!) wastes \(high.loadsWasted) < \(low.loadsWasted) at \(low.window!)")
+            #expect(high.loadsWasted >= low.loadsWasted, "adaptive \(high.window) wastes \(high.loadsWasted) < \(low.loadsWasted) at \(low.window)")
         }
         #expect(adaptive.last!.loadsWasted > adaptive.first!.loadsWasted)
         let page = Frontier.html([("lte", points)])
         #expect(page.contains("<polyline") && page.contains("textureLike") && page.contains("adaptive"))
+    }
+
+    @Test func aFlatSweepStillGetsAReadableAxis() {
+        // Every point at 0 blank seconds: the axis spans 0 to 1 instead of labelling 0.0 five times.
+        let points = [0.25, 1, 2].enumerated().map { index, window in
+            Frontier.Point(family: "uikitLike", window: window, blankCellSeconds: 0, displayReadyRate: 1, loadsWasted: 4 + index)
+        }
+        let page = Frontier.html([("lte", points)])
+        let blankPlot = String(page[page.range(of: "blank cell-seconds vs wasted loads")!.lowerBound...])
+            .components(separatedBy: "</svg>")[0]
+        #expect(blankPlot.contains(">1.0</text>"), "the blank-time axis should reach 1.0")
+        #expect(blankPlot.contains(">0.5</text>"))
+        #expect(page.contains("<title>uikitLike 0.25 → 0.0, 4 wasted</title>"))
+    }
+
+    @Test func aFrontierOnlyReportLeavesOutTheTimelineKey() {
+        let points = [Frontier.Point(family: "adaptive", window: 1, blankCellSeconds: 3, displayReadyRate: 0.9, loadsWasted: 10)]
+        let frontierOnly = HTMLReport.render([], title: "PrefetchKit frontier", sections: Frontier.html([("lte", points)]))
+        #expect(frontierOnly.contains("blank cell-seconds vs wasted loads"))
+        #expect(!frontierOnly.contains("prefetch window"), "a page without timelines explains no timeline colours")
+        #expect(HTMLReport.timelineLegend.contains("prefetch window"))
     }
 }

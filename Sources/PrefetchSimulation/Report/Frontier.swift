@@ -19,7 +19,7 @@ public enum Frontier {
         /// `uikitLike`, `textureLike` or `adaptive`.
         public var family: String
         /// The window in viewports ahead, or adaptive's aggressiveness.
-        public var window: Double?
+        public var window: Double
         /// Blank cell-seconds over the scenarios.
         public var blankCellSeconds: Double
         /// The mean of the scenarios' display-ready rates, from 0 to 1.
@@ -31,8 +31,8 @@ public enum Frontier {
     /// The policies of the sweep: each family at each window, then adaptive at each aggressiveness.
     public static func policies(
         windows: [Double] = windows, aggressiveness: [Double] = aggressiveness
-    ) throws -> [(family: String, window: Double?, policy: any PrefetchPolicy)] {
-        var result: [(String, Double?, any PrefetchPolicy)] = []
+    ) throws -> [(family: String, window: Double, policy: any PrefetchPolicy)] {
+        var result: [(String, Double, any PrefetchPolicy)] = []
         for w in windows { result.append(("uikitLike", w, try PrefetchPolicies.UIKitLike(lead: w))) }
         for w in windows { result.append(("textureLike", w, try PrefetchPolicies.TextureLike(ahead: w))) }
         for a in aggressiveness { result.append(("adaptive", a, try PrefetchPolicies.Adaptive.standard.with(aggressiveness: a))) }
@@ -70,7 +70,7 @@ public enum Frontier {
         var lines = ["frontier: family, window (viewports ahead; adaptive: aggressiveness), mean ready %, blank cell-s, wasted loads"]
         for p in points {
             lines.append("  " + p.family.padding(toLength: 12, withPad: " ", startingAt: 0)
-                         + String(format: " %5@ %6.1f %8.1f %7d", p.window.map { String(format: "%.2f", $0) } ?? "-", p.displayReadyRate * 100,
+                         + String(format: " %5.2f %6.1f %8.1f %7d", p.window, p.displayReadyRate * 100,
                                   p.blankCellSeconds, p.loadsWasted))
         }
         return lines.joined(separator: "\n")
@@ -94,7 +94,9 @@ public enum Frontier {
     private static func plot(_ points: [Point], title: String, y value: (Point) -> Double) -> String {
         let width = 440.0, height = 300.0, left = 52.0, bottom = 36.0, top = 24.0, right = 90.0
         let xs = points.map { Double($0.loadsWasted) }, ys = points.map(value)
-        let xMax = max(xs.max() ?? 1, 1), yMin = min(ys.min() ?? 0, 0), yMax = max(ys.max() ?? 1, yMin + 1e-9)
+        let xMax = max(xs.max() ?? 1, 1), yMin = min(ys.min() ?? 0, 0)
+        // A flat sweep (every point at 0 blank seconds, say) still gets a readable axis.
+        let yMax = (ys.max() ?? yMin) > yMin ? ys.max()! : yMin + 1
         let px = { (x: Double) in left + x / xMax * (width - left - right) }
         let py = { (y: Double) in top + (1 - (y - yMin) / (yMax - yMin)) * (height - top - bottom) }
         let f = { (x: Double) in String(format: "%.1f", x) }
@@ -102,7 +104,8 @@ public enum Frontier {
         svg += "<text x=\"0\" y=\"14\" font-size=\"12\" fill=\"#444\">\(HTMLReport.escape(title))</text>"
         svg += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(width - left - right))\" height=\"\(f(height - top - bottom))\" fill=\"#fafafa\" stroke=\"#ddd\"/>"
         for k in 0...4 {
-            let yv = yMin + (yMax - yMin) * Double(k) / 4, xv = xMax * Double(k) / 4
+            // Wasted loads are whole numbers: each tick sits at the count it names.
+            let yv = yMin + (yMax - yMin) * Double(k) / 4, xv = (xMax * Double(k) / 4).rounded()
             svg += "<text x=\"\(f(left - 4))\" y=\"\(f(py(yv) + 4))\" font-size=\"10\" text-anchor=\"end\">\(f(yv))</text>"
             svg += "<text x=\"\(f(px(xv)))\" y=\"\(f(height - bottom + 14))\" font-size=\"10\" text-anchor=\"middle\">\(Int(xv.rounded()))</text>"
         }
@@ -115,7 +118,7 @@ public enum Frontier {
             let path = curve.map { "\(f(px(Double($0.loadsWasted)))),\(f(py(value($0))))" }.joined(separator: " ")
             if curve.count > 1 { svg += "<polyline points=\"\(path)\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\"/>" }
             for p in curve {
-                svg += "<circle cx=\"\(f(px(Double(p.loadsWasted))))\" cy=\"\(f(py(value(p))))\" r=\"3.5\" fill=\"\(color)\"><title>\(family) \(p.window.map { f($0) } ?? "") → \(f(value(p))), \(p.loadsWasted) wasted</title></circle>"
+                svg += "<circle cx=\"\(f(px(Double(p.loadsWasted))))\" cy=\"\(f(py(value(p))))\" r=\"3.5\" fill=\"\(color)\"><title>\(family) \(String(format: "%g", p.window)) → \(f(value(p))), \(p.loadsWasted) wasted</title></circle>"
             }
             svg += "<text x=\"\(f(width - right + 8))\" y=\"\(f(top + 14 + Double(index) * 16))\" font-size=\"11\" fill=\"\(color)\">\(family)</text>"
         }

@@ -21,6 +21,11 @@ public enum HTMLReport {
         }
     }
 
+    /// The key to the timelines' colours.
+    static let timelineLegend = """
+        <p class="legend"><span><i class="swatch" style="background:#9ec5fe"></i>viewport</span><span><i class="swatch" style="background:#fff3bf"></i>prefetch window</span><span><i class="swatch" style="background:#2f9e44"></i>load completed</span><span><i class="swatch" style="background:#adb5bd"></i>load cancelled</span><span><i class="swatch" style="background:#e03131"></i>failed load / blank visible cell</span></p>
+        """
+
     /// Renders the page.
     ///
     /// `sections` is more HTML (such as ``Frontier/html(_:)``) placed after the runs.
@@ -39,8 +44,7 @@ public enum HTMLReport {
         .legend span { display: inline-block; margin-right: 14px; } .swatch { display: inline-block; width: 12px; height: 12px; vertical-align: -2px; margin-right: 4px; }
         </style></head><body>
         <h1>\(escape(title))</h1><p class="muted">\(escape(subtitle))</p>
-        <p class="legend"><span><i class="swatch" style="background:#9ec5fe"></i>viewport</span><span><i class="swatch" style="background:#fff3bf"></i>prefetch window</span><span><i class="swatch" style="background:#2f9e44"></i>load completed</span><span><i class="swatch" style="background:#adb5bd"></i>load cancelled</span><span><i class="swatch" style="background:#e03131"></i>failed load / blank visible cell</span></p>
-
+        \(runs.isEmpty ? "" : timelineLegend)
         """
         for scenario in scenarios {
             let group = runs.filter { $0.result.scenario == scenario }
