@@ -40,7 +40,7 @@ import Testing
         let results = try #require(object?["results"] as? [[String: Any]])
         #expect(results.count == 12)
         let keys: Set<String> = ["scenario", "policy", "displayReadyRate", "visibleWaitMeanMs", "visibleWaitP95Ms", "blankCellSeconds",
-                                 "loadsStarted", "loadsCancelled", "loadsWasted", "peakInFlight", "bytesWasted", "settleMeanMs", "settleP95Ms"]
+                                 "loadsStarted", "loadsCancelled", "loadsWasted", "peakInFlight", "bytesWasted", "loadsNeverShown", "settleMeanMs", "settleP95Ms"]
         for result in results { #expect(keys.isSubset(of: Set(result.keys)), "missing \(keys.subtracting(result.keys))") }
         #expect(first.out.contains("jumps-list") && first.out.contains("clairvoyant"))
     }

@@ -83,4 +83,25 @@ import Testing
         #expect(abs(r.settleMeanMs - (500 + 0 + 250) / 3) < 1e-9)
         #expect(abs(r.settleP95Ms - 500) < 1e-9)
     }
+
+    @Test func aLoadIsNeverShownUnlessACellOnScreenShowedItsData() {
+        // The meter alone: five completed loads, each with a different fate, and the counts by hand.
+        let clock = Locked(0.0)
+        let meter = ReadinessMeter(now: { clock.withLock { $0 } })
+        meter.startCounting()
+        meter.cellAppeared(item: 1, ready: true)         // 1: shown at once (its data was cached)
+        meter.cellAppeared(item: 2, ready: false)        // 2: blank, then its data arrives on screen
+        meter.dataShown(item: 2)
+        meter.cellAppeared(item: 3, ready: false)        // 3: carried past blank; its load ends later
+        clock.withLock { $0 = 0.1 }
+        meter.cellDisappeared(item: 3)
+        for item in [1, 2, 3, 4, 5] {                    // 4 and 5: never on screen at all
+            meter.record(FetchEvent<Int>.loadStarted(item), item: { $0 })
+            meter.record(FetchEvent<Int>.loadCompleted(item, latency: .milliseconds(100)), item: { $0 })
+        }
+        let r = meter.readiness
+        #expect(r.loadsWasted == 2)                      // 4 and 5: no cell ever asked for them
+        #expect(r.loadsNeverShown == 3)                  // 3, 4 and 5: the user never saw their data
+        #expect(r.loadsNeverShown >= r.loadsWasted)
+    }
 }

@@ -25,6 +25,10 @@ public struct Readiness: Sendable, Hashable, Codable {
     public var loadsFailed = 0
     /// Completed loads of items never displayed.
     public var loadsWasted = 0
+    /// Completed loads whose item never showed its data on screen: the wasted loads, and the loads
+    /// of items that were on screen only while blank (a fling carried them past, say). What a
+    /// user's data plan paid for and the user never saw.
+    public var loadsNeverShown = 0
     /// The most loads in flight at once.
     public var peakInFlight = 0
     /// Times scrolling stopped (counted), each one settle time.
@@ -64,6 +68,8 @@ public final class ReadinessMeter: Sendable {
         var blankSince: [Int: (start: Double, wait: Int)] = [:]
         var onScreen: Set<Int> = []
         var everDisplayed: Set<Int> = []
+        /// Items whose data a cell on screen showed: appeared ready, or received it while displayed.
+        var shown: Set<Int> = []
         var started = 0, completed = 0, cancelled = 0, failed = 0, inFlight = 0, peak = 0
         var completedItems: [Int] = []
         var running: [Int: Int] = [:]
@@ -98,6 +104,7 @@ public final class ReadinessMeter: Sendable {
         state.withLock { s in
             s.onScreen.insert(item)
             s.everDisplayed.insert(item)
+            if ready { s.shown.insert(item) }
             guard s.isCounting else { return }
             s.appearances += 1
             s.waits.append(0)
@@ -121,7 +128,10 @@ public final class ReadinessMeter: Sendable {
     /// An item's displayed cell received its data.
     public func dataShown(item: Int) {
         let t = now()
-        state.withLock { Self.endBlank(item, at: t, &$0) }
+        state.withLock { s in
+            s.shown.insert(item)
+            Self.endBlank(item, at: t, &s)
+        }
     }
 
     /// Tells the meter whether the content is moving (a drag, a fling, an animation, or a jump
@@ -228,6 +238,7 @@ public final class ReadinessMeter: Sendable {
             r.loadsCancelled = s.cancelled
             r.loadsFailed = s.failed
             r.loadsWasted = s.completedItems.filter { !s.everDisplayed.contains($0) }.count
+            r.loadsNeverShown = s.completedItems.filter { !s.shown.contains($0) }.count
             r.peakInFlight = s.peak
             var settles = s.settleTimes
             if let since = s.settlingSince { settles.append(t - since) }

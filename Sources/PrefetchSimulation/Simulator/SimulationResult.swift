@@ -26,6 +26,9 @@ public struct SimulationResult: Sendable, Codable, Hashable {
     public var loadsWasted: Int
     /// The bytes those wasted loads fetched: `loadsWasted × payloadBytes`.
     public var bytesWasted: Int
+    /// Completed loads whose item never showed its data on screen: the wasted ones, plus loads of
+    /// items that were on screen only while blank. Never fewer than ``loadsWasted``.
+    public var loadsNeverShown: Int
     /// Times scrolling stopped, each with a settle time.
     public var settles: Int
     /// The mean settle time (from a stop of scrolling until every visible cell shows its data), in ms.
@@ -65,6 +68,7 @@ public struct SimulationResult: Sendable, Codable, Hashable {
         loadsCancelled = r.loadsCancelled
         loadsWasted = r.loadsWasted
         bytesWasted = r.loadsWasted * payloadBytes
+        loadsNeverShown = r.loadsNeverShown
         settles = r.settles
         settleMeanMs = r.settleMeanMs
         settleP95Ms = r.settleP95Ms
@@ -88,6 +92,7 @@ public struct SimulationResult: Sendable, Codable, Hashable {
         r.loadsCompleted = loadsCompleted
         r.loadsCancelled = loadsCancelled
         r.loadsWasted = loadsWasted
+        r.loadsNeverShown = loadsNeverShown
         r.peakInFlight = peakInFlight
         r.settles = settles
         r.settleMeanMs = settleMeanMs
@@ -97,7 +102,7 @@ public struct SimulationResult: Sendable, Codable, Hashable {
 
     private enum CodingKeys: String, CodingKey {
         case scenario, policy, displayed, displayReadyRate, visibleWaitMeanMs, visibleWaitP95Ms, blankCellSeconds,
-            loadsStarted, loadsCompleted, loadsCancelled, loadsWasted, bytesWasted, settles, settleMeanMs, settleP95Ms, peakInFlight,
+            loadsStarted, loadsCompleted, loadsCancelled, loadsWasted, bytesWasted, loadsNeverShown, settles, settleMeanMs, settleP95Ms, peakInFlight,
             requestsPerSecond, duration
     }
 }
