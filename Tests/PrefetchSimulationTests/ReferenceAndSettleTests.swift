@@ -103,5 +103,8 @@ import Testing
         #expect(r.loadsWasted == 2)                      // 4 and 5: no cell ever asked for them
         #expect(r.loadsNeverShown == 3)                  // 3, 4 and 5: the user never saw their data
         #expect(r.loadsNeverShown >= r.loadsWasted)
+        // A misplaced report of data shown for an item never on screen cannot make it count as seen.
+        meter.dataShown(item: 4)
+        #expect(meter.readiness.loadsNeverShown == 3)
     }
 }

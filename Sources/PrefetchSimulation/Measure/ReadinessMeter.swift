@@ -238,7 +238,8 @@ public final class ReadinessMeter: Sendable {
             r.loadsCancelled = s.cancelled
             r.loadsFailed = s.failed
             r.loadsWasted = s.completedItems.filter { !s.everDisplayed.contains($0) }.count
-            r.loadsNeverShown = s.completedItems.filter { !s.shown.contains($0) }.count
+            // Shown only counts for an item that was displayed, so never-shown includes every wasted load.
+            r.loadsNeverShown = s.completedItems.filter { !(s.shown.contains($0) && s.everDisplayed.contains($0)) }.count
             r.peakInFlight = s.peak
             var settles = s.settleTimes
             if let since = s.settlingSince { settles.append(t - since) }

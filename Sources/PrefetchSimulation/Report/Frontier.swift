@@ -96,7 +96,7 @@ public enum Frontier {
         let xs = points.map { Double($0.loadsWasted) }, ys = points.map(value)
         let xMax = max(xs.max() ?? 1, 1), yMin = min(ys.min() ?? 0, 0)
         // A flat sweep (every point at 0 blank seconds, say) still gets a readable axis.
-        let yMax = (ys.max() ?? yMin) > yMin ? ys.max()! : yMin + 1
+        let highest = ys.max() ?? yMin, yMax = highest > yMin ? highest : yMin + 1
         let px = { (x: Double) in left + x / xMax * (width - left - right) }
         let py = { (y: Double) in top + (1 - (y - yMin) / (yMax - yMin)) * (height - top - bottom) }
         let f = { (x: Double) in String(format: "%.1f", x) }
