@@ -5,9 +5,15 @@ import Testing
     let policy = PrefetchPolicies.Adaptive.standard
 
     private func context(offset: Double = 1_000, velocity: Double = 0, phase: ScrollPhase? = nil, heading: Int? = nil,
-                         latency: Duration? = .milliseconds(400)) -> ScrollContext {
+                         latency: Duration? = .milliseconds(400), history: ScrollHistory = .none) -> ScrollContext {
         ScrollContext(viewport: offset..<(offset + 500), contentLength: 100_000, velocity: velocity,
-                      phase: phase ?? (velocity == 0 ? .idle : .dragging), heading: heading, expectedLatency: latency)
+                      phase: phase ?? (velocity == 0 ? .idle : .dragging), heading: heading, expectedLatency: latency,
+                      history: history)
+    }
+
+    /// How far the plan reaches behind the viewport [1_000, 1_500) of a view heading down.
+    private func behind(_ plan: PrefetchPlan) -> Double {
+        1_000 - reach(plan, from: 1_000, forward: false)
     }
 
     /// The union of the plan's regions, checked to have no gap between `from` and its far end
@@ -38,6 +44,41 @@ import Testing
         let up = policy.plan(for: context(offset: 5_000, heading: -1))
         #expect(reach(up, from: 5_000, forward: false) == 5_000 - 3 * 500)
         #expect(up.regions.contains(5_500..<5_550))
+    }
+
+    @Test func atRestItKeepsWhatTheLastMotionTravelledByTheOddsOfTurningBack() {
+        // With no history the share is the prior 0.2: odds 0.25, so 2 × 3 × 0.25 = 1.5 screens
+        // behind, but never more than the last motion travelled.
+        #expect(behind(policy.plan(for: context(history: ScrollHistory(motions: 0, reversals: 0, sweptLength: 2_000)))) == 750)
+        #expect(behind(policy.plan(for: context(history: ScrollHistory(motions: 0, reversals: 0, sweptLength: 300)))) == 300)
+        // After a jump (nothing travelled) only the standing 0.1 screen.
+        #expect(behind(policy.plan(for: context(history: .none))) == 50)
+        // A user who never turned back in 6 motions: (0 + 0.8) / (6 + 4) = 0.08, odds 0.087,
+        // 2 × 3 × 0.087 = 0.52 screens.
+        let steady = ScrollHistory(motions: 6, reversals: 0, sweptLength: 5_000)
+        #expect(abs(behind(policy.plan(for: context(history: steady))) - 500 * 6 * 0.08 / 0.92) < 1e-9)
+        // One who turns back half the time: (3 + 0.8) / 10 = 0.38, odds 0.61, capped at 3 screens
+        // behind, as far as ahead.
+        let fickle = ScrollHistory(motions: 6, reversals: 3, sweptLength: 5_000)
+        let plan = policy.plan(for: context(offset: 5_000, history: fickle))
+        #expect(reach(plan, from: 5_000, forward: false) == 5_000 - 3 * 500)
+        #expect(reach(plan, from: 5_500) == 5_500 + 3 * 500)
+    }
+
+    @Test func aCoastingFlingKeepsTheRowsJustPassedOnlyForUsersWhoTurnBack() {
+        let fling = ScrollPhase.decelerating(restingOffset: 3_000, rate: 0.998)
+        // Share (1 + 0.8) / (1 + 4) = 0.36 > 0.25: 1.5 screens behind, at most what the fling travelled.
+        let fickle = ScrollHistory(motions: 1, reversals: 1, sweptLength: 2_000)
+        #expect(behind(policy.plan(for: context(velocity: 4_000, phase: fling, history: fickle))) == 750)
+        let justReleased = ScrollHistory(motions: 1, reversals: 1, sweptLength: 200)
+        #expect(behind(policy.plan(for: context(velocity: 4_000, phase: fling, history: justReleased))) == 200)
+        // Share 0.8 / 5 = 0.16: nothing behind while fast, the standing 0.1 screen when slow.
+        let steady = ScrollHistory(motions: 1, reversals: 0, sweptLength: 2_000)
+        #expect(behind(policy.plan(for: context(velocity: 4_000, phase: fling, history: steady))) == 0)
+        #expect(behind(policy.plan(for: context(velocity: 100, phase: .decelerating(restingOffset: 1_050, rate: 0.998),
+                                                history: steady))) == 50)
+        // And the prior alone is a steady user: nothing behind.
+        #expect(behind(policy.plan(for: context(velocity: 4_000, phase: fling))) == 0)
     }
 
     @Test func whileDraggingTheLeadGrowsWithSpeedAndLatencyAndNothingIsBehindWhenFast() {
@@ -150,7 +191,7 @@ import Testing
         }
     }
 
-    @Test func badParametersNameTheValue() {
+    @Test func badParametersNameTheValue() throws {
         #expect { try PrefetchPolicies.Adaptive(margin: -1) } throws: {
             ($0 as? PrefetchError)?.message == "Adaptive margin is -1.0, but it must be a finite number of viewports, at least 0"
         }
@@ -164,6 +205,13 @@ import Testing
         #expect { try PrefetchPolicies.Adaptive.standard.with(aggressiveness: -0.5) } throws: {
             ($0 as? PrefetchError)?.message == "Adaptive aggressiveness is -0.5, but it must be a finite number of viewports, at least 0"
         }
+        #expect { try PrefetchPolicies.Adaptive(reversalPrior: 1.5) } throws: {
+            ($0 as? PrefetchError)?.message == "Adaptive reversalPrior is 1.5, but it must be a share from 0 to 1"
+        }
+        #expect { try PrefetchPolicies.Adaptive(reversalBehind: -2) } throws: {
+            ($0 as? PrefetchError)?.message == "Adaptive reversalBehind is -2.0, but it must be a finite number of viewports, at least 0"
+        }
         #expect(throws: Never.self) { try PrefetchPolicies.Adaptive() }
+        #expect(try PrefetchPolicies.Adaptive() == PrefetchPolicies.Adaptive.standard)
     }
 }

@@ -49,6 +49,11 @@ struct Grid: ScrollGeometry {
     var contentLength: Double { count == 0 ? 0 : Double((count + columns - 1) / columns) * (height + spacing) - spacing }
 }
 
+/// One frame of a 300 pt viewport at `offset` on 10,000 pt of content: the controller tests' setting.
+func frame(_ time: Double, at offset: Double, velocity: Double = 0, _ phase: ScrollPhase = .idle) -> ScrollState {
+    ScrollState(time: time, viewport: offset..<(offset + 300), contentLength: 10_000, velocity: velocity, phase: phase)
+}
+
 /// A policy with fixed regions, so a test knows its plan by heart.
 struct FixedPolicy: PrefetchPolicy {
     var regions: [Range<Double>]

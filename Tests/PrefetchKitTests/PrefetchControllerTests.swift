@@ -10,10 +10,6 @@ import Testing
 struct PrefetchControllerTests {
     let rows = Rows(count: 100, height: 100)
 
-    private func state(_ time: Double, at offset: Double, velocity: Double = 0, _ phase: ScrollPhase = .idle) -> ScrollState {
-        ScrollState(time: time, viewport: offset..<(offset + 300), contentLength: 10_000, velocity: velocity, phase: phase)
-    }
-
     private func makeFetcher(cap: Int) throws -> (AsyncFetcher<Int, Int>, ScriptedLoader<Int, Int>) {
         let loader = ScriptedLoader<Int, Int>()
         let fetcher = try AsyncFetcher<Int, Int>(
@@ -28,7 +24,7 @@ struct PrefetchControllerTests {
         // plan of the whole way: offset(t) = 3000·(1 − e^(−2.002 t)).
         let target = RecordingTarget<Int>()
         let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [300..<3_300]), target: target)
-        controller.update(state(0, at: 0, velocity: 6_006, .decelerating(restingOffset: 3_000, rate: 0.998)), geometry: rows)
+        controller.update(frame(0, at: 0, velocity: 6_006, .decelerating(restingOffset: 3_000, rate: 0.998)), geometry: rows)
 
         // Then row k arrives when the offset reaches 100k − 300 and leaves when it reaches 100k + 100.
         // A load started now is ready at 0.3 s (the fallback latency, for E and L alike), and is
@@ -57,14 +53,14 @@ struct PrefetchControllerTests {
         // t = 2 it is visible. With E = L = 0.3 s it stays worth a slot until 6 − 0.3 − 0.3 = 5.4 s.
         var t = 0.0
         while t <= 5.35 {
-            controller.update(state(t, at: 100 * t, velocity: 100, .dragging), geometry: rows)
+            controller.update(frame(t, at: 100 * t, velocity: 100, .dragging), geometry: rows)
             if t == 0 { #expect(controller.requestedPriority(of: 5) == FetchPriority(level: .prefetch, order: 2)) }
             if abs(t - 3) < 1e-9 { #expect(controller.requestedPriority(of: 5)?.level == .visible) }
             t = ((t + 0.05) * 100).rounded() / 100
         }
         #expect(controller.requestedPriority(of: 5)?.level == .visible)
         // When time passes 5.4 s with the same motion (no new forecast)
-        controller.update(state(5.45, at: 545, velocity: 100, .dragging), geometry: rows)
+        controller.update(frame(5.45, at: 545, velocity: 100, .dragging), geometry: rows)
         // Then a load started now would show row 5 for 6 − 5.75 = 0.25 s < L: it drops to
         // speculative (latest departure first), and the update says so.
         #expect(controller.requestedPriority(of: 5) == FetchPriority(level: .speculative, order: -6))
@@ -76,7 +72,7 @@ struct PrefetchControllerTests {
         // Given the same fling on a fetcher that runs two loads at once
         let (fetcher, loader) = try makeFetcher(cap: 2)
         let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [300..<3_300]), target: fetcher.prefetchTarget { $0 })
-        controller.update(state(0, at: 0, velocity: 6_006, .decelerating(restingOffset: 3_000, rate: 0.998)), geometry: rows)
+        controller.update(frame(0, at: 0, velocity: 6_006, .decelerating(restingOffset: 3_000, rate: 0.998)), geometry: rows)
         // Then the first loads are the first cells that will stay, in order of arrival, not the cells passing now
         await loader.waitForCalls(2)
         #expect(Set(loader.calledIDs) == [25, 26])
@@ -93,8 +89,8 @@ struct PrefetchControllerTests {
         // the destination's viewport (rows 50–52) and 0.75 screen past it (rows 53–55).
         let target = RecordingTarget<Int>()
         let controller = PrefetchController<Int>(policy: PrefetchPolicies.uikitLike, target: target)
-        controller.update(state(0, at: 0), geometry: rows)
-        controller.update(state(0, at: 0, .programmatic(targetOffset: 5_000, duration: 0.3)), geometry: rows)
+        controller.update(frame(0, at: 0), geometry: rows)
+        controller.update(frame(0, at: 0, .programmatic(targetOffset: 5_000, duration: 0.3)), geometry: rows)
 
         // Then rows 50–52 come first: row 50 arrives when the offset passes 4,700,
         // 0.3·(1 − ∛(1 − 4700/5000)) = 0.183 s, and stays. Rows 53–55 are never on screen (the
@@ -111,7 +107,7 @@ struct PrefetchControllerTests {
         let (fetcher, loader) = try makeFetcher(cap: 2)
         controller.target = fetcher.prefetchTarget { $0 }
         // (0.01 s into the animation the offset is 5000·(1 − (1 − 0.01/0.3)³) = 483.5)
-        controller.update(state(0.01, at: 483.5, .programmatic(targetOffset: 5_000, duration: 0.29)), geometry: rows)
+        controller.update(frame(0.01, at: 483.5, .programmatic(targetOffset: 5_000, duration: 0.29)), geometry: rows)
         await loader.waitForCalls(2)
         #expect(Set(loader.calledIDs) == [50, 51])
         fetcher.shutdown()
@@ -122,7 +118,7 @@ struct PrefetchControllerTests {
         let (fetcher, loader) = try makeFetcher(cap: 6)
         let target = fetcher.prefetchTarget { (row: Int) in row }
         let controller = PrefetchController<Int>(policy: PrefetchPolicies.uikitLike, target: target)
-        let first = controller.update(state(0, at: 1_000, velocity: 600, .dragging), geometry: rows)
+        let first = controller.update(frame(0, at: 1_000, velocity: 600, .dragging), geometry: rows)
         // Row 10 leaves in 1/6 s, before a 0.3 s load could finish (background); rows 11–12 leave at
         // 1/3 s and 1/2 s, showing data loaded now for less than 0.3 s (speculative, latest
         // departure first); rows 13–15 arrive at 0, 1/6 and 1/3 s and stay 2/3 s (prefetch).
@@ -131,7 +127,7 @@ struct PrefetchControllerTests {
         await loader.waitForCalls(6)
 
         // When the finger reverses: the viewport moves up 60 pt and the window flips above it
-        let second = controller.update(state(0.1, at: 940, velocity: -600, .dragging), geometry: rows)
+        let second = controller.update(frame(0.1, at: 940, velocity: -600, .dragging), geometry: rows)
         // Then rows 13–15 are withdrawn, their loads cancelled, and rows 7–9 requested
         #expect(second.withdrawals == [13, 14, 15])
         #expect(Set(second.requests.map(\.item)).isSuperset(of: [7, 8, 9]))
@@ -145,7 +141,7 @@ struct PrefetchControllerTests {
         // Given a drag at 500 pt/s from the top, one load at a time, the plan rows 0–9
         let (fetcher, loader) = try makeFetcher(cap: 1)
         let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [300..<1_000]), target: fetcher.prefetchTarget { $0 })
-        let first = controller.update(state(0, at: 0, velocity: 500, .dragging), geometry: rows)
+        let first = controller.update(frame(0, at: 0, velocity: 500, .dragging), geometry: rows)
         // Row 0 leaves at 0.2 s, before a 0.3 s load could finish (background); rows 1 and 2 leave
         // at 0.4 s and 0.6 s, too soon to show data loaded now for 0.3 s (speculative, latest
         // departure first; row 2 is on the boundary, 0.6 − 0.3 < 0.3 in floating point); rows 3–9
@@ -156,7 +152,7 @@ struct PrefetchControllerTests {
         #expect(loader.calledIDs == [3])
 
         // When the finger stops 50 pt further on: rows 0–3 on screen, at rest
-        let second = controller.update(state(0.1, at: 50), geometry: rows)
+        let second = controller.update(frame(0.1, at: 50), geometry: rows)
         // Then rows 0–3 become visible-level work, in the order they entered the plan, and the
         // rest, no longer on the way, drops to speculative, nearest first
         #expect(second.requests.map(\.item) == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
@@ -177,15 +173,15 @@ struct PrefetchControllerTests {
         let target = RecordingTarget<Int>()
         let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [300..<3_300]), target: target)
         let phase = ScrollPhase.decelerating(restingOffset: 3_000, rate: 0.998)
-        controller.update(state(0, at: 0, velocity: 6_006, phase), geometry: rows)
+        controller.update(frame(0, at: 0, velocity: 6_006, phase), geometry: rows)
         var level = target.requested.mapValues(\.level)
-        for frame in 1...72 {
-            let t = Double(frame) / 60
+        for index in 1...72 {
+            let t = Double(index) / 60
             let offset = 3_000 * (1 - exp(-2.002 * t))
-            let update = controller.update(state(t, at: offset, velocity: 6_006 * exp(-2.002 * t), phase), geometry: rows)
+            let update = controller.update(frame(t, at: offset, velocity: 6_006 * exp(-2.002 * t), phase), geometry: rows)
             // Then a held item is asked for again only when its level changes (it arrives and stays)
             for request in update.requests {
-                #expect(level[request.item] != request.priority.level, "frame \(frame): \(request.item) re-requested at the same level")
+                #expect(level[request.item] != request.priority.level, "frame \(index): \(request.item) re-requested at the same level")
             }
             #expect(update.withdrawals.allSatisfy { rows.extent(of: $0)!.upperBound <= offset })
             level = target.requested.mapValues(\.level)
@@ -244,7 +240,7 @@ struct PrefetchControllerTests {
         // Given a plan over 100 rows
         let target = RecordingTarget<Int>()
         let controller = PrefetchController<Int>(policy: PrefetchPolicies.textureLike, target: target)
-        controller.update(state(0, at: 9_400), geometry: rows)
+        controller.update(frame(0, at: 9_400), geometry: rows)
         #expect(target.requested.keys.contains(99))
         // When the content shrinks to 95 rows under the same viewport (clamped by the surface)
         controller.invalidateLayout()
@@ -261,11 +257,11 @@ struct PrefetchControllerTests {
     @Test func aBatchUpdateMovesRequestsAndRemovesDeletedItemsUnderTheirOldNames() {
         let target = RecordingTarget<Int>()
         let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [300..<600]), target: target)
-        controller.update(state(0, at: 0), geometry: rows)
+        controller.update(frame(0, at: 0), geometry: rows)
         #expect(Set(target.requested.keys) == Set(0...5))
         // When row 1 is deleted: rows after it move up by one
         controller.moveItems { $0 == 1 ? nil : ($0 > 1 ? $0 - 1 : $0) }
-        let update = controller.update(state(0.1, at: 0), geometry: Rows(count: 99, height: 100))
+        let update = controller.update(frame(0.1, at: 0), geometry: Rows(count: 99, height: 100))
         // Then the deleted row is removed under its old name and the others renamed; row 2 (was 3)
         // is on screen now, rows 3 and 4 are nearer, row 5 is new
         #expect(update.removed == [1])
@@ -278,9 +274,9 @@ struct PrefetchControllerTests {
     @Test func aReloadRemovesEverythingAndRequestsThePlanAfresh() {
         let target = RecordingTarget<Int>()
         let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [300..<600]), target: target)
-        controller.update(state(0, at: 0), geometry: rows)
+        controller.update(frame(0, at: 0), geometry: rows)
         controller.invalidateItems()
-        let update = controller.update(state(0.1, at: 0), geometry: rows)
+        let update = controller.update(frame(0.1, at: 0), geometry: rows)
         #expect(update.removed == Array(0...5))
         #expect(Set(update.requests.map(\.item)) == Set(0...5))
     }
@@ -288,12 +284,12 @@ struct PrefetchControllerTests {
     @Test func anotherTargetTakesOverAndTheOldOneIsReleased() {
         let old = RecordingTarget<Int>()
         let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [300..<600]), target: old)
-        controller.update(state(0, at: 0), geometry: rows)
+        controller.update(frame(0, at: 0), geometry: rows)
         let new = RecordingTarget<Int>()
         controller.target = new
         #expect(old.requested.isEmpty)
         #expect(new.updates.isEmpty)
-        controller.update(state(0.1, at: 0), geometry: rows)
+        controller.update(frame(0.1, at: 0), geometry: rows)
         #expect(Set(new.requested.keys) == Set(0...5))
         controller.target = nil
         #expect(new.requested.isEmpty)
@@ -305,7 +301,7 @@ struct PrefetchControllerTests {
         #expect(controller.priority(for: 7) == .visible)
         // Without a target nothing is held, but the forecast still ranks: a drag at 500 pt/s,
         // row 7 arrives at (700 − 300)/500 = 0.8 s and stays 0.8 s
-        controller.update(state(0, at: 0, velocity: 500, .dragging), geometry: rows)
+        controller.update(frame(0, at: 0, velocity: 500, .dragging), geometry: rows)
         #expect(controller.requestedCount == 0)
         #expect(controller.priority(for: 7, extent: 700..<800) == FetchPriority(level: .prefetch, order: 0.8))
         // Row 0 leaves at 0.2 s, before a 0.3 s load could finish; row 1 at 0.4 s, too soon

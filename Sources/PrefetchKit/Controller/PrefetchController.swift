@@ -121,6 +121,7 @@ public final class PrefetchController<Item: Hashable> {
     @usableFromInline var nextSequence: UInt64 = 0
     /// The earliest ``Entry/until`` of the held items: before then no held rank goes stale.
     @usableFromInline var nextExpiry = Double.infinity
+    @usableFromInline var tracker = ScrollHistoryTracker()
 
     /// Creates a controller.
     public init(policy: any PrefetchPolicy = PrefetchPolicies.uikitLike, target: (any PrefetchTarget<Item>)? = nil,
@@ -157,6 +158,7 @@ public final class PrefetchController<Item: Hashable> {
         }
         lastTime = state.time
         if state.velocity != 0 { heading = state.velocity > 0 ? 1 : -1 }
+        tracker.observe(state, previous: lastViewport)
         let next = MotionForecast(state)
         var rerank = false
         if let forecast, forecast.agrees(with: next) {} else {
@@ -182,7 +184,7 @@ public final class PrefetchController<Item: Hashable> {
 
         let context = ScrollContext(
             viewport: state.viewport, contentLength: state.contentLength, velocity: state.velocity,
-            phase: state.phase, heading: heading, expectedLatency: target.expectedLatency)
+            phase: state.phase, heading: heading, expectedLatency: target.expectedLatency, history: tracker.history)
         var regions = policy.plan(for: context).regions
         regions.append(state.viewport)
         let wanted = RangeUnion(regions, clippedTo: state.contentLength)
@@ -335,6 +337,10 @@ public final class PrefetchController<Item: Hashable> {
 
     /// The number of items requested now.
     public var requestedCount: Int { entries.count }
+
+    /// What the frames so far say about the user's habits: the ``ScrollContext/history`` the
+    /// policy sees.
+    public var history: ScrollHistory { tracker.history }
 
     /// The items requested now, most urgent first.
     /// - Complexity: O(h log h) for h held items.

@@ -21,6 +21,15 @@ extension PrefetchPolicies {
     ///   nothing is cancelled when the view stops.
     /// - **Behind.** ``behind`` viewports behind the viewport, only while at rest or scrolling
     ///   slowly: during fast scrolling the items just passed would enter and leave every frame.
+    /// - **Users who turn back.** The controller's ``ScrollContext/history`` estimates how often
+    ///   the user reverses (``ScrollHistory/reversalShare(prior:priorWeight:)``, starting from
+    ///   ``reversalPrior``). At rest the window behind grows with the odds of a reversal `p/(1−p)`:
+    ///   `2 × idleLead × p/(1−p)` viewports, at most ``idleLead`` (both after ``aggressiveness``);
+    ///   with the prior 0.2 that is 1.5 viewports. While a fling coasts, a user whose share is above 0.25 keeps
+    ///   ``reversalBehind`` viewports behind, so the loads of rows just passed finish instead of
+    ///   being cancelled. Both stop at the content the latest motion travelled
+    ///   (``ScrollHistory/sweptLength``): after a jump nothing behind was seen, and loading it
+    ///   would be waste.
     /// - **Latency.** ``ScrollContext/expectedLatency`` (an `AsyncFetcher` reports its recent
     ///   90th percentile), or ``fallbackLatency`` before any load has finished.
     /// - **Budget.** ``aggressiveness`` scales every length ahead: the knob a frontier sweeps to
@@ -41,6 +50,12 @@ extension PrefetchPolicies {
         public let fallbackLatency: Duration
         /// How many times the expected latency the lead covers while dragging.
         public let latencyMultiplier: Double
+        /// The share of motions assumed to turn back before the user's own motions say more: 0.2
+        /// (about one motion in five turns back in the generated traces).
+        public let reversalPrior: Double
+        /// Viewports kept behind while a fling coasts, for a user whose estimated reversal share
+        /// is above 0.25: 1.5.
+        public let reversalBehind: Double
         /// The budget knob: every length ahead (the lead while dragging, after its clamp to
         /// ``minimumLead``...``maximumLead``, and ``idleLead`` at rest and past where a motion stops)
         /// is multiplied by it. Below 1 the policy wastes fewer loads and leaves more
@@ -48,26 +63,38 @@ extension PrefetchPolicies {
         public let aggressiveness: Double
 
         /// The defaults: margin 0.5, lead 1.25 to 4 viewports while dragging, 3 at rest, 0.1
-        /// behind, 3.5 × the expected latency, 300 ms until measured, aggressiveness 1.
+        /// behind, 3.5 × the expected latency, 300 ms until measured, reversal prior 0.2, 1.5
+        /// viewports behind a coasting fling for users who turn back, aggressiveness 1.
         ///
         /// Chosen on generated training traces only (seeds 1–10 of each profile, every latency
         /// profile); the sweeps are in the PrefetchSimulation article "Generated traces and the
         /// train/test split". `idleLead` 3 is the smallest window at rest whose blank time there
-        /// is at most 0.85 × `textureLike`'s under every latency profile.
+        /// is at most 0.85 × `textureLike`'s under every latency profile. The reversal constants
+        /// (prior 0.2 weighted as 4 motions, `2 × idleLead × odds` at rest, `reversalBehind` 1.5
+        /// above a share of 0.25) were swept on seeds 1–50 of each profile under lte and
+        /// emerging, to leave the fewest traces below `textureLike` without more blank time.
         public static let standard = Adaptive(
             validatedMargin: 0.5, minimumLead: 1.25, maximumLead: 4, idleLead: 3, behind: 0.1,
-            fallbackLatency: .milliseconds(300), latencyMultiplier: 3.5, aggressiveness: 1)
+            fallbackLatency: .milliseconds(300), latencyMultiplier: 3.5, reversalPrior: 0.2, reversalBehind: 1.5,
+            aggressiveness: 1)
+
+        /// How many motions the ``reversalPrior`` counts as: 4.
+        static let reversalPriorWeight = 4.0
+        /// The estimated reversal share above which a coasting fling keeps ``reversalBehind``: 0.25.
+        static let reversalThreshold = 0.25
 
         /// Creates an adaptive policy.
         /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidConfiguration`` when a
-        ///   length is negative or not finite, `minimumLead > maximumLead`, or the latency is negative.
+        ///   length is negative or not finite, `minimumLead > maximumLead`, the latency is
+        ///   negative, or `reversalPrior` is outside 0...1.
         public init(
             margin: Double = 0.5, minimumLead: Double = 1.25, maximumLead: Double = 4, idleLead: Double = 3,
             behind: Double = 0.1, fallbackLatency: Duration = .milliseconds(300), latencyMultiplier: Double = 3.5,
-            aggressiveness: Double = 1
+            reversalPrior: Double = 0.2, reversalBehind: Double = 1.5, aggressiveness: Double = 1
         ) throws {
             let lengths = [(margin, "margin"), (minimumLead, "minimumLead"), (maximumLead, "maximumLead"), (idleLead, "idleLead"),
-                           (behind, "behind"), (latencyMultiplier, "latencyMultiplier"), (aggressiveness, "aggressiveness")]
+                           (behind, "behind"), (latencyMultiplier, "latencyMultiplier"), (reversalBehind, "reversalBehind"),
+                           (aggressiveness, "aggressiveness")]
             for (value, name) in lengths {
                 guard value.isFinite, value >= 0 else {
                     throw PrefetchError(.invalidConfiguration, "Adaptive \(name) is \(value), but it must be a finite number of viewports, at least 0")
@@ -79,13 +106,17 @@ extension PrefetchPolicies {
             guard fallbackLatency >= .zero else {
                 throw PrefetchError(.invalidConfiguration, "Adaptive fallbackLatency is \(fallbackLatency), but it must not be negative")
             }
+            guard reversalPrior >= 0, reversalPrior <= 1 else {
+                throw PrefetchError(.invalidConfiguration, "Adaptive reversalPrior is \(reversalPrior), but it must be a share from 0 to 1")
+            }
             self.init(validatedMargin: margin, minimumLead: minimumLead, maximumLead: maximumLead, idleLead: idleLead,
                       behind: behind, fallbackLatency: fallbackLatency, latencyMultiplier: latencyMultiplier,
-                      aggressiveness: aggressiveness)
+                      reversalPrior: reversalPrior, reversalBehind: reversalBehind, aggressiveness: aggressiveness)
         }
 
         private init(validatedMargin: Double, minimumLead: Double, maximumLead: Double, idleLead: Double, behind: Double,
-                     fallbackLatency: Duration, latencyMultiplier: Double, aggressiveness: Double) {
+                     fallbackLatency: Duration, latencyMultiplier: Double, reversalPrior: Double, reversalBehind: Double,
+                     aggressiveness: Double) {
             self.margin = validatedMargin
             self.minimumLead = minimumLead
             self.maximumLead = maximumLead
@@ -93,6 +124,8 @@ extension PrefetchPolicies {
             self.behind = behind
             self.fallbackLatency = fallbackLatency
             self.latencyMultiplier = latencyMultiplier
+            self.reversalPrior = reversalPrior
+            self.reversalBehind = reversalBehind
             self.aggressiveness = aggressiveness
         }
 
@@ -102,7 +135,7 @@ extension PrefetchPolicies {
         public func with(aggressiveness: Double) throws -> Adaptive {
             try Adaptive(margin: margin, minimumLead: minimumLead, maximumLead: maximumLead, idleLead: idleLead, behind: behind,
                          fallbackLatency: fallbackLatency, latencyMultiplier: latencyMultiplier,
-                         aggressiveness: aggressiveness)
+                         reversalPrior: reversalPrior, reversalBehind: reversalBehind, aggressiveness: aggressiveness)
         }
 
         /// `adaptive`.
@@ -119,6 +152,9 @@ extension PrefetchPolicies {
             let speed = abs(context.velocity.isFinite ? context.velocity : 0)
             let slow = speed < length / 2
             let idleLead = self.idleLead * aggressiveness
+            let reversal = context.history.reversalShare(prior: reversalPrior, priorWeight: Self.reversalPriorWeight)
+            // Never behind more than the latest motion travelled: the rest was never seen.
+            let swept = context.history.sweptLength
             switch context.phase {
             case let .decelerating(rest, _) where rest.isFinite && rest != context.viewport.lowerBound:
                 let path = Path(context: context, forward: rest > context.viewport.lowerBound)
@@ -126,7 +162,9 @@ extension PrefetchPolicies {
                 let restFar = abs(rest - context.viewport.lowerBound)
                 let way = path.region(from: 0, to: restFar)
                 let atRest = path.region(from: max(restFar - length, 0), to: restFar + idleLead * length)
-                return PrefetchPlan(regions: [way, atRest, slow ? path.behind(behind * length) : nil].compactMap { $0 })
+                let kept = reversal > Self.reversalThreshold ? min(reversalBehind * length, swept) : 0
+                let behindLength = max(slow ? behind * length : 0, kept)
+                return PrefetchPlan(regions: [way, atRest, path.behind(behindLength)].compactMap { $0 })
             case let .programmatic(target, _) where target.isFinite && target != context.viewport.lowerBound:
                 let forward = target > context.viewport.lowerBound
                 let destination = target..<(target + length)
@@ -135,7 +173,10 @@ extension PrefetchPolicies {
                 return PrefetchPlan(regions: [region, path.region(from: 0, to: idleLead * length)].compactMap { $0 })
             case .idle, .decelerating, .programmatic:
                 let path = Path(context: context, forward: context.heading >= 0)
-                return PrefetchPlan(regions: [path.region(from: 0, to: idleLead * length), path.behind(behind * length)].compactMap { $0 })
+                let odds = reversal < 1 ? reversal / (1 - reversal) : .infinity
+                let kept = min(idleLead * min(2 * odds, 1) * length, swept)
+                let behindLength = max(behind * length, kept)
+                return PrefetchPlan(regions: [path.region(from: 0, to: idleLead * length), path.behind(behindLength)].compactMap { $0 })
             case .dragging:
                 let latency = (context.expectedLatency ?? fallbackLatency).seconds * latencyMultiplier
                 let path = Path(context: context, forward: context.direction == 0 ? context.heading >= 0 : context.direction > 0)

@@ -41,6 +41,9 @@ public struct ScrollContext: Sendable, Hashable {
     public var heading: Int
     /// The expected time from starting a load to having its data, if the fetcher has measured one.
     public var expectedLatency: Duration?
+    /// The user's recent motions: how often they turned back, and how far the latest motion
+    /// went. ``ScrollHistory/none`` unless a ``PrefetchController`` (or the caller) says more.
+    public var history: ScrollHistory
 
     /// Creates a scroll context.
     ///
@@ -52,7 +55,8 @@ public struct ScrollContext: Sendable, Hashable {
         velocity: Double = 0,
         phase: ScrollPhase = .idle,
         heading: Int? = nil,
-        expectedLatency: Duration? = nil
+        expectedLatency: Duration? = nil,
+        history: ScrollHistory = .none
     ) {
         self.viewport = viewport
         self.contentLength = contentLength
@@ -60,6 +64,7 @@ public struct ScrollContext: Sendable, Hashable {
         self.phase = phase
         self.heading = heading.map { $0 < 0 ? -1 : 1 } ?? (velocity < 0 ? -1 : 1)
         self.expectedLatency = expectedLatency
+        self.history = history
     }
 
     /// The viewport's length along the scroll axis.
