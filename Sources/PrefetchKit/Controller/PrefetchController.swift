@@ -121,6 +121,7 @@ public final class PrefetchController<Item: Hashable> {
     @usableFromInline var nextSequence: UInt64 = 0
     /// The earliest ``Entry/until`` of the held items: before then no held rank goes stale.
     @usableFromInline var nextExpiry = Double.infinity
+    /// Follows the motions frame by frame for ``history``.
     @usableFromInline var tracker = ScrollHistoryTracker()
 
     /// Creates a controller.
