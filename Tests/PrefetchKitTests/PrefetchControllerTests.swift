@@ -137,6 +137,79 @@ struct PrefetchControllerTests {
         fetcher.shutdown()
     }
 
+    @Test func aWindowThatShrinksForAFrameKeepsWhatItLeftAhead() throws {
+        // Given a view at rest at the top holding rows 3–8 past the viewport (rows 0–2), with no
+        // measured latency: a typical load of 0.3 s, so the grace is 2 × 0.3 = 0.6 s
+        let target = RecordingTarget<Int>()
+        let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [300..<900]), target: target)
+        controller.update(frame(0, at: 0), geometry: rows)
+        #expect(Set(target.lastUpdate.requestedItems) == Set(0...8))
+
+        // When the plan shrinks to rows 3–5 for one frame (a finger touched down)
+        controller.policy = FixedPolicy(regions: [300..<600])
+        let shrunk = controller.update(frame(0.016, at: 0), geometry: rows)
+        // Then rows 6–8, ahead of the viewport, are not withdrawn but drop to background, after
+        // everything else
+        #expect(shrunk.withdrawals.isEmpty)
+        #expect(shrunk.requests.map(\.item) == [6, 7, 8])
+        #expect(shrunk.requests.allSatisfy { $0.priority.level == .background })
+        #expect(controller.requestedPriority(of: 7)?.level == .background)
+        #expect(controller.requestedCount == 9)
+        controller._checkInvariants(geometry: rows)
+
+        // When the plan grows back on the next frame
+        controller.policy = FixedPolicy(regions: [300..<900])
+        let back = controller.update(frame(0.033, at: 0), geometry: rows)
+        // Then they are requested again at their rank (never reached at rest: speculative), and
+        // nothing was withdrawn: a load running for them goes on
+        #expect(back.withdrawals.isEmpty)
+        #expect(back.requests.map(\.item) == [6, 7, 8])
+        #expect(back.requests.allSatisfy { $0.priority.level == .speculative })
+        controller._checkInvariants(geometry: rows)
+
+        // When it shrinks again at 0.05 s and stays so
+        controller.policy = FixedPolicy(regions: [300..<600])
+        controller.update(frame(0.05, at: 0), geometry: rows)
+        // Then rows 6–8 are still held 0.59 s later, and withdrawn once the 0.6 s have passed
+        #expect(controller.update(frame(0.64, at: 0), geometry: rows).withdrawals.isEmpty)
+        controller._checkInvariants(geometry: rows)
+        #expect(controller.update(frame(0.66, at: 0), geometry: rows).withdrawals == [6, 7, 8])
+        #expect(controller.requestedCount == 6)
+        controller._checkInvariants(geometry: rows)
+    }
+
+    @Test func whatTheViewportPassedOrAJumpLeftIsWithdrawnAtOnce() throws {
+        // Given a drag down at 600 pt/s at offset 1,000 holding rows 10–15
+        let target = RecordingTarget<Int>()
+        let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [1_300..<1_600]), target: target)
+        controller.update(frame(0, at: 1_000, velocity: 600, .dragging), geometry: rows)
+        // When the viewport moves on to 1,150: row 10 (1,000..<1,100) is behind it
+        let passed = controller.update(frame(0.25, at: 1_150, velocity: 600, .dragging), geometry: rows)
+        // Then row 10 is withdrawn at once
+        #expect(passed.withdrawals == [10])
+
+        // When the view then jumps to the top, with the plan past it: rows 11–15 lie ahead of the
+        // new viewport in the direction of travel, but a jump is no flap
+        controller.policy = FixedPolicy(regions: [300..<600])
+        let jumped = controller.update(frame(0.3, at: 0), geometry: rows)
+        // Then they are withdrawn at once
+        #expect(Set(jumped.withdrawals) == Set(11...15))
+        #expect(controller.requestedCount == 6)
+        controller._checkInvariants(geometry: rows)
+    }
+
+    @Test func aNegativeOrInfiniteWithdrawalGraceIsRejectedByName() {
+        for grace in [-1, Double.infinity, .nan] {
+            #expect {
+                _ = try PrefetchController<Int>.Configuration(withdrawalGrace: grace)
+            } throws: { error in
+                guard let error = error as? PrefetchError else { return false }
+                return error.code == .invalidConfiguration && error.message.contains("withdrawalGrace is \(grace)")
+            }
+        }
+        #expect((try? PrefetchController<Int>.Configuration(withdrawalGrace: 0)) != nil)
+    }
+
     @Test func aCellThatSettlesOnScreenJumpsAheadOfEverythingOffScreen() async throws {
         // Given a drag at 500 pt/s from the top, one load at a time, the plan rows 0–9
         let (fetcher, loader) = try makeFetcher(cap: 1)

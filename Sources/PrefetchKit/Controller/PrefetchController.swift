@@ -13,6 +13,14 @@
 /// 4. sends its ``target`` one ``PrefetchUpdate``: the items that entered the plan or whose rank
 ///    changed, with their ``FetchPriority``, and the items that left it.
 ///
+/// An item that leaves the plan ahead of the viewport (the window shrank: a finger touched down,
+/// a fling's forecast changed) is not withdrawn at once: it drops to
+/// ``FetchPriority/Level/background`` and is withdrawn only if the plan has not taken it back
+/// within ``Configuration/withdrawalGrace`` typical latencies. A window that shrinks for a frame
+/// and grows back then leaves a running load alone instead of cancelling and restarting it.
+/// Items the viewport passed, and what a jump (a move of a viewport or more in one frame) or a
+/// programmatic scroll leaves, are withdrawn at once.
+///
 /// It owns every load decision, visible items included. A data source asks ``priority(for:extent:)``
 /// in `cellForItemAt` and passes the answer to `fetchAsync(_:priority:completion:)` or
 /// `value(for:priority:)`, so a cell that a fling carries past asks at a low priority and the
@@ -41,14 +49,22 @@ public final class PrefetchController<Item: Hashable> {
         /// How far, in seconds, an item's predicted arrival must move before the controller
         /// re-prioritises its request (a change of level always does).
         public var reprioritizationTolerance: Double
+        /// How long an item that left the plan ahead of the viewport stays requested, at
+        /// background priority, before it is withdrawn, in typical (median) latencies; 0
+        /// withdraws it at once, like an item the viewport passed.
+        public var withdrawalGrace: Double
 
-        /// The defaults: 300 ms until measured, re-prioritise on moves of more than 50 ms.
-        public static var standard: Configuration { Configuration(validatedFallbackLatency: .milliseconds(300), tolerance: 0.05) }
+        /// The defaults: 300 ms until measured, re-prioritise on moves of more than 50 ms, keep
+        /// what left the plan ahead for 2 typical latencies.
+        public static var standard: Configuration {
+            Configuration(validatedFallbackLatency: .milliseconds(300), tolerance: 0.05, grace: 2)
+        }
 
         /// Creates a configuration.
         /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidConfiguration`` when the
-        ///   latency is negative, or the tolerance negative or not finite.
-        public init(fallbackLatency: Duration = .milliseconds(300), reprioritizationTolerance: Double = 0.05) throws {
+        ///   latency is negative, or the tolerance or the grace negative or not finite.
+        public init(fallbackLatency: Duration = .milliseconds(300), reprioritizationTolerance: Double = 0.05,
+                    withdrawalGrace: Double = 2) throws {
             guard fallbackLatency >= .zero else {
                 throw PrefetchError(.invalidConfiguration, "PrefetchController fallbackLatency is \(fallbackLatency), but it must not be negative")
             }
@@ -56,12 +72,17 @@ public final class PrefetchController<Item: Hashable> {
                 throw PrefetchError(.invalidConfiguration,
                                     "PrefetchController reprioritizationTolerance is \(reprioritizationTolerance), but it must be a finite number of seconds, at least 0")
             }
-            self.init(validatedFallbackLatency: fallbackLatency, tolerance: reprioritizationTolerance)
+            guard withdrawalGrace.isFinite, withdrawalGrace >= 0 else {
+                throw PrefetchError(.invalidConfiguration,
+                                    "PrefetchController withdrawalGrace is \(withdrawalGrace), but it must be a finite number of typical latencies, at least 0")
+            }
+            self.init(validatedFallbackLatency: fallbackLatency, tolerance: reprioritizationTolerance, grace: withdrawalGrace)
         }
 
-        private init(validatedFallbackLatency: Duration, tolerance: Double) {
+        private init(validatedFallbackLatency: Duration, tolerance: Double, grace: Double) {
             fallbackLatency = validatedFallbackLatency
             reprioritizationTolerance = tolerance
+            withdrawalGrace = grace
         }
     }
 
@@ -81,6 +102,20 @@ public final class PrefetchController<Item: Hashable> {
             self.priority = rank.priority
             self.sequence = sequence
             self.until = rank.until
+        }
+    }
+
+    /// An item that left the plan ahead of the viewport: requested at background priority since
+    /// `since`, withdrawn once the grace has passed unless the plan takes it back first.
+    @usableFromInline
+    struct Leaving {
+        @usableFromInline var entry: Entry
+        @usableFromInline var since: Double
+
+        @inlinable
+        init(entry: Entry, since: Double) {
+            self.entry = entry
+            self.since = since
         }
     }
 
@@ -105,6 +140,10 @@ public final class PrefetchController<Item: Hashable> {
     public let configuration: Configuration
 
     @usableFromInline var entries: [Item: Entry] = [:]
+    /// Items that left the plan ahead of the viewport and are not withdrawn yet (never in `entries`).
+    @usableFromInline var leaving: [Item: Leaving] = [:]
+    /// The earliest ``Leaving/since`` of `leaving`.
+    @usableFromInline var earliestLeaving = Double.infinity
     /// The plan of the last update: sorted, disjoint ranges whose items are exactly `entries`.
     @usableFromInline var covered: [Range<Double>] = []
     @usableFromInline var lastViewport: Range<Double>?
@@ -192,6 +231,11 @@ public final class PrefetchController<Item: Hashable> {
         let viewport = RangeUnion([state.viewport], clippedTo: state.contentLength)
 
         let ranking = makeRanking(forecast, state.time)
+        // A jump (a move of a viewport or more in one frame) or a programmatic scroll is no flap:
+        // what it left goes at once.
+        var jumped = lastViewport.map { abs($0.lowerBound - state.viewport.lowerBound) >= state.viewportLength } ?? true
+        if case .programmatic = state.phase { jumped = true }
+        let grace = jumped ? 0 : configuration.withdrawalGrace * latency
         var changes = Changes(moved: pendingMoves, removed: pendingRemovals)
         pendingMoves = []
         pendingRemovals = []
@@ -202,8 +246,12 @@ public final class PrefetchController<Item: Hashable> {
             // 1. What left the plan.
             for range in covered.subtracting(wanted) {
                 geometry.forEachItem(meeting: range) { item, extent in
-                    guard !wanted.meets(extent), entries.removeValue(forKey: item) != nil else { return }
-                    changes.withdraw(item)
+                    guard !wanted.meets(extent), let entry = entries.removeValue(forKey: item) else { return }
+                    if grace > 0, isAhead(extent, of: state.viewport) {
+                        retire(item, entry, at: state.time, &changes)
+                    } else {
+                        changes.withdraw(item)
+                    }
                 }
             }
             // 2. What the forecast ranks differently: everything when it changed, else what came on screen.
@@ -245,6 +293,18 @@ public final class PrefetchController<Item: Hashable> {
                 geometry.forEachItem(meeting: range) { item, extent in
                     guard !covered.meets(extent), entries[item] == nil else { return }
                     let rank = ranking.rank(of: extent)
+                    if let gone = leaving.removeValue(forKey: item) {
+                        // Taken back within the grace: its load, if one runs, goes on.
+                        var entry = Entry(extent: extent, rank: rank, sequence: gone.entry.sequence)
+                        nextExpiry = Swift.min(nextExpiry, rank.until)
+                        if isMeaningful(from: gone.entry.priority, to: rank.priority) {
+                            changes.request(item, at: rank.priority, sequence: entry.sequence)
+                        } else {
+                            entry.priority = gone.entry.priority
+                        }
+                        entries[item] = entry
+                        return
+                    }
                     entries[item] = Entry(extent: extent, rank: rank, sequence: nextSequence)
                     nextExpiry = Swift.min(nextExpiry, rank.until)
                     changes.request(item, at: rank.priority, sequence: nextSequence)
@@ -252,6 +312,7 @@ public final class PrefetchController<Item: Hashable> {
                 }
             }
         }
+        if state.time - earliestLeaving >= grace { withdrawLeaving(olderThan: state.time - grace, &changes) }
         covered = wanted.ranges
         lastViewport = state.viewport
         let update = changes.update()
@@ -272,12 +333,13 @@ public final class PrefetchController<Item: Hashable> {
                 guard fresh[item] == nil else { return }
                 let rank = ranking.rank(of: extent)
                 earliest = Swift.min(earliest, rank.until)
-                if let old = entries[item], !isMeaningful(from: old.priority, to: rank.priority) {
+                let old = entries[item] ?? leaving[item]?.entry
+                if let old, !isMeaningful(from: old.priority, to: rank.priority) {
                     fresh[item] = Entry(extent: extent, rank: Rank(priority: old.priority, until: rank.until), sequence: old.sequence)
                     return
                 }
-                let sequence = entries[item]?.sequence ?? nextSequence
-                if entries[item] == nil { nextSequence &+= 1 }
+                let sequence = old?.sequence ?? nextSequence
+                if old == nil { nextSequence &+= 1 }
                 fresh[item] = Entry(extent: extent, rank: rank, sequence: sequence)
                 changes.request(item, at: rank.priority, sequence: sequence)
             }
@@ -289,12 +351,62 @@ public final class PrefetchController<Item: Hashable> {
             gone.append(item)
             goneSequences.append(entry.sequence)
         }
+        // After a new layout, what left the plan goes at once.
+        for (item, left) in leaving where fresh[item] == nil {
+            gone.append(item)
+            goneSequences.append(left.entry.sequence)
+        }
+        leaving.removeAll()
+        earliestLeaving = .infinity
         for index in goneSequences.indices.sorted(by: { goneSequences[$0] < goneSequences[$1] }) {
             changes.withdraw(gone[index])
         }
         entries = fresh
         needsRebuild = false
     }
+
+    // MARK: Leaving the plan
+
+    /// Whether `extent` lies wholly ahead of `viewport` in the direction of travel.
+    @inlinable
+    func isAhead(_ extent: Range<Double>, of viewport: Range<Double>) -> Bool {
+        heading >= 0 ? extent.lowerBound >= viewport.upperBound : extent.upperBound <= viewport.lowerBound
+    }
+
+    /// Moves `item`, which left the plan ahead of the viewport, to `leaving` at background priority.
+    @inlinable
+    func retire(_ item: Item, _ entry: Entry, at time: Double, _ changes: inout Changes<Item>) {
+        var entry = entry
+        if entry.priority != Self.leavingPriority {
+            entry.priority = Self.leavingPriority
+            changes.request(item, at: entry.priority, sequence: entry.sequence)
+        }
+        leaving[item] = Leaving(entry: entry, since: time)
+        earliestLeaving = Swift.min(earliestLeaving, time)
+    }
+
+    /// Withdraws, oldest request first, what left the plan before `cutoff`.
+    @usableFromInline
+    func withdrawLeaving(olderThan cutoff: Double, _ changes: inout Changes<Item>) {
+        var expired: [(item: Item, sequence: UInt64)] = []
+        var earliest = Double.infinity
+        for (item, left) in leaving {
+            if left.since <= cutoff {
+                expired.append((item, left.entry.sequence))
+            } else {
+                earliest = Swift.min(earliest, left.since)
+            }
+        }
+        for (item, _) in expired.sorted(by: { $0.sequence < $1.sequence }) {
+            leaving.removeValue(forKey: item)
+            changes.withdraw(item)
+        }
+        earliestLeaving = earliest
+    }
+
+    /// The priority of an item that left the plan and is not withdrawn yet: after every other request.
+    @inlinable
+    static var leavingPriority: FetchPriority { FetchPriority(level: .background, order: Ranking.unreachedOrder) }
 
     // MARK: Ranking
 
@@ -334,10 +446,11 @@ public final class PrefetchController<Item: Hashable> {
 
     /// The priority `item` is requested at, or `nil` when it is not in the plan.
     /// - Complexity: O(1).
-    public func requestedPriority(of item: Item) -> FetchPriority? { entries[item]?.priority }
+    /// An item that left the plan but is not withdrawn yet answers ``FetchPriority/Level/background``.
+    public func requestedPriority(of item: Item) -> FetchPriority? { entries[item]?.priority ?? leaving[item]?.entry.priority }
 
-    /// The number of items requested now.
-    public var requestedCount: Int { entries.count }
+    /// The number of items requested now: the plan's, and those that left it but are not withdrawn yet.
+    public var requestedCount: Int { entries.count + leaving.count }
 
     /// What the frames so far say about the user's habits: the ``ScrollContext/history`` the
     /// policy sees.
@@ -346,8 +459,8 @@ public final class PrefetchController<Item: Hashable> {
     /// The items requested now, most urgent first.
     /// - Complexity: O(h log h) for h held items.
     public var requestedItems: [PrefetchRequest<Item>] {
-        entries.sorted { a, b in a.value.priority != b.value.priority ? a.value.priority > b.value.priority : a.value.sequence < b.value.sequence }
-            .map { PrefetchRequest(item: $0.key, priority: $0.value.priority) }
+        held().sorted { a, b in a.entry.priority != b.entry.priority ? a.entry.priority > b.entry.priority : a.entry.sequence < b.entry.sequence }
+            .map { PrefetchRequest(item: $0.item, priority: $0.entry.priority) }
     }
 
     // MARK: Data changes
@@ -363,6 +476,8 @@ public final class PrefetchController<Item: Hashable> {
     public func invalidateItems() {
         pendingRemovals += heldInSequence()
         entries.removeAll(keepingCapacity: true)
+        leaving.removeAll()
+        earliestLeaving = .infinity
         needsRebuild = true
     }
 
@@ -372,16 +487,22 @@ public final class PrefetchController<Item: Hashable> {
     /// - Complexity: O(h) for h held items.
     public func moveItems(_ transform: (Item) -> Item?) {
         var moved: [Item: Entry] = [:]
+        var movedLeaving: [Item: Leaving] = [:]
         moved.reserveCapacity(entries.count)
-        for (item, entry) in entries.sorted(by: { $0.value.sequence < $1.value.sequence }) {
+        for (item, entry) in held().sorted(by: { $0.entry.sequence < $1.entry.sequence }) {
             guard let target = transform(item) else {
                 pendingRemovals.append(item)
                 continue
             }
             if target != item { pendingMoves.append(PrefetchMove(from: item, to: target)) }
-            moved[target] = entry
+            if let left = leaving[item] {
+                movedLeaving[target] = left
+            } else {
+                moved[target] = entry
+            }
         }
         entries = moved
+        leaving = movedLeaving
         needsRebuild = true
     }
 
@@ -411,6 +532,8 @@ public final class PrefetchController<Item: Hashable> {
     @usableFromInline
     func forgetEverything() {
         entries.removeAll()
+        leaving.removeAll()
+        earliestLeaving = .infinity
         nextExpiry = .infinity
         covered = []
         pendingMoves = []
@@ -420,7 +543,13 @@ public final class PrefetchController<Item: Hashable> {
 
     @usableFromInline
     func heldInSequence() -> [Item] {
-        entries.sorted { $0.value.sequence < $1.value.sequence }.map(\.key)
+        held().sorted { $0.entry.sequence < $1.entry.sequence }.map(\.item)
+    }
+
+    /// Every requested item: the plan's and those leaving it.
+    @usableFromInline
+    func held() -> [(item: Item, entry: Entry)] {
+        entries.map { ($0.key, $0.value) } + leaving.map { ($0.key, $0.value.entry) }
     }
 
     // MARK: Invariants
@@ -438,6 +567,14 @@ public final class PrefetchController<Item: Hashable> {
         precondition(expected.count == entries.count, "the controller holds \(entries.count) items, but its plan has \(expected.count)")
         for (item, entry) in entries {
             precondition(expected[item] == entry.extent, "held item \(item) at \(entry.extent) is not in the plan at that extent")
+        }
+        for (item, left) in leaving {
+            precondition(expected[item] == nil, "item \(item) is in the plan and also leaving it")
+            precondition(left.entry.priority == Self.leavingPriority, "leaving item \(item) is held at \(left.entry.priority), not at background")
+            if let lastTime {
+                precondition(lastTime - left.since < configuration.withdrawalGrace * latency,
+                             "leaving item \(item) left at \(left.since) and is still held at \(lastTime), past the grace")
+            }
         }
     }
 }
@@ -510,7 +647,7 @@ struct Ranking {
     }
 
     /// Orders of items the forecast never reaches start here: after any arrival time (seconds).
-    static var unreachedOrder: Double { 1e9 }
+    @usableFromInline static var unreachedOrder: Double { 1e9 }
 }
 
 /// An item's priority under one frame's ``Ranking``, and the time until which it holds.
