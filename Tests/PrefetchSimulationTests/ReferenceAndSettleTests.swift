@@ -107,4 +107,37 @@ import Testing
         meter.dataShown(item: 4)
         #expect(meter.readiness.loadsNeverShown == 3)
     }
+
+    @Test func wastedLoadsStillPlannedAtTheEndAreCountedApart() {
+        // The meter alone: four wasted loads, two of them still in the prefetch window at the end.
+        let meter = ReadinessMeter(now: { 0 })
+        meter.startCounting()
+        meter.cellAppeared(item: 1, ready: false)
+        for item in [1, 2, 3, 4, 5] {
+            meter.record(FetchEvent<Int>.loadStarted(item), item: { $0 })
+            meter.record(FetchEvent<Int>.loadCompleted(item, latency: .milliseconds(100)), item: { $0 })
+        }
+        // 1 was displayed, so it is not wasted though it is still planned; 6 never loaded.
+        meter.finish(stillPlanned: [1, 4, 5, 6])
+        let r = meter.readiness
+        #expect(r.loadsWasted == 4)
+        #expect(r.loadsWastedAtEnd == 2)
+        // Finishing again changes nothing.
+        meter.finish(stillPlanned: [2, 3])
+        #expect(meter.readiness.loadsWastedAtEnd == 2)
+    }
+
+    @MainActor
+    @Test func aRunThatEndsAtRestCountsItsWindowAheadAsWastedAtTheEnd() async throws {
+        // A slow drag that ends at rest: everything textureLike wasted lies in its window ahead,
+        // which the run ended before reaching; the clairvoyant reference plans nothing at the end.
+        let configuration = SimulationConfiguration()
+        let drag = Scenario(name: "drag", layout: .list(), viewport: .phoneList,
+                            motion: .gestures([.drag(speed: 300, duration: 2), .pause(duration: 1)]))
+        let texture = try await Simulator.run(drag, policy: .policy(PrefetchPolicies.textureLike), configuration: configuration)
+        #expect(texture.loadsWasted > 0)
+        #expect(texture.loadsWastedAtEnd == texture.loadsWasted)
+        let reference = try await Simulator.run(drag, policy: .clairvoyant, configuration: configuration)
+        #expect(reference.loadsWastedAtEnd == 0)
+    }
 }

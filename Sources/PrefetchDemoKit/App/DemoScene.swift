@@ -167,7 +167,7 @@ package final class DemoScene {
     /// down. Returns the summary.
     package func play(_ script: Script, duration: Double?, onFrame: (ScriptedRun.Frame) async throws -> Bool) async throws -> DemoSummary {
         try await backend.play(script, on: self, duration: duration, onFrame: onFrame)
-        meter.finish()
+        meter.finish(stillPlanned: view.indexPathsPendingPrefetch.map(\.item))
         let summary = await backend.summary(of: self)
         fetcher.shutdown()
         return summary

@@ -93,7 +93,7 @@ package final class InteractiveRun {
             painter.paint(scene, title: title, footer: message.isEmpty ? ScreenPainter.interactiveKeys : ScreenPainter.interactiveKeys + "   " + message)
             try await clock.sleep(for: .milliseconds(33))
         }
-        scene.meter.finish()
+        scene.meter.finish(stillPlanned: scene.view.indexPathsPendingPrefetch.map(\.item))
         if let recording { try recording.recorder.write(to: recording.file) }
         let summary = await backend.summary(of: scene)
         scene.fetcher.shutdown()

@@ -25,6 +25,11 @@ public struct Readiness: Sendable, Hashable, Codable {
     public var loadsFailed = 0
     /// Completed loads of items never displayed.
     public var loadsWasted = 0
+    /// The wasted loads whose items were still in the view's prefetch window when the run ended:
+    /// loaded for where the user was heading when the run stopped. A longer session would have
+    /// shown many of them; the other wasted loads went where the user turned away from or
+    /// jumped past.
+    public var loadsWastedAtEnd = 0
     /// Completed loads whose item never showed its data on screen: the wasted loads, and the loads
     /// of items that were on screen only while blank (a fling carried them past, say). What a
     /// user's data plan paid for and the user never saw.
@@ -75,6 +80,8 @@ public final class ReadinessMeter: Sendable {
         var running: [Int: Int] = [:]
         var timeline: SimulationTimeline?
         var finished = false
+        /// The items still in the prefetch window at ``finish(stillPlanned:)``.
+        var plannedAtEnd: Set<Int> = []
         var moving = false
         /// When scrolling last stopped with blank visible cells, until they all show data.
         var settlingSince: Double?
@@ -203,11 +210,15 @@ public final class ReadinessMeter: Sendable {
     }
 
     /// Ends the run: closes every open wait and load at the time now.
-    public func finish() {
+    ///
+    /// - Parameter stillPlanned: The items the view still wanted prefetched (its prefetch
+    ///   window) at the end; their wasted loads count as ``Readiness/loadsWastedAtEnd``.
+    public func finish(stillPlanned: some Sequence<Int> = [Int]()) {
         let t = now()
         state.withLock { s in
             guard !s.finished else { return }
             s.finished = true
+            s.plannedAtEnd = Set(stillPlanned)
             if let since = s.settlingSince {
                 s.settleTimes.append(t - since)
                 s.settlingSince = nil
@@ -237,7 +248,9 @@ public final class ReadinessMeter: Sendable {
             r.loadsCompleted = s.completed
             r.loadsCancelled = s.cancelled
             r.loadsFailed = s.failed
-            r.loadsWasted = s.completedItems.filter { !s.everDisplayed.contains($0) }.count
+            let wasted = s.completedItems.filter { !s.everDisplayed.contains($0) }
+            r.loadsWasted = wasted.count
+            r.loadsWastedAtEnd = wasted.filter { s.plannedAtEnd.contains($0) }.count
             // Shown only counts for an item that was displayed, so never-shown includes every wasted load.
             r.loadsNeverShown = s.completedItems.filter { !(s.shown.contains($0) && s.everDisplayed.contains($0)) }.count
             r.peakInFlight = s.peak

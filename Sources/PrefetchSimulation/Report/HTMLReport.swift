@@ -66,9 +66,9 @@ public enum HTMLReport {
     }
 
     private static func table(_ results: [SimulationResult]) -> String {
-        var rows = "<table><tr><th>policy</th><th>ready %</th><th>wait ms</th><th>p95 ms</th><th>blank s</th><th>settle ms</th><th>settle p95</th><th>started</th><th>cancelled</th><th>wasted</th><th>wasted MB</th><th>never shown</th><th>peak</th></tr>"
+        var rows = "<table><tr><th>policy</th><th>ready %</th><th>wait ms</th><th>p95 ms</th><th>blank s</th><th>settle ms</th><th>settle p95</th><th>started</th><th>cancelled</th><th>wasted</th><th>wasted at end</th><th>wasted MB</th><th>never shown</th><th>peak</th></tr>"
         for r in results {
-            rows += "<tr><td>\(escape(r.policy))</td><td>\(format(r.displayReadyRate * 100, 1))</td><td>\(format(r.visibleWaitMeanMs, 0))</td><td>\(format(r.visibleWaitP95Ms, 0))</td><td>\(format(r.blankCellSeconds, 1))</td><td>\(format(r.settleMeanMs, 0))</td><td>\(format(r.settleP95Ms, 0))</td><td>\(r.loadsStarted)</td><td>\(r.loadsCancelled)</td><td>\(r.loadsWasted)</td><td>\(format(Double(r.bytesWasted) / 1e6, 1))</td><td>\(r.loadsNeverShown)</td><td>\(r.peakInFlight)</td></tr>"
+            rows += "<tr><td>\(escape(r.policy))</td><td>\(format(r.displayReadyRate * 100, 1))</td><td>\(format(r.visibleWaitMeanMs, 0))</td><td>\(format(r.visibleWaitP95Ms, 0))</td><td>\(format(r.blankCellSeconds, 1))</td><td>\(format(r.settleMeanMs, 0))</td><td>\(format(r.settleP95Ms, 0))</td><td>\(r.loadsStarted)</td><td>\(r.loadsCancelled)</td><td>\(r.loadsWasted)</td><td>\(r.loadsWastedAtEnd)</td><td>\(format(Double(r.bytesWasted) / 1e6, 1))</td><td>\(r.loadsNeverShown)</td><td>\(r.peakInFlight)</td></tr>"
         }
         return rows + "</table>\n"
     }

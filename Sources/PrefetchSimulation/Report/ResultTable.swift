@@ -4,7 +4,7 @@ import Foundation
 public enum ResultTable {
     /// The table, with a header line and aligned columns.
     public static func render(_ results: [SimulationResult]) -> String {
-        let header = ["scenario", "policy", "ready%", "wait ms", "p95 ms", "blank s", "settle ms", "settle p95", "started", "cancel", "wasted", "wasted MB", "unseen", "peak", "req/s", "frame µs"]
+        let header = ["scenario", "policy", "ready%", "wait ms", "p95 ms", "blank s", "settle ms", "settle p95", "started", "cancel", "wasted", "at end", "wasted MB", "unseen", "peak", "req/s", "frame µs"]
         var rows = [header]
         for r in results {
             rows.append([
@@ -15,7 +15,7 @@ public enum ResultTable {
                 String(format: "%.1f", r.blankCellSeconds),
                 String(format: "%.0f", r.settleMeanMs),
                 String(format: "%.0f", r.settleP95Ms),
-                "\(r.loadsStarted)", "\(r.loadsCancelled)", "\(r.loadsWasted)",
+                "\(r.loadsStarted)", "\(r.loadsCancelled)", "\(r.loadsWasted)", "\(r.loadsWastedAtEnd)",
                 String(format: "%.1f", Double(r.bytesWasted) / 1e6),
                 "\(r.loadsNeverShown)",
                 "\(r.peakInFlight)",

@@ -24,6 +24,10 @@ public struct SimulationResult: Sendable, Codable, Hashable {
     public var loadsCancelled: Int
     /// Loads completed for items never displayed during the run.
     public var loadsWasted: Int
+    /// The wasted loads whose items were still in the view's prefetch window when the run ended
+    /// (``Readiness/loadsWastedAtEnd``): the part of the waste a longer session would likely
+    /// have shown.
+    public var loadsWastedAtEnd: Int
     /// The bytes those wasted loads fetched: `loadsWasted × payloadBytes`.
     public var bytesWasted: Int
     /// Completed loads whose item never showed its data on screen: the wasted ones, plus loads of
@@ -67,6 +71,7 @@ public struct SimulationResult: Sendable, Codable, Hashable {
         loadsCompleted = r.loadsCompleted
         loadsCancelled = r.loadsCancelled
         loadsWasted = r.loadsWasted
+        loadsWastedAtEnd = r.loadsWastedAtEnd
         bytesWasted = r.loadsWasted * payloadBytes
         loadsNeverShown = r.loadsNeverShown
         settles = r.settles
@@ -92,6 +97,7 @@ public struct SimulationResult: Sendable, Codable, Hashable {
         r.loadsCompleted = loadsCompleted
         r.loadsCancelled = loadsCancelled
         r.loadsWasted = loadsWasted
+        r.loadsWastedAtEnd = loadsWastedAtEnd
         r.loadsNeverShown = loadsNeverShown
         r.peakInFlight = peakInFlight
         r.settles = settles
@@ -102,7 +108,7 @@ public struct SimulationResult: Sendable, Codable, Hashable {
 
     private enum CodingKeys: String, CodingKey {
         case scenario, policy, displayed, displayReadyRate, visibleWaitMeanMs, visibleWaitP95Ms, blankCellSeconds,
-            loadsStarted, loadsCompleted, loadsCancelled, loadsWasted, bytesWasted, loadsNeverShown, settles, settleMeanMs, settleP95Ms, peakInFlight,
+            loadsStarted, loadsCompleted, loadsCancelled, loadsWasted, loadsWastedAtEnd, bytesWasted, loadsNeverShown, settles, settleMeanMs, settleP95Ms, peakInFlight,
             requestsPerSecond, duration
     }
 }

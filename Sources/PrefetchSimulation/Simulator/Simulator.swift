@@ -128,7 +128,7 @@ public enum Simulator {
                 }
                 return true
             })
-        meter.finish()
+        meter.finish(stillPlanned: view.indexPathsPendingPrefetch.map(\.item))
         loop.fetcher.shutdown()
         withExtendedLifetime(sources) {}
         return (app, end, frameTimes)
