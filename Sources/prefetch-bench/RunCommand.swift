@@ -144,6 +144,7 @@ struct RunCommand: AsyncParsableCommand {
         print("latency \(configuration.latency), cap \(cap), seed \(seed)\n")
         print(ResultTable.render(results))
         print("\n" + SuiteSummary.render(results))
+        if let shares = SuiteSummary.renderShares(results) { print("\n" + shares) }
         if let json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

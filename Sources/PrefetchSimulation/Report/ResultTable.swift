@@ -23,10 +23,16 @@ public enum ResultTable {
                 String(format: "%.0f", r.frameTime.meanMicroseconds),
             ])
         }
-        let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return aligned(rows, leftColumns: 2)
+    }
+
+    /// `rows` as lines of columns two spaces apart: the first `leftColumns` columns padded on
+    /// the right, the others on the left (numbers line up).
+    static func aligned(_ rows: [[String]], leftColumns: Int) -> String {
+        let widths = (rows.first ?? []).indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.map { row in
             row.enumerated().map { column, cell in
-                column < 2 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                column < leftColumns ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
                     : String(repeating: " ", count: widths[column] - cell.count) + cell
             }.joined(separator: "  ")
         }.joined(separator: "\n")

@@ -71,4 +71,45 @@ public enum SuiteSummary {
         }
         return lines.joined(separator: "\n")
     }
+
+    /// One scenario's display-ready rate under `policy` ÷ the reference's on the same scenario;
+    /// nil when either did not run or the reference showed nothing ready.
+    public static func share(of policy: String, in scenario: String, reference: String, _ results: [SimulationResult]) -> Double? {
+        guard let run = results.first(where: { $0.scenario == scenario && $0.policy == policy }),
+              let ref = results.first(where: { $0.scenario == scenario && $0.policy == reference }),
+              ref.displayReadyRate > 0 else { return nil }
+        return run.displayReadyRate / ref.displayReadyRate
+    }
+
+    /// Each scenario's share of the references, per policy that is not a reference:
+    /// `display-ready ÷ clairvoyant's / ÷ clairvoyant-1s's`, then the lowest share of each
+    /// policy over the scenarios. The unseen-trace goals are stated per trace, so the mean in
+    /// ``render(_:)`` can hide a trace far below it. Nil when neither reference ran.
+    public static func renderShares(_ results: [SimulationResult]) -> String? {
+        let references = [SimulationPolicy.clairvoyant.name, SimulationPolicy.clairvoyant1s.name]
+        guard results.contains(where: { references.contains($0.policy) }) else { return nil }
+        var scenarios: [String] = [], policies: [String] = []
+        for r in results {
+            if !scenarios.contains(r.scenario) { scenarios.append(r.scenario) }
+            if !references.contains(r.policy), !policies.contains(r.policy) { policies.append(r.policy) }
+        }
+        guard !policies.isEmpty else { return nil }
+        let cell = { (x: Double?) in x.map { String(format: "%.2f", $0) } ?? "-" }
+        var rows = [["scenario"] + policies]
+        var lowest = policies.map { _ in references.map { _ in Double?.none } }
+        for scenario in scenarios {
+            var row = [scenario]
+            for (p, policy) in policies.enumerated() {
+                let shares = references.map { share(of: policy, in: scenario, reference: $0, results) }
+                for (k, value) in shares.enumerated() {
+                    if let value { lowest[p][k] = min(lowest[p][k] ?? value, value) }
+                }
+                row.append(shares.map(cell).joined(separator: "/"))
+            }
+            rows.append(row)
+        }
+        rows.append(["lowest"] + lowest.map { $0.map(cell).joined(separator: "/") })
+        return "share of the references per scenario: display-ready ÷ clairvoyant's / ÷ clairvoyant-1s's\n"
+            + ResultTable.aligned(rows, leftColumns: 1)
+    }
 }
