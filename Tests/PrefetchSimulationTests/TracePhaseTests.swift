@@ -96,6 +96,30 @@ import Testing
         #expect(TracePhases.inferred(slowing, offsetRange: 0...10_000).allSatisfy { $0.phase != .decelerating })
     }
 
+    @Test func anIntervalFasterThanAnyFingerIsAJumpNotADrag() {
+        // 40,000 pt in one 30 Hz interval: 1.2 million pt/s.
+        let jump = [0, 0.5, 0.5 + 1.0 / 30, 1, 1.5].enumerated().map { i, t in OffsetSample(time: t, offset: i < 2 ? 0 : 40_000) }
+        #expect(TracePhases.inferred(jump, offsetRange: 0...100_000).map(\.phase) == Array(repeating: .idle, count: 5))
+        // 12,000 pt/s, the fastest drag in the generated traces, is still a drag.
+        let fast = (0...6).map { OffsetSample(time: Double($0) / 30, offset: Double($0) * 400) }
+        #expect(TracePhases.inferred(fast, offsetRange: 0...100_000).dropLast().allSatisfy { $0.phase == .touching })
+    }
+
+    @MainActor
+    @Test func aJumpInATraceWithoutPhasesIsReplayedAsAJump() async throws {
+        let header = #""viewport": {"width": 375, "height": 667}, "layout": {"kind": "list", "itemCount": 1000, "itemHeight": 66}"#
+        let scenario = try TraceFile.parse(Data("""
+            {\(header), "samples": [[0, 0], [0.5, 0], [0.5333, 40000], [1, 40000], [1.5, 40000]]}
+            """.utf8))
+        var offsets: [Double] = []
+        _ = try await Simulator.play(scenario, configuration: SimulationConfiguration(), policy: PrefetchPolicies.none, inspect: { _, view in
+            offsets.append(view.contentOffset.y)
+        })
+        // Inferred as a drag, the replay would scroll through the rows in between for a frame.
+        #expect(offsets.contains(40_000))
+        #expect(offsets.allSatisfy { $0 == 0 || $0 == 40_000 }, "offsets between the two: \(offsets.filter { $0 != 0 && $0 != 40_000 })")
+    }
+
     @MainActor
     @Test func theReplayGivesTheControllerTheRestingOffset() async throws {
         let scenario = try TraceFile.parse(Data("""

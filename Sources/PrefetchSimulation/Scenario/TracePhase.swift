@@ -66,6 +66,11 @@ public enum TracePhases {
         return result
     }
 
+    /// The speed (points per second) above which an interval between two samples without phases
+    /// is a jump (a programmatic scroll without animation) rather than a drag: 50,000. No finger
+    /// or fling comes close; the generated traces' drags and flings stay below 12,000.
+    public static let jumpSpeed = 50_000.0
+
     /// Infers the phases of samples that carry none.
     ///
     /// A run of at least three intervals moving the same way whose mean speeds each fall by UIKit's
@@ -73,6 +78,9 @@ public enum TracePhases {
     /// sample is the touch-up, with the resting offset the rate predicts from the speed there
     /// (clamped to `offsetRange`), and the run's other samples are `decelerating`. Any other sample
     /// is `touching` when the content moves in the interval after it, `idle` otherwise (and the last).
+    /// An interval faster than ``jumpSpeed`` is a jump, not a drag: the sample before it is `idle`
+    /// (unless it ends a deceleration), so the replay puts the view at the next sample's offset at
+    /// once, as a recorded jump's `idle` samples do.
     public static func inferred(_ samples: [OffsetSample], offsetRange: ClosedRange<Double>) -> [OffsetSample] {
         var result = samples.map { sample -> OffsetSample in
             var s = sample
@@ -87,7 +95,11 @@ public enum TracePhases {
             let dt = samples[i + 1].time - samples[i].time
             return dt > 0 ? (samples[i + 1].offset - samples[i].offset) / dt : nil
         }
-        func moving(_ i: Int) -> Bool { i < velocity.count && abs(velocity[i] ?? 0) >= 1 }
+        func moving(_ i: Int) -> Bool {
+            guard i < velocity.count else { return false }
+            let speed = abs(velocity[i] ?? 0)
+            return speed >= 1 && speed < jumpSpeed
+        }
         func decays(_ i: Int, rate: Double) -> Bool {
             guard i + 1 < velocity.count, let a = velocity[i], let b = velocity[i + 1], abs(a) >= 1, abs(b) >= 1, a.sign == b.sign else { return false }
             let gap = ((samples[i + 2].time + samples[i + 1].time) - (samples[i + 1].time + samples[i].time)) / 2 * 1000
