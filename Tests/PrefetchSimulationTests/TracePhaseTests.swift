@@ -96,6 +96,29 @@ import Testing
         #expect(TracePhases.inferred(slowing, offsetRange: 0...10_000).allSatisfy { $0.phase != .decelerating })
     }
 
+    @Test func aFlingWhoseOffsetsAreRoundedToThePixelGridStaysOneFling() {
+        let r = 0.998
+        var samples = [OffsetSample(time: 0, offset: 0), OffsetSample(time: 0.5, offset: 0), OffsetSample(time: 0.6, offset: 60)]
+        // From the touch-up at 0.6 s, 3,000 pt/s: 3.5 s of deceleration sampled at 30 Hz, on a 3x screen's pixel grid.
+        for k in 1...105 {
+            let ms = Double(k) * 1000 / 30
+            let exact = 60 + 3_000 / 1000 * (pow(r, ms) - 1) / log(r)
+            samples.append(OffsetSample(time: 0.6 + ms / 1000, offset: (exact * 3).rounded() / 3))
+        }
+        let stop = samples[samples.count - 1]
+        // At rest for a second, then a drag at 300 pt/s.
+        samples.append(OffsetSample(time: stop.time + 1, offset: stop.offset))
+        for k in 1...6 { samples.append(OffsetSample(time: stop.time + 1 + Double(k) / 30, offset: stop.offset + Double(k) * 10)) }
+        let phases = TracePhases.inferred(samples, offsetRange: 0...100_000)
+        #expect(phases[1].phase == .touching && phases[2].phase == .decelerating)
+        // 60 + 3,000 / 1000 / −ln(0.998) ≈ 1,558.5 pt, from the rounded offsets.
+        #expect(abs((phases[2].restingOffset ?? 0) - (60 + 3 / -log(r))) < 5)
+        // Slow speeds on the pixel grid no longer fall by the rate, but the samples stay on the curve.
+        let fling = phases[2...107].map(\.phase)
+        #expect(fling.allSatisfy { $0 == .decelerating }, "\(fling.filter { $0 != .decelerating }.count) fling samples read otherwise")
+        #expect(phases[109...113].allSatisfy { $0.phase == .touching })
+    }
+
     @Test func anIntervalFasterThanAnyFingerIsAJumpNotADrag() {
         // 40,000 pt in one 30 Hz interval: 1.2 million pt/s.
         let jump = [0, 0.5, 0.5 + 1.0 / 30, 1, 1.5].enumerated().map { i, t in OffsetSample(time: t, offset: i < 2 ? 0 : 40_000) }

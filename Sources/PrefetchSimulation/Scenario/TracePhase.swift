@@ -76,11 +76,14 @@ public enum TracePhases {
     /// A run of at least three intervals moving the same way whose mean speeds each fall by UIKit's
     /// deceleration (a recognised rate, within a quarter of the expected drop) is a fling: its first
     /// sample is the touch-up, with the resting offset the rate predicts from the speed there
-    /// (clamped to `offsetRange`), and the run's other samples are `decelerating`. Any other sample
-    /// is `touching` when the content moves in the interval after it, `idle` otherwise (and the last).
-    /// An interval faster than ``jumpSpeed`` is a jump, not a drag: the sample before it is `idle`
-    /// (unless it ends a deceleration), so the replay puts the view at the next sample's offset at
-    /// once, as a recorded jump's `idle` samples do.
+    /// (clamped to `offsetRange`), and the run's other samples are `decelerating`. The run goes on
+    /// while the samples stay on the deceleration curve from the touch-up (within the larger of 2
+    /// points and 1 % of the fling's length) and the view would still move, so offsets rounded to
+    /// the pixel grid, whose slow speeds no longer fall by the rate, keep the fling to its end.
+    /// Any other sample is `touching` when the content moves in the interval after it, `idle`
+    /// otherwise (and the last). An interval faster than ``jumpSpeed`` is a jump, not a drag: the
+    /// sample before it is `idle` (unless it ends a deceleration), so the replay puts the view at
+    /// the next sample's offset at once, as a recorded jump's `idle` samples do.
     public static func inferred(_ samples: [OffsetSample], offsetRange: ClosedRange<Double>) -> [OffsetSample] {
         var result = samples.map { sample -> OffsetSample in
             var s = sample
@@ -121,6 +124,14 @@ public enum TracePhases {
                     let start = mean * dtMs * log(rate) / (pow(rate, dtMs) - 1)
                     let resting = samples[i].offset - start / 1000 / log(rate)
                     touchUps[i] = min(max(resting, offsetRange.lowerBound), offsetRange.upperBound)
+                    // Follow the fling on past where the speeds stop fitting: offsets rounded to
+                    // the pixel grid make slow speeds noisy, but the samples stay on the curve from
+                    // the touch-up until the view stops or the finger takes it again.
+                    let curve = FlingCurve(origin: samples[i], resting: resting, rate: rate)
+                    while end + 1 < velocity.count, curve.isMoving(at: samples[end + 1].time), curve.fits(samples[end + 2]),
+                          (velocity[end + 1] ?? 0) * mean >= 0 {
+                        end += 1
+                    }
                     for k in i...end { decelerating[k] = true }
                     i = end + 1
                     matched = true
@@ -170,4 +181,29 @@ extension ScenarioLayout {
     public func offsetRange(viewport: Viewport) -> ClosedRange<Double> {
         0...max(0, contentLength(viewport: viewport) - viewport.height)
     }
+}
+
+/// The offsets a fling takes from its touch-up, for ``TracePhases/inferred(_:offsetRange:)``.
+private struct FlingCurve {
+    let time: Double
+    let offset: Double
+    let resting: Double
+    /// `1000 · ln(rate)`, per second (negative).
+    let decay: Double
+    let tolerance: Double
+
+    init(origin: OffsetSample, resting: Double, rate: Double) {
+        time = origin.time
+        offset = origin.offset
+        self.resting = resting
+        decay = 1000 * log(rate)
+        tolerance = max(2, 0.01 * abs(resting - origin.offset))
+    }
+
+    func offset(at t: Double) -> Double { resting + (offset - resting) * exp(decay * (t - time)) }
+
+    /// Whether the view still moves at `t`: it stops once its speed falls below 1 point per second.
+    func isMoving(at t: Double) -> Bool { abs(resting - offset(at: t)) * -decay >= 1 }
+
+    func fits(_ sample: OffsetSample) -> Bool { abs(sample.offset - offset(at: sample.time)) <= tolerance }
 }
