@@ -43,6 +43,25 @@ import Testing
         #expect(page.contains("<title>uikitLike 0.25 → 0.0, 4 wasted</title>"))
     }
 
+    @Test func theDisplayReadyAxisStartsAtTheTensBelowTheLowestPoint() {
+        // Curves between 61.2 % and 76.6 %: from 0 they would be squeezed into the top fifth.
+        let points = [(0.612, 206), (0.700, 273), (0.766, 409)].map { ready, wasted in
+            Frontier.Point(family: "textureLike", window: 1, blankCellSeconds: 50, displayReadyRate: ready, loadsWasted: wasted)
+        }
+        let page = Frontier.html([("lte", points)])
+        let readyPlot = String(page[page.range(of: "display-ready % vs wasted loads")!.lowerBound...]).components(separatedBy: "</svg>")[0]
+        #expect(readyPlot.contains(">60.0</text>"), "the axis should start at 60")
+        #expect(!readyPlot.contains(">0.0</text>"))
+        #expect(readyPlot.contains(">76.6</text>"), "and reach the highest point")
+        // The blank-time axis still starts at 0.
+        let blankPlot = String(page[page.range(of: "blank cell-seconds vs wasted loads")!.lowerBound...]).components(separatedBy: "</svg>")[0]
+        #expect(blankPlot.contains(">0.0</text>"))
+        // A sweep all at 100 % gets an axis from 90 to 100, not one past 100 %.
+        let full = Frontier.html([("wifi", [Frontier.Point(family: "adaptive", window: 1, blankCellSeconds: 0, displayReadyRate: 1, loadsWasted: 3)])])
+        let fullPlot = String(full[full.range(of: "display-ready % vs wasted loads")!.lowerBound...]).components(separatedBy: "</svg>")[0]
+        #expect(fullPlot.contains(">90.0</text>") && fullPlot.contains(">100.0</text>") && !fullPlot.contains(">101.0</text>"))
+    }
+
     @Test func aFrontierOnlyReportLeavesOutTheTimelineKey() {
         let points = [Frontier.Point(family: "adaptive", window: 1, blankCellSeconds: 3, displayReadyRate: 0.9, loadsWasted: 10)]
         let frontierOnly = HTMLReport.render([], title: "PrefetchKit frontier", sections: Frontier.html([("lte", points)]))

@@ -82,8 +82,12 @@ public enum Frontier {
         var html = "<h2 id=\"frontier\">Frontier</h2>\n<p class=\"muted\">Each fixed-window family swept from 0.25 to 6 viewports ahead; adaptive swept over its aggressiveness from 0.25 to 2. Down-left is better for blank time, up-left for display-ready.</p>\n"
         for sweep in sweeps {
             html += "<h3>\(HTMLReport.escape(sweep.profile))</h3>\n<div class=\"charts\">"
-            html += plot(sweep.points, title: "blank cell-seconds vs wasted loads", y: \.blankCellSeconds)
-            html += plot(sweep.points, title: "display-ready % vs wasted loads", y: { $0.displayReadyRate * 100 })
+            html += plot(sweep.points, title: "blank cell-seconds vs wasted loads", floor: { _ in 0 }, y: \.blankCellSeconds)
+            // The families differ by a few points of display-ready near the top: an axis from 0
+            // would draw them as one line. It starts at the tens below the lowest point instead
+            // (90 for a sweep all at 100 %).
+            html += plot(sweep.points, title: "display-ready % vs wasted loads", floor: { max((($0 - 0.001) / 10).rounded(.down) * 10, 0) },
+                         y: { $0.displayReadyRate * 100 })
             html += "</div>\n"
         }
         return html
@@ -91,10 +95,12 @@ public enum Frontier {
 
     private static let colors = ["uikitLike": "#1971c2", "textureLike": "#2f9e44", "adaptive": "#e03131"]
 
-    private static func plot(_ points: [Point], title: String, y value: (Point) -> Double) -> String {
+    /// One SVG plot of `value` against wasted loads; the value axis starts at `floor` of the
+    /// lowest value, and never above it.
+    private static func plot(_ points: [Point], title: String, floor: (Double) -> Double, y value: (Point) -> Double) -> String {
         let width = 440.0, height = 300.0, left = 52.0, bottom = 36.0, top = 24.0, right = 90.0
         let xs = points.map { Double($0.loadsWasted) }, ys = points.map(value)
-        let xMax = max(xs.max() ?? 1, 1), yMin = min(ys.min() ?? 0, 0)
+        let xMax = max(xs.max() ?? 1, 1), yMin = min(floor(ys.min() ?? 0), ys.min() ?? 0)
         // A flat sweep (every point at 0 blank seconds, say) still gets a readable axis.
         let highest = ys.max() ?? yMin, yMax = highest > yMin ? highest : yMin + 1
         let px = { (x: Double) in left + x / xMax * (width - left - right) }
