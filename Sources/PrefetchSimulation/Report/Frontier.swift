@@ -84,8 +84,8 @@ public enum Frontier {
             html += "<h3>\(HTMLReport.escape(sweep.profile))</h3>\n<div class=\"charts\">"
             html += plot(sweep.points, title: "blank cell-seconds vs wasted loads", floor: { _ in 0 }, y: \.blankCellSeconds)
             // The families differ by a few points of display-ready near the top: an axis from 0
-            // would draw them as one line. It starts at the tens below the lowest point instead
-            // (90 for a sweep all at 100 %).
+            // would squeeze them into the top fifth of the plot. It starts at the tens below the
+            // lowest point instead (90 for a sweep all at 100 %).
             html += plot(sweep.points, title: "display-ready % vs wasted loads", floor: { max((($0 - 0.001) / 10).rounded(.down) * 10, 0) },
                          y: { $0.displayReadyRate * 100 })
             html += "</div>\n"
