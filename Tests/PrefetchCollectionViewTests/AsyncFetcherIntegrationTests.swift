@@ -63,7 +63,7 @@ struct AsyncFetcherIntegrationTests {
         let fetcher = try AsyncFetcher<Int, DisplayData>(
             configuration: FetcherConfiguration(maxConcurrentLoads: 16), clock: ManualClock(), loader: loader)
         let layout = try FlowLayout(itemSize: CGSize(width: 150, height: 100), minimumLineSpacing: 10,
-                                    minimumInteritemSpacing: 10, sectionInset: EdgeInsets(top: 10, left: 10, bottom: 10, right: 10))
+                                    minimumInteritemSpacing: 10, sectionInset: ContentInsets(top: 10, left: 10, bottom: 10, right: 10))
         let collectionView = CollectionView(frame: CGRect(x: 0, y: 0, width: 343, height: 333), collectionViewLayout: layout)
         let dataSource = FetcherDataSource(models: (0..<200).map { Model(identifier: $0) }, fetcher: fetcher)
         collectionView.register(Cell.self, forCellWithReuseIdentifier: Cell.reuseIdentifier)

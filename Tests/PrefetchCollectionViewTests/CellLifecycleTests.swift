@@ -148,7 +148,7 @@ struct ScrollingTests {
 
     @Test func contentInsetExtendsTheScrollRange() throws {
         let (collectionView, _, _) = try makeSeedCollectionView(itemCount: 10)
-        collectionView.contentInset = EdgeInsets(top: 40, bottom: 20)
+        collectionView.contentInset = ContentInsets(top: 40, bottom: 20)
         collectionView.setContentOffset(CGPoint(x: 0, y: -1000), animated: false)
         collectionView.step(to: 0)
         #expect(collectionView.contentOffset.y == -40)

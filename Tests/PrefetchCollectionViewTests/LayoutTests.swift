@@ -68,7 +68,7 @@ struct LayoutTests {
                 itemSize: CGSize(width: itemWidth, height: Double.random(in: 5...120, using: &random)),
                 minimumLineSpacing: Double.random(in: 0...20, using: &random),
                 minimumInteritemSpacing: Double.random(in: 0...20, using: &random),
-                sectionInset: EdgeInsets(top: Double.random(in: 0...30, using: &random), left: 5, bottom: Double.random(in: 0...30, using: &random), right: 5)
+                sectionInset: ContentInsets(top: Double.random(in: 0...30, using: &random), left: 5, bottom: Double.random(in: 0...30, using: &random), right: 5)
             )
             let counts = (0..<Int.random(in: 1...4, using: &random)).map { _ in Int.random(in: 0...60, using: &random) }
             try layout.prepare(LayoutEnvironment(boundsSize: CGSize(width: width, height: 300), numberOfItems: counts))

@@ -4,7 +4,7 @@ import Testing
 @Suite struct AdaptivePolicyTests {
     let policy = PrefetchPolicies.Adaptive.standard
 
-    private func context(offset: Double = 1_000, velocity: Double = 0, phase: ScrollPhase? = nil, heading: Int? = nil,
+    private func context(offset: Double = 1_000, velocity: Double = 0, phase: MotionPhase? = nil, heading: Int? = nil,
                          latency: Duration? = .milliseconds(400), history: ScrollHistory = .none) -> ScrollContext {
         ScrollContext(viewport: offset..<(offset + 500), contentLength: 100_000, velocity: velocity,
                       phase: phase ?? (velocity == 0 ? .idle : .dragging), heading: heading, expectedLatency: latency,
@@ -66,7 +66,7 @@ import Testing
     }
 
     @Test func aCoastingFlingKeepsTheRowsJustPassedOnlyForUsersWhoTurnBack() {
-        let fling = ScrollPhase.decelerating(restingOffset: 3_000, rate: 0.998)
+        let fling = MotionPhase.decelerating(restingOffset: 3_000, rate: 0.998)
         // Share (1 + 0.8) / (1 + 4) = 0.36 > 0.25: 1.5 screens behind, at most what the fling travelled.
         let fickle = ScrollHistory(motions: 1, reversals: 1, sweptLength: 2_000)
         #expect(behind(policy.plan(for: context(velocity: 4_000, phase: fling, history: fickle))) == 750)
@@ -134,7 +134,7 @@ import Testing
         for _ in 0..<2_000 {
             let offset = rng.nextUnitInterval() * 20_000
             let velocity = (rng.nextUnitInterval() - 0.5) * 20_000
-            let phase: ScrollPhase = switch rng.next() % 4 {
+            let phase: MotionPhase = switch rng.next() % 4 {
             case 0: .idle
             case 1: .dragging
             case 2: .decelerating(restingOffset: rng.nextUnitInterval() * 20_000, rate: 0.998)
@@ -175,7 +175,7 @@ import Testing
         var rng = SplitMix64(seed: 5)
         for _ in 0..<500 {
             let velocity = (rng.nextUnitInterval() - 0.5) * 16_000
-            let phase: ScrollPhase = switch rng.next() % 3 {
+            let phase: MotionPhase = switch rng.next() % 3 {
             case 0: .idle
             case 1: .dragging
             default: .decelerating(restingOffset: 1_000 + velocity / 2, rate: 0.998)

@@ -4,7 +4,7 @@ import PrefetchTesting
 typealias RecordingTarget = RecordingPrefetchTarget
 
 /// Rows of one height, numbered from 0: the simplest scroll geometry.
-struct Rows: ScrollGeometry {
+struct Rows: ItemGeometry {
     var count: Int
     var height: Double
 
@@ -27,7 +27,7 @@ struct Rows: ScrollGeometry {
 /// A grid: `columns` items per row, rows `height` high with `spacing` between them; items are
 /// numbered row by row. Only for small counts: it looks at every item (the property test's oracle
 /// uses it as is).
-struct Grid: ScrollGeometry {
+struct Grid: ItemGeometry {
     var count: Int
     var columns: Int
     var height: Double
@@ -50,7 +50,7 @@ struct Grid: ScrollGeometry {
 }
 
 /// One frame of a 300 pt viewport at `offset` on 10,000 pt of content: the controller tests' setting.
-func frame(_ time: Double, at offset: Double, velocity: Double = 0, _ phase: ScrollPhase = .idle) -> ScrollState {
+func frame(_ time: Double, at offset: Double, velocity: Double = 0, _ phase: MotionPhase = .idle) -> ScrollState {
     ScrollState(time: time, viewport: offset..<(offset + 300), contentLength: 10_000, velocity: velocity, phase: phase)
 }
 

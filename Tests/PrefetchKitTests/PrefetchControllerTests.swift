@@ -245,7 +245,7 @@ struct PrefetchControllerTests {
         // Given the fling of the first test, followed frame by frame at 60 Hz
         let target = RecordingTarget<Int>()
         let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [300..<3_300]), target: target)
-        let phase = ScrollPhase.decelerating(restingOffset: 3_000, rate: 0.998)
+        let phase = MotionPhase.decelerating(restingOffset: 3_000, rate: 0.998)
         controller.update(frame(0, at: 0, velocity: 6_006, phase), geometry: rows)
         var level = target.requested.mapValues(\.level)
         for index in 1...72 {
@@ -304,9 +304,9 @@ struct PrefetchControllerTests {
             == "ScrollState contentLength -1.0 must be a finite number, at least 0")
         #expect(message(ScrollState(time: 0, viewport: 0..<300, contentLength: 10, velocity: .infinity)) == "ScrollState velocity inf must be finite")
         #expect(message(ScrollState(time: 0, viewport: 0..<300, contentLength: 10, phase: .decelerating(restingOffset: 0, rate: 0)))
-            == "ScrollPhase.decelerating rate 0.0 must lie strictly between 0 and 1")
+            == "MotionPhase.decelerating rate 0.0 must lie strictly between 0 and 1")
         #expect(message(ScrollState(time: 0, viewport: 0..<300, contentLength: 10, phase: .programmatic(targetOffset: 0, duration: .nan)))
-            == "ScrollPhase.programmatic duration nan must be a finite number of seconds, at least 0")
+            == "MotionPhase.programmatic duration nan must be a finite number of seconds, at least 0")
     }
 
     @Test func itemsTheGeometryNoLongerHasAreWithdrawnAtTheNextLayout() {
@@ -427,10 +427,10 @@ struct PrefetchControllerTests {
 @Suite("MotionForecast")
 struct MotionForecastTests {
     @Test(arguments: [
-        ScrollPhase.dragging, .decelerating(restingOffset: 4_000, rate: 0.998), .decelerating(restingOffset: -3_000, rate: 0.99),
+        MotionPhase.dragging, .decelerating(restingOffset: 4_000, rate: 0.998), .decelerating(restingOffset: -3_000, rate: 0.99),
         .programmatic(targetOffset: 9_000, duration: 0.3), .programmatic(targetOffset: 0, duration: 0.5),
     ])
-    func timeToReachAnOffsetInvertsTheCurve(phase: ScrollPhase) {
+    func timeToReachAnOffsetInvertsTheCurve(phase: MotionPhase) {
         let state = ScrollState(time: 2, viewport: 1_000..<1_400, contentLength: 20_000, velocity: -900, phase: phase)
         let forecast = MotionForecast(state)
         let end = forecast.final
@@ -447,12 +447,12 @@ struct MotionForecastTests {
     }
 
     @Test func aForecastAgreesWithTheNextFramesOfTheSameMotionOnly() {
-        let fling = ScrollPhase.decelerating(restingOffset: 3_000, rate: 0.998)
+        let fling = MotionPhase.decelerating(restingOffset: 3_000, rate: 0.998)
         let first = MotionForecast(ScrollState(time: 0, viewport: 0..<300, contentLength: 10_000, velocity: 6_006, phase: fling))
         let offset = first.offset(at: 0.1)
         let next = MotionForecast(ScrollState(time: 0.1, viewport: offset..<(offset + 300), contentLength: 10_000, velocity: 4_900, phase: fling))
         #expect(first.agrees(with: next))
-        let refling = ScrollPhase.decelerating(restingOffset: 3_400, rate: 0.998)
+        let refling = MotionPhase.decelerating(restingOffset: 3_400, rate: 0.998)
         #expect(!first.agrees(with: MotionForecast(ScrollState(time: 0.1, viewport: offset..<(offset + 300), contentLength: 10_000, phase: refling))))
         #expect(!first.agrees(with: MotionForecast(ScrollState(time: 0.1, viewport: offset..<(offset + 300), contentLength: 10_000))))
     }

@@ -30,7 +30,7 @@ struct AppLoopPropertyTests {
                              sectionInset: Double.random(in: 0...12, using: &random))
             : ScenarioLayout(kind: .list, itemCount: itemCount, itemWidth: 0, itemHeight: Double.random(in: 20...120, using: &random), spacing: 0)
         let viewport = Viewport(width: Double.random(in: 200...420, using: &random), height: Double.random(in: 150...700, using: &random))
-        var gestures: [Gesture] = []
+        var gestures: [ScrollGesture] = []
         for _ in 0..<Int.random(in: 1...6, using: &random) {
             switch Int.random(in: 0..<4, using: &random) {
             case 0: gestures.append(.drag(speed: Double.random(in: -1_500...1_500, using: &random), duration: Double.random(in: 0.1...1.5, using: &random)))

@@ -20,7 +20,7 @@ import Testing
     @Test(arguments: [ScenarioLayout.Kind.list, .grid])
     func recordingThenReplayingGivesTheSameOffsets(kind: ScenarioLayout.Kind) async throws {
         // Drags, a fling from a drag, a fling from rest (a key press), a fling during a fling, a reversal, jumps.
-        let gestures: [Gesture] = [
+        let gestures: [ScrollGesture] = [
             .pause(duration: 0.3), .drag(speed: 500, duration: 0.5), .fling(velocity: 2_500), .pause(duration: 0.5),
             .fling(velocity: 4_000), .pause(duration: 0.2), .fling(velocity: 3_000), .fling(velocity: 1_000), .pause(duration: 0.4),
             .drag(speed: -700, duration: 0.6), .fling(velocity: -1_500), .pause(duration: 0.3), .jump(item: 400), .pause(duration: 0.3), .jump(item: 0),

@@ -214,7 +214,7 @@ struct SeedScenarioTests {
         let seed = try makeSeed(itemCount: 5_000, latency: .logNormal(median: 0.2, p99: 1.5))
         // When the user flings hard, reverses, and flings again, for 10 seconds
         let gestures = (0..<5).flatMap { round in
-            [Gesture.fling(velocity: Double.random(in: 2_000...12_000, using: &random) * (round.isMultiple(of: 2) ? 1 : -0.5)), .pause(duration: 0.3)]
+            [ScrollGesture.fling(velocity: Double.random(in: 2_000...12_000, using: &random) * (round.isMultiple(of: 2) ? 1 : -0.5)), .pause(duration: 0.3)]
         }
         var driver = GestureDriver(gestures: gestures)
         var problems: [String] = []

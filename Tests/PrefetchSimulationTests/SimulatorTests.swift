@@ -6,7 +6,7 @@ import PrefetchKit
 @MainActor
 @Suite struct SimulatorTests {
     /// Ten rows of 100 pt in a 100 pt viewport: one row visible at a time.
-    private func tinyList(_ gestures: [Gesture]) -> Scenario {
+    private func tinyList(_ gestures: [ScrollGesture]) -> Scenario {
         Scenario(
             name: "tiny", layout: ScenarioLayout(kind: .list, itemCount: 10, itemWidth: 0, itemHeight: 100, spacing: 0),
             viewport: Viewport(width: 100, height: 100), motion: .gestures(gestures))

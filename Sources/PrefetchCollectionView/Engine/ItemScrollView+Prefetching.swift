@@ -54,7 +54,7 @@ struct ItemNames {
 
 /// A layout seen along the scroll axis, for the view's `PrefetchController`.
 @MainActor
-struct LayoutGeometry: @MainActor ScrollGeometry {
+struct LayoutGeometry: @MainActor ItemGeometry {
     let layout: any CollectionLayout
     /// The horizontal band the items lie in (the view's width).
     let minX: Double

@@ -49,7 +49,7 @@ public class ItemScrollView {
     }
 
     /// Space around the content that the content can scroll into, like `UIScrollView.contentInset`.
-    public var contentInset: EdgeInsets = .zero {
+    public var contentInset: ContentInsets = .zero {
         didSet {
             precondition(contentInset.isFinite, "contentInset \(contentInset) must be finite")
             needsLayoutPreparation = true
@@ -313,7 +313,7 @@ public class ItemScrollView {
     /// The offset is clamped to the content. Without animation the view stops any scrolling and
     /// runs a layout pass at once (a jump: items may appear without having been prefetched).
     /// With animation it runs a layout pass at once too, which tells its `PrefetchController`
-    /// the destination (`ScrollPhase.programmatic`), so the destination's cells load first.
+    /// the destination (`MotionPhase.programmatic`), so the destination's cells load first.
     /// Non-finite values trap with a message naming the value. Before the first layout pass the
     /// offset is only stored, and used by that pass.
     public func setContentOffset(_ offset: CGPoint, animated: Bool) {
@@ -462,7 +462,7 @@ public class ItemScrollView {
     /// velocity, and the phase with a fling's resting offset or an animation's destination.
     public var scrollState: ScrollState {
         let offset = contentOffsetStorage.y
-        let phase: ScrollPhase
+        let phase: MotionPhase
         switch motion {
         case .idle:
             phase = .idle

@@ -50,7 +50,7 @@ public struct LayoutEnvironment {
     /// The view's size.
     public var boundsSize: CGSize
     /// The view's content inset; the content is `boundsSize.width - contentInset.horizontal` wide.
-    public var contentInset: EdgeInsets
+    public var contentInset: ContentInsets
     /// The number of items in each section.
     public var numberOfItems: [Int]
     /// Whether ``sizeForItem`` gives sizes (the delegate implements `sizeForItemAt` or
@@ -62,7 +62,7 @@ public struct LayoutEnvironment {
     /// Creates an environment.
     public init(
         boundsSize: CGSize,
-        contentInset: EdgeInsets = .zero,
+        contentInset: ContentInsets = .zero,
         numberOfItems: [Int],
         providesItemSizes: Bool = false,
         sizeForItem: @escaping (IndexPath) -> CGSize? = { _ in nil }

@@ -27,7 +27,7 @@ public final class FlowLayout: CollectionLayout {
     /// The smallest horizontal space between items in a row.
     public let minimumInteritemSpacing: Double
     /// The space around each section's items.
-    public let sectionInset: EdgeInsets
+    public let sectionInset: ContentInsets
 
     private struct Section {
         var start: Double
@@ -55,7 +55,7 @@ public final class FlowLayout: CollectionLayout {
         itemSize: CGSize = CGSize(width: 50, height: 50),
         minimumLineSpacing: Double = 10,
         minimumInteritemSpacing: Double = 10,
-        sectionInset: EdgeInsets = .zero
+        sectionInset: ContentInsets = .zero
     ) throws {
         try Self.validate(size: itemSize, what: "FlowLayout itemSize")
         try Self.validate(spacing: minimumLineSpacing, what: "FlowLayout minimumLineSpacing")

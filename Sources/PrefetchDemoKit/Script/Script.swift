@@ -13,18 +13,18 @@ public enum Script: String, CaseIterable, Sendable {
     case jump
 
     /// The gestures, one after another.
-    public var gestures: [Gesture] {
+    public var gestures: [ScrollGesture] {
         switch self {
         case .steady:
             [.pause(duration: 0.5), .drag(speed: 800, duration: 15)]
         case .fling:
-            (0..<6).flatMap { _ in [Gesture.fling(velocity: 3_000), .pause(duration: 0.8)] }
+            (0..<6).flatMap { _ in [ScrollGesture.fling(velocity: 3_000), .pause(duration: 0.8)] }
         case .reverse:
             (0..<3).flatMap { _ in
-                [Gesture.drag(speed: 600, duration: 4), .pause(duration: 0.3), .drag(speed: -600, duration: 2.5), .pause(duration: 0.3)]
+                [ScrollGesture.drag(speed: 600, duration: 4), .pause(duration: 0.3), .drag(speed: -600, duration: 2.5), .pause(duration: 0.3)]
             }
         case .jump:
-            [400, 750, 100, 900].flatMap { [Gesture.jump(item: $0), .pause(duration: 0.5), .drag(speed: 200, duration: 2)] }
+            [400, 750, 100, 900].flatMap { [ScrollGesture.jump(item: $0), .pause(duration: 0.5), .drag(speed: 200, duration: 2)] }
         }
     }
 }

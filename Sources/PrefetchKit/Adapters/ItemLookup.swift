@@ -50,14 +50,14 @@ extension ItemLookup {
     }
 }
 
-/// A ``ScrollGeometry`` over a view's layout: the index paths and frames it reports for a range of
+/// A ``ItemGeometry`` over a view's layout: the index paths and frames it reports for a range of
 /// the scroll axis, named as items through an ``ItemLookup``.
 ///
 /// The layout's answers are taken as they come (UIKit's `layoutAttributesForElements(in:)` is not
 /// sorted and may list an item twice); this type sorts them along the axis, keeps one extent per
 /// item, drops empty or non-finite frames, and skips index paths the lookup no longer names (an
 /// item removed by an update the layout has not caught up with).
-public struct LayoutScrollGeometry<Item: Hashable>: ScrollGeometry {
+public struct LayoutScrollGeometry<Item: Hashable>: ItemGeometry {
     private let lookup: ItemLookup<Item>
     private let frames: (Range<Double>) -> [(IndexPath, Range<Double>)]
     private let frame: (IndexPath) -> Range<Double>?
@@ -101,7 +101,7 @@ public struct LayoutScrollGeometry<Item: Hashable>: ScrollGeometry {
     }
 }
 
-/// A ``ScrollGeometry`` for a lazy stack or grid whose cells the toolkit does not report ahead of
+/// A ``ItemGeometry`` for a lazy stack or grid whose cells the toolkit does not report ahead of
 /// time (SwiftUI's `LazyVStack` and `LazyVGrid`): `items` in order, `columns` to a row, each row
 /// `rowLength` long with `spacing` between rows, after `leadingPadding`.
 ///
@@ -112,7 +112,7 @@ public struct LayoutScrollGeometry<Item: Hashable>: ScrollGeometry {
 /// let geometry = UniformRowsGeometry(items: ids, rowLength: 88, columns: 1, spacing: 8)
 /// geometry.extent(of: ids[3])   // 288..<376
 /// ```
-public struct UniformRowsGeometry<Item: Hashable>: ScrollGeometry {
+public struct UniformRowsGeometry<Item: Hashable>: ItemGeometry {
     /// The items, row by row.
     public let items: [Item]
     /// A row's length along the axis, in points.

@@ -51,7 +51,7 @@ public final class ScrollAdapter<Item: Hashable> {
     ///
     /// - Returns: `nil`, or the problem (a bad frame, a shut-down fetcher), in which case nothing happened.
     @discardableResult
-    public func frame<Geometry: ScrollGeometry>(_ frame: ScrollTracker.Frame, geometry: Geometry) -> PrefetchError?
+    public func frame<Geometry: ItemGeometry>(_ frame: ScrollTracker.Frame, geometry: Geometry) -> PrefetchError?
     where Geometry.Item == Item {
         if let problem = shutDownProblem() { return problem }
         do {

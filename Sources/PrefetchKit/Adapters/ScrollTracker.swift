@@ -69,7 +69,7 @@ public struct ScrollTracker: Sendable {
     private var last: (time: Double, offset: Double)?
     private var velocity = 0.0
     /// Where the current fling rests, from the finger's lift (or projected at the first coasting frame).
-    private var fling: ScrollPhase?
+    private var fling: MotionPhase?
     /// The destination and end time of an animated scroll the adapter started.
     private var animation: (target: Double, end: Double)?
 
@@ -92,7 +92,7 @@ public struct ScrollTracker: Sendable {
     }
 
     /// The adapter starts an animated scroll to `target` (a page scroll, `scrollToItem`): the next
-    /// frames are ``ScrollPhase/programmatic(targetOffset:duration:)`` until `time + duration`.
+    /// frames are ``MotionPhase/programmatic(targetOffset:duration:)`` until `time + duration`.
     public mutating func animating(to target: Double, at time: Double,
                                    duration: Double = ScrollTranslation.animatedScrollDuration) {
         animation = (target, time + max(0, duration))
@@ -116,7 +116,7 @@ public struct ScrollTracker: Sendable {
             velocity = (frame.offset - last.offset) / (frame.time - last.time)
         }
         last = (frame.time, frame.offset)
-        let phase: ScrollPhase
+        let phase: MotionPhase
         switch frame.motion {
         case .tracking:
             fling = nil

@@ -89,12 +89,12 @@ public enum ScrollTranslation {
     ///   - rate: The deceleration rate, strictly between 0 and 1.
     ///   - range: The scrollable range (``scrollableRange(contentLength:viewportLength:leadingInset:trailingInset:)``);
     ///     the resting offset is clamped to it, as the scroll view clamps it.
-    /// - Returns: ``ScrollPhase/decelerating(restingOffset:rate:)``, or ``ScrollPhase/idle`` when
+    /// - Returns: ``MotionPhase/decelerating(restingOffset:rate:)``, or ``MotionPhase/idle`` when
     ///   the motion ends where it is.
     /// - Throws: ``PrefetchError`` (``PrefetchError/Code/invalidArgument``) naming the value when the
     ///   rate is outside (0, 1), or the offset or the velocity is not finite.
     public static func decelerationPhase(offset: Double, velocity: Double, targetOffset: Double?, rate: Double,
-                                         range: ClosedRange<Double>) throws -> ScrollPhase {
+                                         range: ClosedRange<Double>) throws -> MotionPhase {
         guard rate > 0, rate < 1 else {
             throw PrefetchError(.invalidArgument,
                                 "deceleration rate \(rate) must lie strictly between 0 and 1 (UIKit's normal rate is \(normalDecelerationRate))")

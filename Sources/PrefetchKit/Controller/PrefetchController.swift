@@ -3,7 +3,7 @@
 /// fetcher.
 ///
 /// Each frame the surface calls ``update(_:geometry:)`` with its ``ScrollState`` and its
-/// ``ScrollGeometry``. The controller
+/// ``ItemGeometry``. The controller
 /// 1. forecasts the viewport's motion from the phase: still at rest, constant velocity while
 ///    dragging, UIKit's exponential decay towards a fling's resting offset, an ease-out to an
 ///    animated scroll's destination;
@@ -187,7 +187,7 @@ public final class PrefetchController<Item: Hashable> {
     ///   slivers that entered or left the plan, independent of the number of items; O(h) for h
     ///   held items on a frame whose forecast or latency changed.
     @inlinable @discardableResult
-    public func update<Geometry: ScrollGeometry>(_ state: ScrollState, geometry: Geometry) -> PrefetchUpdate<Item>
+    public func update<Geometry: ItemGeometry>(_ state: ScrollState, geometry: Geometry) -> PrefetchUpdate<Item>
     where Geometry.Item == Item {
         if let lastTime {
             precondition(!(state.time < lastTime),
@@ -322,7 +322,7 @@ public final class PrefetchController<Item: Hashable> {
 
     /// Reads the whole plan from the geometry and diffs it against what is held.
     @inlinable
-    func rebuild<Geometry: ScrollGeometry>(
+    func rebuild<Geometry: ItemGeometry>(
         _ wanted: RangeUnion, _ geometry: Geometry, _ ranking: Ranking, _ changes: inout Changes<Item>
     ) where Geometry.Item == Item {
         var fresh: [Item: Entry] = [:]
@@ -557,7 +557,7 @@ public final class PrefetchController<Item: Hashable> {
     /// Traps, naming the broken rule, when the held requests are not exactly the items of the
     /// last plan (as `geometry` reports them) with their extents. Call it in tests after updates.
     /// - Complexity: O(h) plus the geometry's cost for the whole plan.
-    public func _checkInvariants<Geometry: ScrollGeometry>(geometry: Geometry) where Geometry.Item == Item {
+    public func _checkInvariants<Geometry: ItemGeometry>(geometry: Geometry) where Geometry.Item == Item {
         for (a, b) in zip(covered, covered.dropFirst()) {
             precondition(a.upperBound < b.lowerBound, "the plan's ranges \(a) and \(b) overlap, touch, or are out of order")
         }

@@ -3,7 +3,7 @@
 /// Every UI toolkit knows this much: UIKit's `isDragging`, `isDecelerating` and
 /// `targetContentOffset`, an animated `setContentOffset`'s destination. A
 /// ``PrefetchController`` turns it into a forecast of the viewport's motion.
-public enum ScrollPhase: Sendable, Hashable {
+public enum MotionPhase: Sendable, Hashable {
     /// At rest: the viewport stays where it is.
     case idle
     /// A finger moves the content; the controller assumes the current velocity goes on.
@@ -43,10 +43,10 @@ public struct ScrollState: Sendable, Hashable {
     /// The scroll velocity in points per second; positive toward the end of the content.
     public var velocity: Double
     /// What moves the content and where the motion ends.
-    public var phase: ScrollPhase
+    public var phase: MotionPhase
 
     /// Creates the state of one frame.
-    public init(time: Double, viewport: Range<Double>, contentLength: Double, velocity: Double = 0, phase: ScrollPhase = .idle) {
+    public init(time: Double, viewport: Range<Double>, contentLength: Double, velocity: Double = 0, phase: MotionPhase = .idle) {
         self.time = time
         self.viewport = viewport
         self.contentLength = contentLength
@@ -80,12 +80,12 @@ public struct ScrollState: Sendable, Hashable {
         case .idle, .dragging:
             break
         case let .decelerating(restingOffset, rate):
-            try require(restingOffset.isFinite, "ScrollPhase.decelerating restingOffset \(restingOffset) must be finite")
-            try require(rate > 0 && rate < 1, "ScrollPhase.decelerating rate \(rate) must lie strictly between 0 and 1")
+            try require(restingOffset.isFinite, "MotionPhase.decelerating restingOffset \(restingOffset) must be finite")
+            try require(rate > 0 && rate < 1, "MotionPhase.decelerating rate \(rate) must lie strictly between 0 and 1")
         case let .programmatic(targetOffset, duration):
-            try require(targetOffset.isFinite, "ScrollPhase.programmatic targetOffset \(targetOffset) must be finite")
+            try require(targetOffset.isFinite, "MotionPhase.programmatic targetOffset \(targetOffset) must be finite")
             try require(duration.isFinite && duration >= 0,
-                        "ScrollPhase.programmatic duration \(duration) must be a finite number of seconds, at least 0")
+                        "MotionPhase.programmatic duration \(duration) must be a finite number of seconds, at least 0")
         }
     }
 

@@ -3,7 +3,7 @@
 /// A policy works along the scroll axis only: every distance is in points from the start of
 /// the content. It chooses *where* to hold interest; a ``PrefetchController`` asks it for a
 /// ``PrefetchPlan`` every frame, turns the plan's regions (and the viewport) into items through
-/// the surface's ``ScrollGeometry``, ranks every item by when it will be on screen and for how
+/// the surface's ``ItemGeometry``, ranks every item by when it will be on screen and for how
 /// long, and requests and withdraws loads as items enter and leave the plan.
 ///
 /// ```swift
@@ -34,7 +34,7 @@ public struct ScrollContext: Sendable, Hashable {
     public var velocity: Double
     /// What moves the content: at rest, a drag, a fling with its resting offset, or an animated
     /// scroll with its destination.
-    public var phase: ScrollPhase
+    public var phase: MotionPhase
     /// The direction of the latest motion: `1` toward the end, `-1` toward the start. At rest it
     /// keeps the direction of the motion that ended (`1` before any motion), so a policy can keep
     /// looking the way the user was going.
@@ -53,7 +53,7 @@ public struct ScrollContext: Sendable, Hashable {
         viewport: Range<Double>,
         contentLength: Double,
         velocity: Double = 0,
-        phase: ScrollPhase = .idle,
+        phase: MotionPhase = .idle,
         heading: Int? = nil,
         expectedLatency: Duration? = nil,
         history: ScrollHistory = .none

@@ -32,7 +32,7 @@ public struct GestureDriver {
         case pause(until: Double)
     }
 
-    private let gestures: [Gesture]
+    private let gestures: [ScrollGesture]
     private let samples: [OffsetSample]
     private var next = 0
     private var active = Active.idle
@@ -55,7 +55,7 @@ public struct GestureDriver {
     }
 
     /// A driver for `gestures`, one after another.
-    public init(gestures: [Gesture]) {
+    public init(gestures: [ScrollGesture]) {
         self.init(.gestures(gestures))
     }
 

@@ -16,7 +16,7 @@ public struct Scenario: Sendable, Hashable {
     /// How the user scrolls: gestures, or recorded offsets.
     public enum Motion: Sendable, Hashable {
         /// Gestures performed one after another.
-        case gestures([Gesture])
+        case gestures([ScrollGesture])
         /// Recorded `(seconds, offset)` samples; offsets are interpolated between samples.
         case samples([OffsetSample])
     }
@@ -73,7 +73,7 @@ public struct OffsetSample: Sendable, Hashable {
 }
 
 /// One user gesture.
-public enum Gesture: Sendable, Hashable {
+public enum ScrollGesture: Sendable, Hashable {
     /// Drag at `speed` points per second (negative toward the start) for `duration` seconds, then let go without a fling.
     case drag(speed: Double, duration: Double)
     /// Fling at `velocity` points per second and wait until the view comes to rest.

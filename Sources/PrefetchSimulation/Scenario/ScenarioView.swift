@@ -33,7 +33,7 @@ extension ScenarioLayout {
             let inset = sectionInset
             let layout = try FlowLayout(
                 itemSize: CGSize(width: itemWidth, height: itemHeight), minimumLineSpacing: spacing,
-                minimumInteritemSpacing: spacing, sectionInset: EdgeInsets(top: inset, left: inset, bottom: inset, right: inset))
+                minimumInteritemSpacing: spacing, sectionInset: ContentInsets(top: inset, left: inset, bottom: inset, right: inset))
             return .collection(CollectionView(frame: frame, collectionViewLayout: layout))
         case .list:
             let tableView = TableView(frame: frame)

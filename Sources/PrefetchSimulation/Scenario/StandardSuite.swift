@@ -25,23 +25,23 @@ public enum StandardSuite {
     public static func scenario(_ kind: Kind, layout: ScenarioLayout.Kind) -> Scenario {
         let layoutValue: ScenarioLayout = layout == .grid ? .grid() : .list()
         let viewport: Viewport = layout == .grid ? .seedGrid : .phoneList
-        let gestures: [Gesture]
+        let gestures: [ScrollGesture]
         switch kind {
         case .slowReading:
-            gestures = (0..<8).flatMap { _ in [Gesture.drag(speed: 120, duration: 2.5), .pause(duration: 1.5)] }
+            gestures = (0..<8).flatMap { _ in [ScrollGesture.drag(speed: 120, duration: 2.5), .pause(duration: 1.5)] }
         case .steady:
             gestures = [.pause(duration: 0.5), .drag(speed: 800, duration: 15)]
         case .repeatedFlings:
-            gestures = (0..<8).flatMap { _ in [Gesture.fling(velocity: 3_000), .pause(duration: 0.8)] }
+            gestures = (0..<8).flatMap { _ in [ScrollGesture.fling(velocity: 3_000), .pause(duration: 0.8)] }
         case .longFling:
             gestures = [.pause(duration: 0.5), .fling(velocity: 12_000), .pause(duration: 1.5)]
         case .backAndForth:
             gestures = (0..<3).flatMap { _ in
-                [Gesture.drag(speed: 600, duration: 4), .pause(duration: 0.3), .drag(speed: -600, duration: 2.5), .pause(duration: 0.3)]
+                [ScrollGesture.drag(speed: 600, duration: 4), .pause(duration: 0.3), .drag(speed: -600, duration: 2.5), .pause(duration: 0.3)]
             }
         case .jumps:
             let targets = [2_000, 7_500, 400, 5_000, 9_000]
-            gestures = targets.flatMap { [Gesture.jump(item: $0), .pause(duration: 0.5), .drag(speed: 200, duration: 2)] }
+            gestures = targets.flatMap { [ScrollGesture.jump(item: $0), .pause(duration: 0.5), .drag(speed: 200, duration: 2)] }
         }
         return Scenario(name: "\(kind.rawValue)-\(layout.rawValue)", layout: layoutValue, viewport: viewport, motion: .gestures(gestures))
     }

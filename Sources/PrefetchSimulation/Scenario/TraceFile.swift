@@ -185,7 +185,7 @@ public enum TraceFile {
                             payloadBytes: try integer(top["payloadBytes"], "payloadBytes", default: 50_000))
         }
 
-        func gesture(_ value: Any, _ path: String) throws -> Gesture {
+        func gesture(_ value: Any, _ path: String) throws -> ScrollGesture {
             let object = try object(value, path)
             guard object.count == 1, let (key, body) = object.first else {
                 throw fail(path, "expected an object with one key (drag, fling, jump or pause), got \(object.count) keys")

@@ -169,7 +169,7 @@ func makeSeedCollectionView(
         itemSize: CGSize(width: 150, height: 100),
         minimumLineSpacing: 10,
         minimumInteritemSpacing: 10,
-        sectionInset: EdgeInsets(top: 10, left: 10, bottom: 10, right: 10)
+        sectionInset: ContentInsets(top: 10, left: 10, bottom: 10, right: 10)
     )
     let collectionView = CollectionView(frame: CGRect(x: 0, y: 0, width: 343, height: 333), collectionViewLayout: layout)
     let fetcher = ScriptedFetcher(latency: latency)

@@ -238,7 +238,7 @@ final class Soak {
         var nextGesture = 0.0
         var nextSample = 0.0
         var lastFeedRetry = 0.0
-        var gesture = Gesture.rest
+        var gesture = ScrollGesture.rest
         var gestures = 0
         // Scripted scrolling in real time, about 30 frames a second.
         while elapsed < seconds {
@@ -251,7 +251,7 @@ final class Soak {
                 restarted = true
             }
             if t >= nextGesture {
-                gesture = Gesture.next(&random, itemCount: SoakSettings.itemCount)
+                gesture = ScrollGesture.next(&random, itemCount: SoakSettings.itemCount)
                 gestures += 1
                 nextGesture = t + gesture.duration
                 try gesture.begin(on: view)
@@ -409,15 +409,15 @@ final class Soak {
 }
 
 /// The scripted gestures: drags, flings, reversals, jumps and pauses, drawn from a seed.
-enum Gesture {
+enum ScrollGesture {
     case drag(speed: Double, duration: Double)
     case fling(velocity: Double)
     case jump(item: Int)
     case pause(duration: Double)
 
-    static let rest = Gesture.pause(duration: 0.5)
+    static let rest = ScrollGesture.pause(duration: 0.5)
 
-    static func next(_ random: inout SplitMix64, itemCount: Int) -> Gesture {
+    static func next(_ random: inout SplitMix64, itemCount: Int) -> ScrollGesture {
         let u = random.nextUnitInterval(), v = random.nextUnitInterval()
         switch u {
         case ..<0.35: return .drag(speed: (v < 0.3 ? -1 : 1) * (300 + 1_200 * v), duration: 1 + 2 * v)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Insets from each edge of a rectangle, like UIKit's `UIEdgeInsets`.
-public struct EdgeInsets: Hashable, Sendable, CustomStringConvertible {
+public struct ContentInsets: Hashable, Sendable, CustomStringConvertible {
     /// The inset from the top edge.
     public var top: Double
     /// The inset from the left edge.
@@ -20,7 +20,7 @@ public struct EdgeInsets: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// No insets.
-    public static let zero = EdgeInsets()
+    public static let zero = ContentInsets()
 
     /// Whether every inset is a finite number.
     public var isFinite: Bool { top.isFinite && left.isFinite && bottom.isFinite && right.isFinite }

@@ -7,7 +7,7 @@
 /// its plan.
 ///
 /// ```swift
-/// struct Rows: ScrollGeometry {
+/// struct Rows: ItemGeometry {
 ///     let count: Int, height: Double
 ///     func forEachItem(meeting range: Range<Double>, _ body: (Int, Range<Double>) -> Void) {
 ///         guard count > 0, range.upperBound > 0 else { return }
@@ -21,7 +21,7 @@
 ///     }
 /// }
 /// ```
-public protocol ScrollGeometry<Item> {
+public protocol ItemGeometry<Item> {
     /// What the surface shows: an index path, a row number, a model's identifier.
     associatedtype Item: Hashable
 
@@ -37,7 +37,7 @@ public protocol ScrollGeometry<Item> {
     func extent(of item: Item) -> Range<Double>?
 }
 
-extension ScrollGeometry {
+extension ItemGeometry {
     /// The items whose extents meet `range`, in ascending order along the axis.
     ///
     /// - Complexity: The cost of ``forEachItem(meeting:_:)``.
