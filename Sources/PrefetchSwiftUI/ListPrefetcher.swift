@@ -1,43 +1,59 @@
-#if canImport(SwiftUI)
 import Foundation
 import PrefetchKit
-import SwiftUI
 
 /// Prefetches for a SwiftUI `ScrollView` with a `LazyVStack` or `LazyVGrid` (and a `List`, where
 /// SwiftUI reports its scroll geometry): the ``PrefetchKit/PrefetchController`` is fed from
-/// `onScrollGeometryChange` and `onScrollPhaseChange`, and each row awaits its value at the
-/// controller's priority.
+/// `onScrollGeometryChange` and `onScrollPhaseChange` (iOS 18, macOS 15), and each row awaits its
+/// value at the controller's priority.
 ///
 /// ```swift
-/// @State private var prefetcher = ListPrefetcher(fetcher: thumbnails)
-/// ScrollView { LazyVStack { ForEach(ids, id: \.self) { id in Row(id: id, prefetcher: prefetcher) } } }
-///     .prefetching(with: prefetcher, items: ids, rowLength: 88)
+/// @State private var prefetcher = ListPrefetcher(fetcher: Thumbnails.fetcher)
+/// ScrollView { LazyVStack(spacing: 8) { ForEach(ids, id: \.self) { id in Row(id: id, prefetcher: prefetcher) } } }
+///     .prefetching(with: prefetcher, items: ids, rowLength: 88, spacing: 8)
 /// // in Row:
 /// .prefetchTask(id, from: prefetcher) { result in image = try? result.get() }
 /// ```
 ///
-/// Every decision is made in `PrefetchKit` (``PrefetchKit/ScrollAdapter``); this type only reads
-/// SwiftUI's values. Bad input (a fetcher shut down while the list scrolls, a frame SwiftUI
-/// reports with no size) stops in debug builds with an assertion naming the value and is ignored
-/// in release builds.
+/// On earlier systems SwiftUI reports no scroll geometry: the modifier does nothing, and each row
+/// starts its own load once it has been on screen for ``PrefetchKit/RowAdmission/dwell`` (0.1 s),
+/// so a fling still starts no work for the rows it only flies past.
+///
+/// Only the bindings to SwiftUI's types are Apple-only; this class runs, and is tested, on every
+/// platform. Use it on the main actor.
 @MainActor
 public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
     /// The fetcher the rows and the controller load through.
     public let fetcher: AsyncFetcher<ID, Value>
     /// The portable adapter that makes every decision.
     public let adapter: ScrollAdapter<ID>
+    /// What happens to bad input (a fetcher shut down while the list scrolls, a frame SwiftUI
+    /// reports with no size): an `assertionFailure` naming the value by default, which stops debug
+    /// builds and is ignored in release builds. Set it to log instead.
+    public var onProblem: @MainActor (PrefetchError) -> Void = { assertionFailure("PrefetchSwiftUI: \($0.message)") }
+
     private var motion: ScrollTracker.Motion = .idle
     private var last: ScrollValues?
-    private var layout = UniformRowsGeometry<ID>(items: [], rowLength: 0)
+    private var layout = RowsLayout<ID>(items: [], rowLength: 0, columns: 1, spacing: 0, padding: 0)
+    private var geometry = UniformRowsGeometry<ID>(items: [], rowLength: 0)
+    private let now: @MainActor () -> Double
+    private let sleep: @Sendable (Duration) async throws -> Void
 
     /// Creates a prefetcher over `fetcher`.
     /// - Parameters:
     ///   - policy: Where to hold interest; choose one with `prefetch-bench`.
     ///   - admission: When a row the controller does not hold may start by itself.
-    public init(fetcher: AsyncFetcher<ID, Value>, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard,
-                admission: RowAdmission = RowAdmission()) {
+    public convenience init(fetcher: AsyncFetcher<ID, Value>, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard,
+                            admission: RowAdmission = RowAdmission()) {
+        self.init(fetcher: fetcher, policy: policy, admission: admission,
+                  now: { ProcessInfo.processInfo.systemUptime }, sleep: { try await Task.sleep(for: $0) })
+    }
+
+    init(fetcher: AsyncFetcher<ID, Value>, policy: any PrefetchPolicy, admission: RowAdmission,
+         now: @escaping @MainActor () -> Double, sleep: @escaping @Sendable (Duration) async throws -> Void) {
         self.fetcher = fetcher
         self.adapter = ScrollAdapter(fetcher: fetcher, policy: policy, admission: admission) { $0 }
+        self.now = now
+        self.sleep = sleep
     }
 
     /// The value for the row showing `id`, loaded when ``PrefetchKit/RowAdmission`` lets the row
@@ -48,56 +64,74 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
     /// - Throws: `CancellationError` when the row leaves first; the fetcher's errors.
     public func value(for id: ID) async throws -> Value {
         if let cached = fetcher.fetchedData(for: id) { return cached }
-        let appeared = Self.now()
+        let appeared = now()
         while true {
-            switch adapter.rowDecision(for: id, appearedAt: appeared, now: Self.now()) {
+            switch adapter.rowDecision(for: id, appearedAt: appeared, now: now()) {
             case .start(let priority):
                 return try await fetcher.value(for: id, priority: priority)
             case .wait:
-                // Ask again about a frame later; the row's task is cancelled when it leaves.
-                try await Task.sleep(for: .milliseconds(16))
+                // Ask again a frame later: the controller may take the row by then.
+                try await sleep(.milliseconds(16))
             }
         }
     }
 
-    // MARK: Fed by the modifier
+    // MARK: Fed by the modifier, in SwiftUI's callback order
 
-    func use(_ layout: UniformRowsGeometry<ID>) {
-        guard layout.items != self.layout.items || layout.rowLength != self.layout.rowLength
-            || layout.columns != self.layout.columns || layout.spacing != self.layout.spacing
-            || layout.leadingPadding != self.layout.leadingPadding else { return }
+    /// The modifier appeared, or its layout changed (items, row length, columns, spacing, padding).
+    func use(_ layout: RowsLayout<ID>) {
+        guard layout != self.layout else { return }
         self.layout = layout
+        geometry = layout.geometry
         adapter.dataChanged()
-        if let last { scrolled(last) }
+        if let last { send(last) }
     }
 
+    /// `onScrollGeometryChange` reported new values.
     func scrolled(_ values: ScrollValues) {
         last = values
-        report(adapter.frame(frame(values), geometry: layout))
+        send(values)
     }
 
-    func phaseChanged(_ phase: SwiftUI.ScrollPhase) {
-        switch phase {
-        case .idle: motion = .idle
-        case .tracking, .interacting: motion = .tracking
-        case .decelerating: motion = .decelerating
-        case .animating: motion = .animating
+    /// `onScrollPhaseChange` reported a new phase. It can arrive between two geometry frames: the
+    /// last geometry is sent again under the new motion, and the tracker keeps the velocity the
+    /// frames measured, so a fling that starts here coasts to where that velocity takes it.
+    func phaseChanged(to phase: ListScrollPhase) {
+        motion = phase.motion
+        if let last { send(last) }
+    }
+
+    private func send(_ values: ScrollValues) {
+        let frame = ScrollTracker.Frame(time: now(), offset: values.offset, viewportLength: values.viewportLength,
+                                        contentLength: values.contentLength, leadingInset: values.leadingInset,
+                                        trailingInset: values.trailingInset, motion: motion)
+        if let problem = adapter.frame(frame, geometry: geometry) { onProblem(problem) }
+    }
+}
+
+/// SwiftUI's `ScrollPhase`, portable.
+enum ListScrollPhase: Sendable, Hashable {
+    /// No scroll is under way.
+    case idle
+    /// A finger touches the scroll view but has not started scrolling it (or stopped a fling).
+    case tracking
+    /// A finger drags the content.
+    case interacting
+    /// Coasting after the finger lifted.
+    case decelerating
+    /// A programmatic animated scroll (`ScrollViewReader`, `scrollPosition`).
+    case animating
+
+    /// What moves the content in this phase. `tracking` moves nothing: the finger is down but the
+    /// content rests, and a fling it caught has stopped.
+    var motion: ScrollTracker.Motion {
+        switch self {
+        case .idle, .tracking: .idle
+        case .interacting: .tracking
+        case .decelerating: .decelerating
+        case .animating: .animating
         }
-        // SwiftUI gives no resting offset: the adapter projects one from the frames' velocity.
-        if let last { scrolled(last) }
     }
-
-    private func frame(_ values: ScrollValues) -> ScrollTracker.Frame {
-        ScrollTracker.Frame(time: Self.now(), offset: values.offset, viewportLength: values.viewportLength,
-                            contentLength: values.contentLength, leadingInset: values.leadingInset,
-                            trailingInset: values.trailingInset, motion: motion)
-    }
-
-    private func report(_ problem: PrefetchError?) {
-        if let problem { assertionFailure("PrefetchSwiftUI: \(problem.message)") }
-    }
-
-    private static func now() -> Double { ProcessInfo.processInfo.systemUptime }
 }
 
 /// The parts of SwiftUI's scroll geometry the adapter reads, along the vertical axis.
@@ -105,61 +139,19 @@ struct ScrollValues: Equatable, Sendable {
     var offset: Double
     var viewportLength: Double
     var contentLength: Double
-    var leadingInset: Double
-    var trailingInset: Double
-
-    init(_ geometry: SwiftUI.ScrollGeometry) {
-        offset = Double(geometry.contentOffset.y)
-        viewportLength = Double(geometry.containerSize.height)
-        contentLength = Double(geometry.contentSize.height)
-        leadingInset = Double(geometry.contentInsets.top)
-        trailingInset = Double(geometry.contentInsets.bottom)
-    }
+    var leadingInset = 0.0
+    var trailingInset = 0.0
 }
 
-struct PrefetchingModifier<ID: Hashable & Sendable, Value: Sendable>: ViewModifier {
-    let prefetcher: ListPrefetcher<ID, Value>
-    let layout: UniformRowsGeometry<ID>
+/// What the modifier knows of the lazy stack's layout; a change of any part re-plans.
+struct RowsLayout<ID: Hashable>: Equatable {
+    var items: [ID]
+    var rowLength: Double
+    var columns: Int
+    var spacing: Double
+    var padding: Double
 
-    func body(content: Content) -> some View {
-        content
-            .onAppear { prefetcher.use(layout) }
-            .onChange(of: layout.items) { prefetcher.use(layout) }
-            .onScrollGeometryChange(for: ScrollValues.self, of: { ScrollValues($0) }) { _, values in
-                prefetcher.scrolled(values)
-            }
-            .onScrollPhaseChange { _, phase in prefetcher.phaseChanged(phase) }
+    var geometry: UniformRowsGeometry<ID> {
+        UniformRowsGeometry(items: items, rowLength: rowLength, columns: columns, spacing: spacing, leadingPadding: padding)
     }
 }
-
-extension View {
-    /// Feeds `prefetcher` from this scroll view (a `ScrollView` holding a `LazyVStack` or
-    /// `LazyVGrid`, or a `List`): its items in order, `columns` to a row, rows about `rowLength`
-    /// points long with `spacing` between them after `padding`.
-    ///
-    /// The lengths only need to be about right; they tell the controller where rows that are not
-    /// built yet will be.
-    public func prefetching<ID: Hashable & Sendable, Value: Sendable>(
-        with prefetcher: ListPrefetcher<ID, Value>, items: [ID], rowLength: CGFloat, columns: Int = 1,
-        spacing: CGFloat = 0, padding: CGFloat = 0
-    ) -> some View {
-        modifier(PrefetchingModifier(
-            prefetcher: prefetcher,
-            layout: UniformRowsGeometry(items: items, rowLength: Double(rowLength), columns: columns,
-                                        spacing: Double(spacing), leadingPadding: Double(padding))))
-    }
-
-    /// Loads the value for the row showing `id` with ``ListPrefetcher/value(for:)`` in a `.task`
-    /// tied to the row: cancelled when the row leaves, restarted when `id` changes.
-    public func prefetchTask<ID: Hashable & Sendable, Value: Sendable>(
-        _ id: ID, from prefetcher: ListPrefetcher<ID, Value>,
-        perform action: @escaping @MainActor @Sendable (Result<Value, any Error>) -> Void
-    ) -> some View {
-        task(id: id) {
-            let result: Result<Value, any Error>
-            do { result = .success(try await prefetcher.value(for: id)) } catch { result = .failure(error) }
-            if !Task.isCancelled { await action(result) }
-        }
-    }
-}
-#endif

@@ -1,76 +1,80 @@
-#if canImport(UIKit)
 import Foundation
 import PrefetchKit
-import UIKit
+
+/// The two calls of UIKit's prefetching data-source protocols, on whichever view they belong to.
+/// `UICollectionViewDataSourcePrefetching` and `UITableViewDataSourcePrefetching` are bridged in
+/// the UIKit bindings.
+@MainActor
+protocol PrefetchingBridge: AnyObject, Sendable {
+    /// `prefetchItemsAt` / `prefetchRowsAt`.
+    func prefetch(_ indexPaths: [IndexPath])
+    /// `cancelPrefetchingForItemsAt` / `cancelPrefetchingForRowsAt`.
+    func cancelPrefetching(_ indexPaths: [IndexPath])
+}
 
 /// A ``PrefetchKit/PrefetchTarget`` that hands the controller's decisions to the app's own
 /// `UICollectionViewDataSourcePrefetching` (or `UITableViewDataSourcePrefetching`), for apps
 /// that keep their prefetch code and only want a better window.
 ///
-/// Requests become `prefetchItemsAt` (most urgent first), withdrawals and removals
-/// `cancelPrefetchingForItemsAt`; priorities beyond that order are lost, since UIKit's protocol
-/// has none.
+/// It calls the app the way UIKit does:
+/// - `prefetchItemsAt` once for each item that enters the plan, most urgent first; a change of
+///   priority alone calls nothing (UIKit's protocol has no priorities);
+/// - `cancelPrefetchingForItemsAt` for items that leave the plan, at their index paths now;
+/// - nothing for items a batch update deleted, or every item after `reloadData()`: UIKit does not
+///   cancel those either, and their old index paths may name other data now. Items a batch update
+///   moved keep their request under their new index path.
 ///
 /// ```swift
 /// let target = PrefetchDataSourceTarget(collectionView: collectionView, prefetching: myPrefetcher, lookup: .indexPaths)
-/// let prefetcher = ScrollViewPrefetcher(collectionView: collectionView, lookup: .indexPaths,
-///                                       adapter: ScrollAdapter(controller: PrefetchController(target: target)))
+/// let controller = PrefetchController(policy: PrefetchPolicies.Adaptive.standard, target: target)
+/// prefetcher = ScrollViewPrefetcher(collectionView: collectionView, lookup: .indexPaths,
+///                                   adapter: ScrollAdapter(controller: controller))
 /// ```
 ///
 /// Use it on the main actor, where the controller runs.
 public final class PrefetchDataSourceTarget<Item: Hashable>: PrefetchTarget {
-    private let prefetch: @MainActor ([IndexPath]) -> Void
-    private let cancel: @MainActor ([IndexPath]) -> Void
-    private let lookup: ItemLookup<Item>
-
     /// The most loads the app's prefetch code runs at once, as the controller should assume.
     public let maxConcurrentLoads: Int
     /// Unknown: the app's prefetch code does not report its latency.
     public var expectedLatency: Duration? { nil }
 
-    /// Forwards to a collection view's prefetching data source.
-    @MainActor
-    public convenience init(collectionView: UICollectionView, prefetching: any UICollectionViewDataSourcePrefetching,
-                            lookup: ItemLookup<Item>, maxConcurrentLoads: Int = 6) {
-        self.init(lookup: lookup, maxConcurrentLoads: maxConcurrentLoads,
-                  prefetch: { [weak collectionView, weak prefetching] paths in
-                      if let collectionView { prefetching?.collectionView(collectionView, prefetchItemsAt: paths) }
-                  },
-                  cancel: { [weak collectionView, weak prefetching] paths in
-                      if let collectionView { prefetching?.collectionView?(collectionView, cancelPrefetchingForItemsAt: paths) }
-                  })
-    }
+    private let bridge: any PrefetchingBridge
+    private let lookup: ItemLookup<Item>
+    /// The items the app was asked to prefetch and not told to cancel.
+    private var requested: Set<Item> = []
 
-    /// Forwards to a table view's prefetching data source.
-    @MainActor
-    public convenience init(tableView: UITableView, prefetching: any UITableViewDataSourcePrefetching,
-                            lookup: ItemLookup<Item>, maxConcurrentLoads: Int = 6) {
-        self.init(lookup: lookup, maxConcurrentLoads: maxConcurrentLoads,
-                  prefetch: { [weak tableView, weak prefetching] paths in
-                      if let tableView { prefetching?.tableView(tableView, prefetchRowsAt: paths) }
-                  },
-                  cancel: { [weak tableView, weak prefetching] paths in
-                      if let tableView { prefetching?.tableView?(tableView, cancelPrefetchingForRowsAt: paths) }
-                  })
-    }
-
-    private init(lookup: ItemLookup<Item>, maxConcurrentLoads: Int,
-                 prefetch: @escaping @MainActor ([IndexPath]) -> Void, cancel: @escaping @MainActor ([IndexPath]) -> Void) {
+    init(bridge: any PrefetchingBridge, lookup: ItemLookup<Item>, maxConcurrentLoads: Int) {
+        self.bridge = bridge
         self.lookup = lookup
         self.maxConcurrentLoads = max(1, maxConcurrentLoads)
-        self.prefetch = prefetch
-        self.cancel = cancel
     }
 
-    /// Cancels what was removed or withdrawn, then asks for the requests, most urgent first.
-    /// Items that have no index path any more are skipped.
+    /// Cancels what left the plan, then asks for what entered it, most urgent first. Items that
+    /// have no index path any more are skipped.
     public func updatePrefetching(_ update: PrefetchUpdate<Item>) {
-        let gone = (update.removed + update.withdrawals).compactMap(lookup.indexPath)
-        let wanted = update.requests.compactMap { lookup.indexPath($0.item) }
+        let (cancels, requests) = calls(for: update)
+        let bridge = self.bridge
         MainActor.assumeIsolated {
-            if !gone.isEmpty { cancel(gone) }
-            if !wanted.isEmpty { prefetch(wanted) }
+            if !cancels.isEmpty { bridge.cancelPrefetching(cancels) }
+            if !requests.isEmpty { bridge.prefetch(requests) }
         }
     }
+
+    /// The index paths to cancel and to request for `update`, as UIKit would name them.
+    func calls(for update: PrefetchUpdate<Item>) -> (cancels: [IndexPath], requests: [IndexPath]) {
+        for item in update.removed { requested.remove(item) }
+        let carried = update.moved.filter { requested.remove($0.from) != nil }
+        for move in carried { requested.insert(move.to) }
+        var cancels: [IndexPath] = []
+        for item in update.withdrawals where requested.remove(item) != nil {
+            if let path = lookup.indexPath(item) { cancels.append(path) }
+        }
+        var requests: [IndexPath] = []
+        for request in update.requests where !requested.contains(request.item) {
+            guard let path = lookup.indexPath(request.item) else { continue }
+            requested.insert(request.item)
+            requests.append(path)
+        }
+        return (cancels, requests)
+    }
 }
-#endif

@@ -10,7 +10,7 @@ import Foundation
 /// it into an `assertionFailure` in debug builds and a no-op in release builds.
 ///
 /// ```swift
-/// let adapter = ScrollAdapter(fetcher: fetcher, policy: PrefetchPolicies.adaptive) { (id: Model.ID) in id }
+/// let adapter = ScrollAdapter(fetcher: fetcher, policy: PrefetchPolicies.Adaptive.standard) { (id: Model.ID) in id }
 /// adapter.frame(ScrollTracker.Frame(time: t, offset: y, viewportLength: h, contentLength: total, motion: .tracking),
 ///               geometry: layout)
 /// ```
@@ -23,6 +23,8 @@ public final class ScrollAdapter<Item: Hashable> {
     /// When a row may start work itself.
     public var admission: RowAdmission
     private var tracker = ScrollTracker()
+    /// The state the controller was last given: what it saw of the scroll view at the last frame.
+    public private(set) var lastState: ScrollState?
     private let isShutDown: () -> Bool
 
     /// Creates an adapter over `controller`.
@@ -56,6 +58,7 @@ public final class ScrollAdapter<Item: Hashable> {
         if let problem = shutDownProblem() { return problem }
         do {
             let state = try tracker.frame(frame)
+            lastState = state
             controller.update(state, geometry: geometry)
             return nil
         } catch {

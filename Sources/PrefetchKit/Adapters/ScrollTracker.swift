@@ -46,10 +46,14 @@ public struct ScrollTracker: Sendable {
         public var trailingInset: Double
         /// What moves the content.
         public var motion: Motion
+        /// The fraction of its velocity a coasting scroll view keeps per millisecond (UIKit's
+        /// `decelerationRate.rawValue`): a fling whose end nobody reported is projected with it.
+        public var decelerationRate: Double
 
         /// Creates a frame.
         public init(time: Double, offset: Double, viewportLength: Double, contentLength: Double,
-                    leadingInset: Double = 0, trailingInset: Double = 0, motion: Motion) {
+                    leadingInset: Double = 0, trailingInset: Double = 0, motion: Motion,
+                    decelerationRate: Double = ScrollTranslation.normalDecelerationRate) {
             self.time = time
             self.offset = offset
             self.viewportLength = viewportLength
@@ -57,6 +61,7 @@ public struct ScrollTracker: Sendable {
             self.leadingInset = leadingInset
             self.trailingInset = trailingInset
             self.motion = motion
+            self.decelerationRate = decelerationRate
         }
 
         /// The offsets the viewport can take.
@@ -66,8 +71,19 @@ public struct ScrollTracker: Sendable {
         }
     }
 
+    /// How long a repeated offset may follow the last movement and still be an echo of it (a
+    /// second observer, a size or phase change reported on its own) rather than a pause, in seconds.
+    public static let echoInterval = 0.05
+    /// The shortest interval a velocity is measured over, in seconds: two offsets reported closer
+    /// than this (one scroll step seen by two observers) are measured from the earlier anchor.
+    public static let minimumInterval = 0.004
+
     private var last: (time: Double, offset: Double)?
-    private var velocity = 0.0
+    /// The frame the velocity is measured from: the last one that moved, at least
+    /// ``minimumInterval`` before the next.
+    private var anchor: (time: Double, offset: Double)?
+    /// The velocity of the last frame, in points per second.
+    public private(set) var velocity = 0.0
     /// Where the current fling rests, from the finger's lift (or projected at the first coasting frame).
     private var fling: MotionPhase?
     /// The destination and end time of an animated scroll the adapter started.
@@ -101,8 +117,12 @@ public struct ScrollTracker: Sendable {
 
     /// The state of one frame.
     ///
-    /// The velocity is the change of offset since the previous frame over the time between them
-    /// (kept from the previous frame when no time passed). The phase follows `frame.motion`:
+    /// The velocity is the change of offset since the last frame that moved, over the time between
+    /// them. A frame that repeats the offset within ``echoInterval`` of the last movement keeps
+    /// the velocity: UIKit reports one scroll step to an offset and a bounds observer, and a size
+    /// change, a phase change or a data change re-reads an unchanged offset; none of them means
+    /// the content stopped. A repeat after a longer pause is a standstill (velocity 0). Offsets
+    /// closer together than ``minimumInterval`` are measured over the longer span. The phase follows `frame.motion`:
     /// tracking drags; decelerating coasts to the fling's resting offset (projected from the
     /// velocity at the normal rate when no lift was reported, as in SwiftUI); animating, or idle
     /// while an animation the adapter started runs, goes to its destination; idle rests.
@@ -112,9 +132,7 @@ public struct ScrollTracker: Sendable {
     ///   or the time is earlier than the previous frame's; the tracker is unchanged then.
     public mutating func frame(_ frame: Frame) throws -> ScrollState {
         try check(frame)
-        if let last, frame.time > last.time {
-            velocity = (frame.offset - last.offset) / (frame.time - last.time)
-        }
+        measureVelocity(frame)
         last = (frame.time, frame.offset)
         let phase: MotionPhase
         switch frame.motion {
@@ -127,7 +145,7 @@ public struct ScrollTracker: Sendable {
             if fling == nil {
                 fling = try? ScrollTranslation.decelerationPhase(
                     offset: frame.offset, velocity: velocity, targetOffset: nil,
-                    rate: ScrollTranslation.normalDecelerationRate, range: frame.range)
+                    rate: frame.decelerationRate, range: frame.range)
             }
             phase = fling ?? .idle
         case .idle, .animating:
@@ -149,6 +167,27 @@ public struct ScrollTracker: Sendable {
                            contentLength: max(0, frame.contentLength), velocity: velocity, phase: phase)
     }
 
+    private mutating func measureVelocity(_ frame: Frame) {
+        guard let last else {
+            anchor = (frame.time, frame.offset)
+            return
+        }
+        if frame.offset == last.offset {
+            // An echo of the last step keeps the velocity; a repeat after a pause is a standstill.
+            if frame.time - (anchor?.time ?? last.time) > Self.echoInterval {
+                velocity = 0
+                anchor = (frame.time, frame.offset)
+            }
+            return
+        }
+        let from = anchor ?? last
+        let interval = frame.time - from.time
+        guard interval >= Self.minimumInterval else { return }
+        let measured = (frame.offset - from.offset) / interval
+        if measured.isFinite { velocity = measured }
+        anchor = (frame.time, frame.offset)
+    }
+
     private func check(_ frame: Frame) throws {
         func require(_ condition: Bool, _ message: @autoclosure () -> String) throws {
             if !condition { throw PrefetchError(.invalidArgument, message()) }
@@ -161,6 +200,8 @@ public struct ScrollTracker: Sendable {
                     "scroll frame content length \(frame.contentLength) must be finite and at least 0")
         try require(frame.leadingInset.isFinite && frame.trailingInset.isFinite,
                     "scroll frame insets \(frame.leadingInset), \(frame.trailingInset) must be finite")
+        try require(frame.decelerationRate > 0 && frame.decelerationRate < 1,
+                    "scroll frame deceleration rate \(frame.decelerationRate) must lie strictly between 0 and 1 (UIKit's normal rate is \(ScrollTranslation.normalDecelerationRate))")
         if let last {
             try require(frame.time >= last.time, "scroll frame time \(frame.time) is earlier than the previous frame's \(last.time)")
         }

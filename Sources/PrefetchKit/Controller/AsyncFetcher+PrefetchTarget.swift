@@ -22,7 +22,7 @@ extension AsyncFetcher {
 /// withdrawal after the data changed (a deleted row whose index now names another model)
 /// withdraws the right id, and it counts the items that share an id, so one leaving does not
 /// cancel the others' load. It reads the fetcher's ``AsyncFetcher/expectedLatency``, its median
-/// latency and its cap.
+/// latency and its cap. When it is released it withdraws every interest it still holds.
 ///
 /// Not thread-safe: use it where its controller runs.
 public final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendable, Value: Sendable>: PrefetchTarget {
@@ -37,6 +37,12 @@ public final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendable
     init(fetcher: AsyncFetcher<ID, Value>, identifier: @escaping (Item) -> ID?) {
         self.fetcher = fetcher
         self.identifier = identifier
+    }
+
+    /// A target that goes away (its controller, adapter or view was dropped without being
+    /// detached) withdraws what it still holds, so no prefetch outlives the view that asked for it.
+    deinit {
+        if !holders.isEmpty { fetcher.cancelPrefetching(Array(holders.keys)) }
     }
 
     /// Applies the update: removals, renames, withdrawals, then requests; an id is cancelled

@@ -1,0 +1,79 @@
+import Foundation
+import PrefetchKit
+
+/// The axis a list or grid scrolls along.
+public enum ScrollAxis: Sendable, Hashable {
+    /// Top to bottom (`contentOffset.y`).
+    case vertical
+    /// Leading to trailing (`contentOffset.x`).
+    case horizontal
+}
+
+/// What the prefetcher reads off a scroll view at one moment, along its scroll axis: the values
+/// of a ``PrefetchKit/ScrollTracker/Frame`` without its time.
+struct SurfaceReading: Hashable, Sendable {
+    var offset: Double
+    var viewportLength: Double
+    var contentLength: Double
+    var leadingInset = 0.0
+    var trailingInset = 0.0
+    var isDragging = false
+    var isDecelerating = false
+    var decelerationRate = ScrollTranslation.normalDecelerationRate
+}
+
+/// A scroll view as ``ScrollViewPrefetcher`` sees it.
+///
+/// This is the whole of what the prefetcher needs from UIKit: `UICollectionView` and
+/// `UITableView` conform in the UIKit bindings (a few lines each), and the tests conform a
+/// scripted surface that replays UIKit's documented callback order. Everything that interprets
+/// what the surface reports lives in ``ScrollViewPrefetcher`` and runs on every platform.
+@MainActor
+protocol ScrollSurface: AnyObject, Sendable {
+    /// The scroll view's values now, or `nil` while it is not on screen or not laid out.
+    func reading(along axis: ScrollAxis) -> SurfaceReading?
+    /// The cells that meet `range` of the axis, with their extents along it, in any order.
+    func cells(meeting range: Range<Double>, along axis: ScrollAxis) -> [(IndexPath, Range<Double>)]
+    /// The extent of the cell at `indexPath`, or `nil` when there is none.
+    func cellExtent(at indexPath: IndexPath, along axis: ScrollAxis) -> Range<Double>?
+    /// Scrolls with animation so that the viewport's leading edge reaches `offset`.
+    func animateScroll(to offset: Double, along axis: ScrollAxis)
+}
+
+/// Where the prefetcher's accessibility announcements go: UIKit's
+/// `UIAccessibility.post(notification: .pageScrolled, argument:)` in an app.
+@MainActor
+protocol PageScrollAnnouncer: Sendable {
+    /// A page scroll finished; `status` says where it landed ("Page 2 of 5").
+    func pageScrolled(status: String)
+}
+
+/// Where a page scroll landed, for VoiceOver's status: the page whose leading edge is nearest the
+/// offset, and how many pages of `step` points the scrollable range holds.
+///
+/// A step that is not positive counts as one point; the counts stop at a million pages.
+func pagePosition(offset: Double, range: ClosedRange<Double>, step: Double) -> (page: Int, count: Int) {
+    let step = step.isFinite && step >= 1 ? step : 1
+    func whole(_ value: Double) -> Int { value.isFinite ? Int(min(max(value, 0), 1_000_000)) : 0 }
+    let count = whole(((range.upperBound - range.lowerBound) / step).rounded(.up)) + 1
+    let page = min(count, whole(((offset - range.lowerBound) / step).rounded()) + 1)
+    return (page, count)
+}
+
+/// A lookup over two questions a data source answers on the main actor (a diffable data
+/// source's `itemIdentifier(for:)` and `indexPath(for:)`), asked where the controller runs.
+func mainActorLookup<Item: Hashable & Sendable>(_ item: @escaping @MainActor (IndexPath) -> Item?,
+                                                        _ path: @escaping @MainActor (Item) -> IndexPath?) -> ItemLookup<Item> {
+    ItemLookup(item: { index in MainActor.assumeIsolated { item(index) } }, indexPath: { id in MainActor.assumeIsolated { path(id) } })
+}
+
+/// A cell's extent along the axis, or `nil` for an empty frame (UIKit's answer for no cell).
+func axisExtent(_ rect: CGRect, _ axis: ScrollAxis) -> Range<Double>? {
+    rect.isEmpty ? nil : axis == .vertical ? Double(rect.minY)..<Double(rect.maxY) : Double(rect.minX)..<Double(rect.maxX)
+}
+
+/// The band of content coordinates a range of the axis covers, as wide as any layout.
+func axisBand(_ range: Range<Double>, _ axis: ScrollAxis) -> CGRect {
+    let (start, length) = (CGFloat(range.lowerBound), CGFloat(range.upperBound - range.lowerBound))
+    return axis == .vertical ? CGRect(x: -1e7, y: start, width: 2e7, height: length) : CGRect(x: start, y: -1e7, width: length, height: 2e7)
+}
