@@ -76,6 +76,11 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
         }
     }
 
+    /// ``value(for:)`` as a result, for a row's task: `CancellationError` when the row left first.
+    func result(for id: ID) async -> Result<Value, any Error> {
+        do { return .success(try await value(for: id)) } catch { return .failure(error) }
+    }
+
     // MARK: Fed by the modifier, in SwiftUI's callback order
 
     /// The modifier appeared, or its layout changed (items, row length, columns, spacing, padding).
@@ -141,6 +146,14 @@ struct ScrollValues: Equatable, Sendable {
     var contentLength: Double
     var leadingInset = 0.0
     var trailingInset = 0.0
+}
+
+extension ScrollValues {
+    /// SwiftUI's `ScrollGeometry`, read along the vertical axis; `insets` are top and bottom.
+    init(offset: CGFloat, container: CGSize, content: CGSize, insets: (CGFloat, CGFloat)) {
+        self.init(offset: Double(offset), viewportLength: Double(container.height), contentLength: Double(content.height),
+                  leadingInset: Double(insets.0), trailingInset: Double(insets.1))
+    }
 }
 
 /// What the modifier knows of the lazy stack's layout; a change of any part re-plans.

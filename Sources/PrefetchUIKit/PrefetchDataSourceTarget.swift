@@ -1,20 +1,22 @@
 import Foundation
 import PrefetchKit
 
-/// The two calls of UIKit's prefetching data-source protocols, on whichever view they belong to.
-/// `UICollectionViewDataSourcePrefetching` and `UITableViewDataSourcePrefetching` are bridged in
-/// the UIKit bindings.
+/// The app's two prefetching calls, kept where the controller runs.
 @MainActor
-protocol PrefetchingBridge: AnyObject, Sendable {
-    /// `prefetchItemsAt` / `prefetchRowsAt`.
-    func prefetch(_ indexPaths: [IndexPath])
-    /// `cancelPrefetchingForItemsAt` / `cancelPrefetchingForRowsAt`.
-    func cancelPrefetching(_ indexPaths: [IndexPath])
+final class PrefetchingBridge {
+    let prefetch: ([IndexPath]) -> Void
+    let cancelPrefetching: ([IndexPath]) -> Void
+
+    init(prefetch: @escaping ([IndexPath]) -> Void, cancelPrefetching: @escaping ([IndexPath]) -> Void) {
+        self.prefetch = prefetch
+        self.cancelPrefetching = cancelPrefetching
+    }
 }
 
 /// A ``PrefetchKit/PrefetchTarget`` that hands the controller's decisions to the app's own
-/// `UICollectionViewDataSourcePrefetching` (or `UITableViewDataSourcePrefetching`), for apps
-/// that keep their prefetch code and only want a better window.
+/// `UICollectionViewDataSourcePrefetching` (or `UITableViewDataSourcePrefetching`) code, for
+/// apps that keep their prefetch code and only want a better window. It is portable: you give it
+/// the two calls.
 ///
 /// It calls the app the way UIKit does:
 /// - `prefetchItemsAt` once for each item that enters the plan, most urgent first; a change of
@@ -25,7 +27,9 @@ protocol PrefetchingBridge: AnyObject, Sendable {
 ///   moved keep their request under their new index path.
 ///
 /// ```swift
-/// let target = PrefetchDataSourceTarget(collectionView: collectionView, prefetching: myPrefetcher, lookup: .indexPaths)
+/// let target = PrefetchDataSourceTarget(lookup: .indexPaths,
+///     prefetch: { [unowned self] in prefetching.collectionView(collectionView, prefetchItemsAt: $0) },
+///     cancelPrefetching: { [unowned self] in prefetching.collectionView(collectionView, cancelPrefetchingForItemsAt: $0) })
 /// let controller = PrefetchController(policy: PrefetchPolicies.Adaptive.standard, target: target)
 /// prefetcher = ScrollViewPrefetcher(collectionView: collectionView, lookup: .indexPaths,
 ///                                   adapter: ScrollAdapter(controller: controller))
@@ -38,12 +42,25 @@ public final class PrefetchDataSourceTarget<Item: Hashable>: PrefetchTarget {
     /// Unknown: the app's prefetch code does not report its latency.
     public var expectedLatency: Duration? { nil }
 
-    private let bridge: any PrefetchingBridge
+    private let bridge: PrefetchingBridge
     private let lookup: ItemLookup<Item>
     /// The items the app was asked to prefetch and not told to cancel.
     private var requested: Set<Item> = []
 
-    init(bridge: any PrefetchingBridge, lookup: ItemLookup<Item>, maxConcurrentLoads: Int) {
+    /// Creates a target that calls your prefetching code.
+    /// - Parameters:
+    ///   - lookup: Names the index paths: ``PrefetchKit/ItemLookup/indexPaths`` when the controller plans for index paths.
+    ///   - maxConcurrentLoads: The most loads your code runs at once, as the controller should assume (at least 1).
+    ///   - prefetch: Your `collectionView(_:prefetchItemsAt:)` (or `tableView(_:prefetchRowsAt:)`).
+    ///   - cancelPrefetching: Your `collectionView(_:cancelPrefetchingForItemsAt:)` (or the table view's).
+    @MainActor
+    public convenience init(lookup: ItemLookup<Item>, maxConcurrentLoads: Int = 6, prefetch: @escaping @MainActor ([IndexPath]) -> Void,
+                            cancelPrefetching: @escaping @MainActor ([IndexPath]) -> Void) {
+        self.init(bridge: PrefetchingBridge(prefetch: prefetch, cancelPrefetching: cancelPrefetching), lookup: lookup,
+                  maxConcurrentLoads: maxConcurrentLoads)
+    }
+
+    init(bridge: PrefetchingBridge, lookup: ItemLookup<Item>, maxConcurrentLoads: Int) {
         self.bridge = bridge
         self.lookup = lookup
         self.maxConcurrentLoads = max(1, maxConcurrentLoads)

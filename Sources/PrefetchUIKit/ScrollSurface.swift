@@ -22,6 +22,18 @@ struct SurfaceReading: Hashable, Sendable {
     var decelerationRate = ScrollTranslation.normalDecelerationRate
 }
 
+extension SurfaceReading {
+    /// A scroll view's values, read along `axis`; `insets` are top, left, bottom, right.
+    init(_ axis: ScrollAxis, offset: CGPoint, size: CGSize, content: CGSize, insets: (CGFloat, CGFloat, CGFloat, CGFloat),
+         isDragging: Bool, isDecelerating: Bool, decelerationRate: CGFloat) {
+        let along = axis == .vertical
+        self.init(offset: Double(along ? offset.y : offset.x), viewportLength: Double(along ? size.height : size.width),
+                  contentLength: Double(along ? content.height : content.width),
+                  leadingInset: Double(along ? insets.0 : insets.1), trailingInset: Double(along ? insets.2 : insets.3),
+                  isDragging: isDragging, isDecelerating: isDecelerating, decelerationRate: Double(decelerationRate))
+    }
+}
+
 /// A scroll view as ``ScrollViewPrefetcher`` sees it.
 ///
 /// This is the whole of what the prefetcher needs from UIKit: `UICollectionView` and
@@ -38,14 +50,37 @@ protocol ScrollSurface: AnyObject, Sendable {
     func cellExtent(at indexPath: IndexPath, along axis: ScrollAxis) -> Range<Double>?
     /// Scrolls with animation so that the viewport's leading edge reaches `offset`.
     func animateScroll(to offset: Double, along axis: ScrollAxis)
+    /// Turns the view's own data prefetching off (`prefetchDataSource = nil`).
+    func stopDataPrefetching()
+    /// Registers the observers; the returned function unregisters them.
+    func observeScrolling(_ events: SurfaceEvents) -> @MainActor () -> Void
+    /// Tells VoiceOver that a page scroll landed (`UIAccessibility.Notification.pageScrolled`).
+    func announcePageScrolled(_ status: String)
 }
 
-/// Where the prefetcher's accessibility announcements go: UIKit's
-/// `UIAccessibility.post(notification: .pageScrolled, argument:)` in an app.
+/// What a surface's observers report, as they hear it (on the main thread, in UIKit).
+struct SurfaceEvents: Sendable {
+    /// The offset, the bounds or (`layoutChanged`) the content size changed.
+    var changed: @Sendable (_ layoutChanged: Bool) -> Void
+    /// The pan gesture began.
+    var dragBegan: @Sendable () -> Void
+    /// The pan gesture ended, with the finger's velocity in points per second.
+    var dragEnded: @Sendable (_ fingerVelocity: CGPoint) -> Void
+}
+
+/// A diffable data source's two O(1) questions: `UICollectionViewDiffableDataSource` and
+/// `UITableViewDiffableDataSource` conform as they are.
 @MainActor
-protocol PageScrollAnnouncer: Sendable {
-    /// A page scroll finished; `status` says where it landed ("Page 2 of 5").
-    func pageScrolled(status: String)
+protocol DiffableItems<Item>: AnyObject {
+    associatedtype Item
+    func itemIdentifier(for indexPath: IndexPath) -> Item?
+    func indexPath(for itemIdentifier: Item) -> IndexPath?
+}
+
+/// A lookup over a diffable data source, asked where the controller runs.
+@MainActor
+func diffableLookup<Source: DiffableItems>(_ source: Source) -> ItemLookup<Source.Item> where Source.Item: Hashable & Sendable {
+    mainActorLookup({ [weak source] in source?.itemIdentifier(for: $0) }, { [weak source] in source?.indexPath(for: $0) })
 }
 
 /// Where a page scroll landed, for VoiceOver's status: the page whose leading edge is nearest the

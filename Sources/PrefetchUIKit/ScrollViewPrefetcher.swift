@@ -18,9 +18,9 @@ import PrefetchKit
 ///
 /// It observes the scroll view (its content offset, bounds and content size, and its pan gesture)
 /// and turns what it sees into frames for a ``PrefetchKit/ScrollAdapter``. UIKit reports one
-/// scroll step to both the offset and the bounds observer, and a content-size change re-reads
-/// an unchanged offset: the prefetcher sends each distinct frame once, and the tracker keeps the
-/// drag's velocity across such echoes. A move while UIKit reports neither dragging nor
+/// scroll step to both the offset and the bounds observer: the prefetcher sends each reading of
+/// the scroll view once. A content-size change re-reads an unchanged offset: the tracker keeps
+/// the drag's velocity across it. A move while UIKit reports neither dragging nor
 /// decelerating is an animation (`setContentOffset(_:animated:)`, `scrollToItem`), unless it is
 /// faster than ``jumpSpeed`` (a jump without animation).
 ///
@@ -53,24 +53,37 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     public var controller: PrefetchController<Item> { adapter.controller }
 
     private weak var surface: (any ScrollSurface)?
-    private let announcer: any PageScrollAnnouncer
     private let now: @MainActor () -> Double
-    /// The last frame sent, with its time: a frame that says the same again is not sent.
+    /// The last frame sent.
     private var sent: ScrollTracker.Frame?
+    /// The last reading: the same reading again is an echo of one step (offset and bounds).
+    private var lastReading: SurfaceReading?
     private var liftReported = false
     /// A page scroll under way: where it goes, and when to announce it at the latest.
     private var pendingPage: (target: Double, deadline: Double)?
-    /// Stops the observers the bindings registered.
-    var unbind: @MainActor () -> Void = {}
+    /// Stops the observers the surface registered.
+    private var unbind: @MainActor () -> Void = {}
 
+    /// Attaches to `surface`: turns its own data prefetching off and registers the observers.
     init(surface: any ScrollSurface, lookup: ItemLookup<Item>, adapter: ScrollAdapter<Item>, axis: ScrollAxis,
-         announcer: any PageScrollAnnouncer, now: @escaping @MainActor () -> Double) {
+         now: @escaping @MainActor () -> Double = { ProcessInfo.processInfo.systemUptime }) {
         self.surface = surface
         self.lookup = lookup
         self.adapter = adapter
         self.axis = axis
-        self.announcer = announcer
         self.now = now
+        surface.stopDataPrefetching()
+        unbind = surface.observeScrolling(SurfaceEvents(
+            changed: { [weak self] layout in MainActor.assumeIsolated { self?.surfaceChanged(layoutChanged: layout) } },
+            dragBegan: { [weak self] in MainActor.assumeIsolated { self?.dragBegan() } },
+            dragEnded: { [weak self] finger in MainActor.assumeIsolated { self?.dragEnded(fingerVelocity: finger) } }))
+    }
+
+    /// Attaches to `surface` with a diffable data source whose item identifiers are the fetcher's ids.
+    convenience init<Value: Sendable>(surface: any ScrollSurface, dataSource: some DiffableItems<Item>, fetcher: AsyncFetcher<Item, Value>,
+                                      policy: any PrefetchPolicy, axis: ScrollAxis) where Item: Sendable {
+        self.init(surface: surface, lookup: diffableLookup(dataSource), adapter: ScrollAdapter(fetcher: fetcher, policy: policy) { $0 },
+                  axis: axis)
     }
 
     // MARK: What the observers report
@@ -85,11 +98,13 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     /// The pan gesture began: a new drag, whose lift is not reported yet.
     func dragBegan() { liftReported = false }
 
-    /// The pan gesture ended with the finger's velocity converted to the offset's (points per
-    /// second). Ignored when the delegate's `scrollViewWillEndDragging` already reported the lift.
-    func dragEnded(velocity: Double) {
+    /// The pan gesture ended with the finger's velocity (points per second; the content moves
+    /// against the finger). Ignored when the delegate's `scrollViewWillEndDragging` already
+    /// reported the lift.
+    func dragEnded(fingerVelocity finger: CGPoint) {
         guard !liftReported else { return }
         do {
+            let velocity = -Double(axis == .vertical ? finger.y : finger.x)
             lift(velocity: try ScrollTranslation.checkedPointsPerSecond(velocity), target: nil)
         } catch {
             report(error)
@@ -173,7 +188,10 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
 
     /// The scroll view's frame now, or `nil` while it is gone, off screen or not laid out.
     private func frame(motion override: ScrollTracker.Motion? = nil) -> ScrollTracker.Frame? {
-        guard let reading = surface?.reading(along: axis) else { return nil }
+        surface?.reading(along: axis).map { frame(of: $0, motion: override) }
+    }
+
+    private func frame(of reading: SurfaceReading, motion override: ScrollTracker.Motion?) -> ScrollTracker.Frame {
         let time = now()
         var motion = override ?? ScrollTracker.Motion(isDragging: reading.isDragging, isDecelerating: reading.isDecelerating)
         if motion == .idle, let sent, reading.offset != sent.offset,
@@ -187,12 +205,11 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     }
 
     private func tick(motion: ScrollTracker.Motion? = nil, force: Bool = false) {
-        guard let frame = frame(motion: motion) else { return }
+        guard let reading = surface?.reading(along: axis) else { return }
+        if motion == nil, !force, reading == lastReading { return }   // the same step, heard again
+        lastReading = reading
+        let frame = frame(of: reading, motion: motion)
         announcePageIfArrived(frame)
-        if !force, var same = sent {
-            same.time = frame.time
-            if same == frame { return }
-        }
         if let problem = adapter.frame(frame, geometry: geometry) { return onProblem(problem) }
         sent = frame
     }
@@ -203,7 +220,7 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
         guard abs(frame.offset - page.target) < 0.5 || frame.time >= page.deadline else { return }
         pendingPage = nil
         let position = pagePosition(offset: frame.offset, range: frame.range, step: frame.viewportLength - max(0, pageOverlap))
-        announcer.pageScrolled(status: pageStatus(position.page, position.count))
+        surface?.announcePageScrolled(pageStatus(position.page, position.count))
     }
 
     private var geometry: LayoutScrollGeometry<Item> {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Turns a scroll view's frames and gesture events into the ``ScrollState`` a
 /// ``PrefetchController`` reads: the velocity between frames, and the phase with where the motion
 /// will end.
@@ -84,6 +86,8 @@ public struct ScrollTracker: Sendable {
     private var anchor: (time: Double, offset: Double)?
     /// The velocity of the last frame, in points per second.
     public private(set) var velocity = 0.0
+    /// The interval the velocity was measured over, when the content coasted through it.
+    private var coastedOver: Double?
     /// Where the current fling rests, from the finger's lift (or projected at the first coasting frame).
     private var fling: MotionPhase?
     /// The destination and end time of an animated scroll the adapter started.
@@ -104,6 +108,7 @@ public struct ScrollTracker: Sendable {
                                                             rate: rate, range: range)
         fling = phase == .idle ? nil : phase
         self.velocity = velocity
+        coastedOver = nil
         animation = nil
     }
 
@@ -144,7 +149,7 @@ public struct ScrollTracker: Sendable {
             animation = nil
             if fling == nil {
                 fling = try? ScrollTranslation.decelerationPhase(
-                    offset: frame.offset, velocity: velocity, targetOffset: nil,
+                    offset: frame.offset, velocity: speedAtFrame(rate: frame.decelerationRate), targetOffset: nil,
                     rate: frame.decelerationRate, range: frame.range)
             }
             phase = fling ?? .idle
@@ -162,7 +167,10 @@ public struct ScrollTracker: Sendable {
                 phase = .idle
             }
         }
-        if phase == .idle { velocity = 0 }
+        if phase == .idle {
+            velocity = 0
+            anchor = (frame.time, frame.offset)
+        }
         return ScrollState(time: frame.time, viewport: frame.offset..<(frame.offset + frame.viewportLength),
                            contentLength: max(0, frame.contentLength), velocity: velocity, phase: phase)
     }
@@ -184,8 +192,21 @@ public struct ScrollTracker: Sendable {
         let interval = frame.time - from.time
         guard interval >= Self.minimumInterval else { return }
         let measured = (frame.offset - from.offset) / interval
-        if measured.isFinite { velocity = measured }
+        if measured.isFinite {
+            velocity = measured
+            coastedOver = frame.motion == .decelerating ? interval : nil
+        }
         anchor = (frame.time, frame.offset)
+    }
+
+    /// The velocity at the last frame. A velocity measured over an interval the content coasted
+    /// through is the curve's mean over it, faster than the curve at its end: for UIKit's
+    /// `v(t) = v₀·e^(kt)`, `k = 1000·ln rate`, the end speed is the mean times `k·Δt·e^(kΔt) / (e^(kΔt) − 1)`.
+    private func speedAtFrame(rate: Double) -> Double {
+        guard let interval = coastedOver else { return velocity }
+        let decay = exp(1_000 * Foundation.log(rate) * interval)
+        let factor = 1_000 * Foundation.log(rate) * interval * decay / (decay - 1)
+        return factor.isFinite ? velocity * factor : velocity
     }
 
     private func check(_ frame: Frame) throws {

@@ -1,0 +1,321 @@
+// A stand-in for UIKit on Linux: exactly the API that PrefetchUIKit's bindings and the README's
+// UIKit example touch, declared by hand from Apple's documentation (and the iOS SDK's Swift
+// interface) with its isolation and sendability: UIKit's classes are `@MainActor`, the
+// diffable snapshot is Sendable, key-value observing hands its change handler a `@Sendable`
+// closure. The bodies do the least that lets the declarations stand; a few (key-value observing,
+// the scroll view's flags) behave, so that `GlueCheckTests` can drive the real bindings.
+//
+// Not here, because Linux has no Objective-C: `@objc`, selectors and optional protocol
+// requirements. The bindings keep those lines under `#if canImport(ObjectiveC)`; only the
+// typecheck against Apple's SDK covers them.
+@_exported import Foundation   // as Apple's framework re-exports it
+
+// MARK: Foundation's key-value observing (Apple's Foundation; swift-corelibs-foundation has none)
+
+/// `NSKeyValueObservingOptions`.
+public struct NSKeyValueObservingOptions: OptionSet, Sendable {
+    public let rawValue: UInt
+    public init(rawValue: UInt) { self.rawValue = rawValue }
+    public static let new = NSKeyValueObservingOptions(rawValue: 1)
+    public static let old = NSKeyValueObservingOptions(rawValue: 2)
+    public static let initial = NSKeyValueObservingOptions(rawValue: 4)
+}
+
+/// `NSKeyValueObservedChange<Value>`.
+public struct NSKeyValueObservedChange<Value> {
+    public let newValue: Value?
+    public let oldValue: Value?
+}
+
+/// `NSKeyValueObservation`: the observation ends when it is invalidated or released.
+public final class NSKeyValueObservation: NSObject {
+    fileprivate var remove: (() -> Void)?
+    public func invalidate() {
+        remove?()
+        remove = nil
+    }
+    deinit { remove?() }
+}
+
+/// Foundation's `_KeyValueCodingAndObserving`, which gives every `NSObject` `observe(_:options:changeHandler:)`.
+public protocol _KeyValueCodingAndObserving {}
+
+extension _KeyValueCodingAndObserving where Self: UIView {
+    /// Calls `changeHandler` after each change of the property at `keyPath`.
+    @preconcurrency
+    public func observe<Value>(_ keyPath: KeyPath<Self, Value>, options: NSKeyValueObservingOptions = [],
+                               changeHandler: @escaping @Sendable (Self, NSKeyValueObservedChange<Value>) -> Void) -> NSKeyValueObservation {
+        let observation = NSKeyValueObservation()
+        let id = ObjectIdentifier(observation)
+        // Observers are matched by property name, so \UICollectionView.contentOffset hears a change
+        // reported as \UIScrollView.contentOffset.
+        let name = propertyName(keyPath)
+        MainActor.assumeIsolated {
+            observers[id] = (name, { [unowned self] in changeHandler(self, NSKeyValueObservedChange(newValue: nil, oldValue: nil)) })
+        }
+        observation.remove = { [weak self] in MainActor.assumeIsolated { _ = self?.observers.removeValue(forKey: id) } }
+        return observation
+    }
+}
+
+private func propertyName(_ keyPath: AnyKeyPath) -> String {
+    String(String(describing: keyPath).split(separator: ".").last ?? "")
+}
+
+// MARK: Geometry and views
+
+/// `UIEdgeInsets`.
+public struct UIEdgeInsets: Sendable, Equatable {
+    public var top: CGFloat, left: CGFloat, bottom: CGFloat, right: CGFloat
+    public init(top: CGFloat, left: CGFloat, bottom: CGFloat, right: CGFloat) { (self.top, self.left, self.bottom, self.right) = (top, left, bottom, right) }
+    public static let zero = UIEdgeInsets(top: 0, left: 0, bottom: 0, right: 0)
+}
+
+/// `UIResponder`.
+@MainActor open class UIResponder: NSObject {}
+
+/// `UIView`.
+@MainActor open class UIView: UIResponder, _KeyValueCodingAndObserving {
+    fileprivate var observers: [ObjectIdentifier: (String, () -> Void)] = [:]
+    /// Calls the observers of `keyPath` (what Objective-C's key-value observing does on a change).
+    public func didChangeValue(for keyPath: AnyKeyPath) {
+        let name = propertyName(keyPath)
+        for (observed, handler) in observers.values where observed == name { handler() }
+    }
+
+    open var bounds: CGRect = .zero { didSet { didChangeValue(for: \UIView.bounds) } }
+    open var window: UIWindow?
+    public required override init() { super.init() }
+    public init(frame: CGRect) { super.init(); bounds = CGRect(origin: .zero, size: frame.size) }
+    open func addSubview(_ view: UIView) {}
+}
+
+/// `UIWindow`.
+@MainActor open class UIWindow: UIView {}
+
+/// `UIImage` (NS_SWIFT_SENDABLE).
+open class UIImage: NSObject, @unchecked Sendable {}
+
+/// `UIImageView`.
+@MainActor open class UIImageView: UIView {
+    open var image: UIImage?
+}
+
+/// `UIGestureRecognizer` and `UIPanGestureRecognizer` (their target-action API is Objective-C's).
+@MainActor open class UIGestureRecognizer: NSObject {}
+@MainActor open class UIPanGestureRecognizer: UIGestureRecognizer {}
+
+/// `UIScrollView`.
+@MainActor open class UIScrollView: UIView {
+    /// `UIScrollView.DecelerationRate`.
+    public struct DecelerationRate: RawRepresentable, Hashable, Sendable {
+        public let rawValue: CGFloat
+        public init(rawValue: CGFloat) { self.rawValue = rawValue }
+        public static let normal = DecelerationRate(rawValue: 0.998)
+        public static let fast = DecelerationRate(rawValue: 0.99)
+    }
+
+    /// The offset; setting it moves `bounds.origin` too, and both are observed.
+    open var contentOffset: CGPoint = .zero {
+        didSet {
+            didChangeValue(for: \UIScrollView.contentOffset)
+            bounds.origin = contentOffset
+        }
+    }
+    open var contentSize: CGSize = .zero { didSet { didChangeValue(for: \UIScrollView.contentSize) } }
+    open var adjustedContentInset: UIEdgeInsets = .zero
+    open var decelerationRate: DecelerationRate = .normal
+    /// Read-only in UIKit; a test sets the stand-in's state through `setTracking(dragging:decelerating:)`.
+    open private(set) var isDragging = false
+    open private(set) var isDecelerating = false
+    public let panGestureRecognizer = UIPanGestureRecognizer()
+    /// The offsets `setContentOffset(_:animated: true)` was asked to reach, in order.
+    public private(set) var animatedOffsets: [CGPoint] = []
+
+    open func setContentOffset(_ contentOffset: CGPoint, animated: Bool) {
+        if animated { animatedOffsets.append(contentOffset) } else { self.contentOffset = contentOffset }
+    }
+
+    /// Stand-in only: what UIKit's own gesture handling sets.
+    public func setTracking(dragging: Bool, decelerating: Bool) { (isDragging, isDecelerating) = (dragging, decelerating) }
+}
+
+// MARK: Collection views
+
+/// `UICollectionReusableView` and `UICollectionViewCell`.
+@MainActor open class UICollectionReusableView: UIView {
+    open func prepareForReuse() {}
+}
+@MainActor open class UICollectionViewCell: UICollectionReusableView {}
+
+/// `UICollectionView.ElementCategory`.
+public enum UICollectionElementCategory: UInt, Sendable { case cell, supplementaryView, decorationView }
+
+/// `UICollectionViewLayoutAttributes`.
+@MainActor open class UICollectionViewLayoutAttributes: NSObject {
+    open var frame: CGRect
+    open var indexPath: IndexPath
+    open var representedElementCategory: UICollectionElementCategory
+    public init(indexPath: IndexPath, frame: CGRect, category: UICollectionElementCategory = .cell) {
+        (self.indexPath, self.frame, self.representedElementCategory) = (indexPath, frame, category)
+    }
+}
+
+/// `UICollectionViewLayout`: the stand-in lays out one column of rows `rowHeight` high.
+@MainActor open class UICollectionViewLayout: NSObject {
+    public var rowHeight: CGFloat = 100
+    public var rowCount = 0
+    open func layoutAttributesForElements(in rect: CGRect) -> [UICollectionViewLayoutAttributes]? {
+        guard rowCount > 0, rect.height > 0 else { return [] }
+        let first = max(0, Int((rect.minY / rowHeight).rounded(.down))), last = min(rowCount - 1, Int((rect.maxY / rowHeight).rounded(.up)))
+        return first > last ? [] : (first...last).compactMap(attributes(row:))
+    }
+    func attributes(row: Int) -> UICollectionViewLayoutAttributes? {
+        (0..<rowCount).contains(row)
+            ? UICollectionViewLayoutAttributes(indexPath: IndexPath(indexes: [0, row]), frame: CGRect(x: 0, y: CGFloat(row) * rowHeight, width: 320, height: rowHeight))
+            : nil
+    }
+}
+
+/// `UICollectionViewDelegate`, `UICollectionViewDataSource`, `UICollectionViewDataSourcePrefetching`
+/// (its `cancelPrefetchingForItemsAt` is an optional requirement, which needs Objective-C).
+@MainActor public protocol UIScrollViewDelegate: NSObjectProtocol {}
+@MainActor public protocol UICollectionViewDelegate: UIScrollViewDelegate {}
+@MainActor public protocol UICollectionViewDataSource: NSObjectProtocol {}
+@MainActor public protocol UICollectionViewDataSourcePrefetching: NSObjectProtocol {
+    func collectionView(_ collectionView: UICollectionView, prefetchItemsAt indexPaths: [IndexPath])
+}
+
+/// `UICollectionView`.
+@MainActor open class UICollectionView: UIScrollView {
+    /// `UICollectionView.CellRegistration`.
+    public struct CellRegistration<Cell: UICollectionViewCell, Item> {
+        public typealias Handler = (_ cell: Cell, _ indexPath: IndexPath, _ itemIdentifier: Item) -> Void
+        let handler: Handler
+        public init(handler: @escaping Handler) { self.handler = handler }
+    }
+
+    open var collectionViewLayout: UICollectionViewLayout
+    open weak var delegate: (any UICollectionViewDelegate)?
+    open weak var prefetchDataSource: (any UICollectionViewDataSourcePrefetching)?
+
+    public init(frame: CGRect, collectionViewLayout layout: UICollectionViewLayout) {
+        collectionViewLayout = layout
+        super.init(frame: frame)
+    }
+    public required init() {
+        collectionViewLayout = UICollectionViewLayout()
+        super.init()
+    }
+
+    open func layoutAttributesForItem(at indexPath: IndexPath) -> UICollectionViewLayoutAttributes? {
+        indexPath.count == 2 ? collectionViewLayout.attributes(row: indexPath[1]) : nil
+    }
+
+    public func dequeueConfiguredReusableCell<Cell, Item>(using registration: CellRegistration<Cell, Item>, for indexPath: IndexPath,
+                                                          item: Item?) -> Cell where Cell: UICollectionViewCell {
+        let cell = Cell()
+        if let item { registration.handler(cell, indexPath, item) }
+        return cell
+    }
+}
+
+/// `NSDiffableDataSourceSnapshot`.
+public struct NSDiffableDataSourceSnapshot<SectionIdentifierType: Hashable & Sendable, ItemIdentifierType: Hashable & Sendable>: @unchecked Sendable {
+    var items: [ItemIdentifierType] = []
+    public init() {}
+    public mutating func appendSections(_ identifiers: [SectionIdentifierType]) {}
+    public mutating func appendItems(_ identifiers: [ItemIdentifierType], toSection sectionIdentifier: SectionIdentifierType? = nil) {
+        items += identifiers
+    }
+}
+
+/// `UICollectionViewDiffableDataSource` (one section in the stand-in).
+@MainActor open class UICollectionViewDiffableDataSource<SectionIdentifierType: Hashable & Sendable, ItemIdentifierType: Hashable & Sendable>:
+    NSObject, UICollectionViewDataSource {
+    public typealias CellProvider = (_ collectionView: UICollectionView, _ indexPath: IndexPath, _ itemIdentifier: ItemIdentifierType) -> UICollectionViewCell?
+    private weak var collectionView: UICollectionView?
+    private var items: [ItemIdentifierType] = []
+
+    public init(collectionView: UICollectionView, cellProvider: @escaping CellProvider) { self.collectionView = collectionView }
+
+    nonisolated open func apply(_ snapshot: NSDiffableDataSourceSnapshot<SectionIdentifierType, ItemIdentifierType>,
+                                animatingDifferences: Bool = true, completion: (() -> Void)? = nil) {
+        MainActor.assumeIsolated {
+            items = snapshot.items
+            collectionView?.collectionViewLayout.rowCount = items.count
+            collectionView?.contentSize = CGSize(width: 320, height: CGFloat(items.count) * (collectionView?.collectionViewLayout.rowHeight ?? 0))
+        }
+    }
+
+    open func itemIdentifier(for indexPath: IndexPath) -> ItemIdentifierType? {
+        indexPath.count == 2 && items.indices.contains(indexPath[1]) ? items[indexPath[1]] : nil
+    }
+
+    open func indexPath(for itemIdentifier: ItemIdentifierType) -> IndexPath? {
+        items.firstIndex(of: itemIdentifier).map { IndexPath(indexes: [0, $0]) }
+    }
+}
+
+// MARK: Table views
+
+/// `UITableViewDataSourcePrefetching` (its cancel call is an optional requirement).
+@MainActor public protocol UITableViewDataSourcePrefetching: NSObjectProtocol {
+    func tableView(_ tableView: UITableView, prefetchRowsAt indexPaths: [IndexPath])
+}
+@MainActor public protocol UITableViewDataSource: NSObjectProtocol {}
+
+/// `UITableViewCell`.
+@MainActor open class UITableViewCell: UIView {}
+
+/// `UITableView`: rows `rowHeight` high in the stand-in.
+@MainActor open class UITableView: UIScrollView {
+    public var rowHeight: CGFloat = 44
+    public var rowCount = 0
+    open weak var prefetchDataSource: (any UITableViewDataSourcePrefetching)?
+
+    open func indexPathsForRows(in rect: CGRect) -> [IndexPath]? {
+        guard rowCount > 0 else { return [] }
+        let first = max(0, Int((rect.minY / rowHeight).rounded(.down))), last = min(rowCount - 1, Int((rect.maxY / rowHeight).rounded(.up)))
+        return first > last ? [] : (first...last).map { IndexPath(indexes: [0, $0]) }
+    }
+
+    /// `CGRect.zero` for an index path with no row, as UIKit answers.
+    open func rectForRow(at indexPath: IndexPath) -> CGRect {
+        indexPath.count == 2 && (0..<rowCount).contains(indexPath[1])
+            ? CGRect(x: 0, y: CGFloat(indexPath[1]) * rowHeight, width: 320, height: rowHeight) : .zero
+    }
+}
+
+/// `UITableViewDiffableDataSource`.
+@MainActor open class UITableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendable, ItemIdentifierType: Hashable & Sendable>:
+    NSObject, UITableViewDataSource {
+    public typealias CellProvider = (_ tableView: UITableView, _ indexPath: IndexPath, _ itemIdentifier: ItemIdentifierType) -> UITableViewCell?
+    public init(tableView: UITableView, cellProvider: @escaping CellProvider) {}
+    open func itemIdentifier(for indexPath: IndexPath) -> ItemIdentifierType? { nil }
+    open func indexPath(for itemIdentifier: ItemIdentifierType) -> IndexPath? { nil }
+}
+
+// MARK: View controllers and accessibility
+
+/// `UIViewController`.
+@MainActor open class UIViewController: UIResponder {
+    open var view: UIView! = UIView()
+    public init(nibName nibNameOrNil: String?, bundle nibBundleOrNil: Bundle?) { super.init() }
+    public required init?(coder: NSCoder) { super.init() }
+    open func viewDidLoad() {}
+}
+
+/// `UIAccessibility`: `post(notification:argument:)` records what it was given in the stand-in.
+@MainActor public enum UIAccessibility {
+    /// `UIAccessibility.Notification`.
+    public struct Notification: Hashable, Sendable {
+        let name: String
+        public static let pageScrolled = Notification(name: "pageScrolled")
+    }
+
+    /// Everything posted, in order (stand-in only).
+    public private(set) static var posted: [(Notification, Any?)] = []
+
+    public static func post(notification: Notification, argument: Any?) { posted.append((notification, argument)) }
+}
