@@ -11,7 +11,11 @@ let strict: [SwiftSetting] = [
 let package = Package(
     name: "PrefetchFuzz",
     platforms: [.macOS(.v15)],
-    dependencies: [.package(name: "PrefetchKit", path: "..")],
+    // The library (root package) and the tools package beside it, which holds PrefetchServer.
+    dependencies: [
+        .package(name: "PrefetchKit", path: ".."),
+        .package(name: "PrefetchTools", path: "../Tools"),
+    ],
     targets: [
         .target(name: "FuzzDriver"),
         .executableTarget(
@@ -21,12 +25,17 @@ let package = Package(
         ),
         .executableTarget(
             name: "FuzzServerRequest",
-            dependencies: ["FuzzDriver", .product(name: "PrefetchServer", package: "PrefetchKit")],
+            dependencies: ["FuzzDriver", .product(name: "PrefetchServer", package: "PrefetchTools")],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "FuzzFeedPage",
             dependencies: ["FuzzDriver", .product(name: "PrefetchFeed", package: "PrefetchKit")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "FuzzScrollAdapter",
+            dependencies: ["FuzzDriver", .product(name: "PrefetchKit", package: "PrefetchKit")],
             swiftSettings: strict
         ),
     ]

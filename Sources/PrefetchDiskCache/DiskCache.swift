@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Logging
 import PrefetchKit
 
 /// A persistent, size-bounded, crash-safe `DataStore` of `Data` values in SQLite.
@@ -26,7 +25,8 @@ import PrefetchKit
 ///   write leaves the previous state, never a partial entry.
 /// - Corruption: a file SQLite reports as not a database or corrupt (`SQLITE_NOTADB`,
 ///   `SQLITE_CORRUPT`), or that fails `PRAGMA quick_check`, is renamed to
-///   `<file>.corrupt-<timestamp>` and a new, empty cache is created, with a log line. Any other
+///   `<file>.corrupt-<timestamp>` and a new, empty cache is created, reported to
+///   ``DiskCacheConfiguration/problemHandler``. Any other
 ///   failure to open (permissions, a read-only file, no file descriptors left, an I/O error, a
 ///   newer schema) throws ``DiskCacheError/Code/openFailed`` and leaves the file as it is.
 /// - Access times: a read that found its value returns it even when saving access times fails.
@@ -105,8 +105,9 @@ public final class DiskCache<Key: DiskCacheKey>: DataStore, Sendable {
             do {
                 try await flush()
             } catch {
-                configuration.logger.warning("DiskCache could not save access times; they stay pending",
-                    metadata: ["path": "\(configuration.fileURL.path)", "error": "\(error)"])
+                configuration.problemHandler?(DiskCacheProblem(
+                    kind: .accessTimesNotSaved, message: "DiskCache could not save access times; they stay pending",
+                    fileURL: configuration.fileURL, error: error))
             }
         }
         return found.value
@@ -225,13 +226,24 @@ public final class DiskCache<Key: DiskCacheKey>: DataStore, Sendable {
         }
     }
 
-    /// Every stored key and value, least recently used first (for tests and tools inside this package).
-    package func allEntries() async throws -> [(key: Data, value: Data)] {
+    /// Every stored entry, least recently used first: each key as its ``DiskCacheKey`` bytes, and
+    /// its value. Expired entries that no write has evicted yet are included.
+    ///
+    /// Reads the whole cache into memory, so it is meant for diagnostics, tools and tests (the
+    /// crash test reads back what a killed writer left), not for an app's hot path.
+    ///
+    /// - Throws: ``DiskCacheError/Code/database`` when the read fails, or
+    ///   ``DiskCacheError/Code/closed`` after ``close()``.
+    public func allEntries() async throws -> [(key: Data, value: Data)] {
         try checkOpen()
-        return try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT key, value FROM entry ORDER BY accessTick ASC").map { row in
-                (key: row["key"] as Data, value: row["value"] as Data)
+        do {
+            return try await pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT key, value FROM entry ORDER BY accessTick ASC").map { row in
+                    (key: row["key"] as Data, value: row["value"] as Data)
+                }
             }
+        } catch {
+            throw wrap(error, "read every entry")
         }
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 
 /// Where a ``DiskCache`` keeps its file, how much it holds, and how long entries live.
 ///
@@ -27,8 +26,11 @@ public struct DiskCacheConfiguration: Sendable {
     public var timeToLive: Duration?
     /// The current time, for expiry and access times. Inject a fixed or manual time in tests.
     public var now: @Sendable () -> Date = { Date() }
-    /// Where the cache reports a corrupt file it moved aside, and other notable events.
-    public var logger = Logger(label: "PrefetchDiskCache")
+    /// Called when the cache handles a problem on its own: a corrupt file it moved aside, or
+    /// access times it could not save (see ``DiskCacheProblem``). `nil` (the default) reports
+    /// nothing. Forward it to the app's logger. It is called synchronously from the cache call that
+    /// met the problem (the initializer, or a read), so keep it quick and do not call back into the cache.
+    public var problemHandler: (@Sendable (DiskCacheProblem) -> Void)?
     /// How many reads are remembered before their access times are written (default 256).
     ///
     /// Reads never write: they record the access in memory, and the next write (or ``DiskCache/flush()``)

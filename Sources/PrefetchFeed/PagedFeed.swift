@@ -277,7 +277,7 @@ public actor PagedFeed {
         return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
     }
 
-    private static func sleep<C: Clock>(_ clock: C, _ duration: Duration) async throws where C.Duration == Duration {
+    private static func sleep(_ clock: any Clock<Duration>, _ duration: Duration) async throws {
         try await clock.sleep(for: duration)
     }
 }

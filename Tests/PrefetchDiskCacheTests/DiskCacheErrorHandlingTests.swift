@@ -1,7 +1,5 @@
 import Foundation
 import GRDB
-import IOTestSupport
-import Logging
 @testable import PrefetchDiskCache
 import PrefetchKit
 import Testing
@@ -38,16 +36,16 @@ struct DiskCacheErrorHandlingTests {
         let wal = URL(fileURLWithPath: dir.database.path + "-wal")
         try? FileManager.default.removeItem(at: wal)
         try FileManager.default.createDirectory(at: wal, withIntermediateDirectories: false)
-        let messages = Locked([String]())
+        let recorder = ProblemRecorder()
         var configuration = DiskCacheConfiguration(fileURL: dir.database)
-        configuration.logger = Logger(label: "test") { _ in CapturingLogHandler(messages: messages) }
+        configuration.problemHandler = recorder.handler
         let error = #expect(throws: DiskCacheError.self) { try DiskCache<String>(configuration: configuration) }
-        // Then opening fails with an error naming the file, nothing is moved aside, nothing is logged as corrupt
+        // Then opening fails with an error naming the file, nothing is moved aside, nothing is reported as corrupt
         #expect(error?.code == .openFailed)
         #expect(error?.message.contains(dir.database.path) == true, "\(String(describing: error))")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.url.path)
         #expect(!files.contains { $0.contains("corrupt") }, "\(files)")
-        #expect(messages.withLock { $0 }.isEmpty)
+        #expect(recorder.problems.isEmpty, "\(recorder.problems)")
         // And once the obstacle is gone, the entry is still there
         try FileManager.default.removeItem(at: wal)
         let reopened = try DiskCache<String>(configuration: DiskCacheConfiguration(fileURL: dir.database))
@@ -82,8 +80,10 @@ struct DiskCacheErrorHandlingTests {
         let dir = try TempDirectory()
         defer { dir.cleanUp() }
         // Given a cache that saves access times on every read, with an entry
+        let recorder = ProblemRecorder()
         var configuration = DiskCacheConfiguration(fileURL: dir.database)
         configuration.pendingAccessLimit = 1
+        configuration.problemHandler = recorder.handler
         let cache = try DiskCache<String>(configuration: configuration)
         try await cache.store(bytes(64, 3), for: "hit")
         // And another connection holding the write lock (reads still work in WAL mode)
@@ -93,8 +93,12 @@ struct DiskCacheErrorHandlingTests {
         try await withLockedDatabase(other) {
             // When the entry is read, and its access-time write cannot get the lock
             let value = try await cache.value(for: "hit")
-            // Then the read returns the value rather than throwing
+            // Then the read returns the value rather than throwing, and the failed save is reported
             #expect(value == bytes(64, 3))
+            let problems = recorder.problems
+            #expect(problems.map(\.kind) == [.accessTimesNotSaved], "\(problems)")
+            #expect(problems.first?.fileURL == dir.database)
+            #expect(problems.first?.movedTo == nil)
         }
         try other.close()
         // And the access time is saved by a later write, once the lock is free

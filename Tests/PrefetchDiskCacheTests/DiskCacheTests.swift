@@ -1,6 +1,4 @@
 import Foundation
-import IOTestSupport
-import Logging
 import PrefetchDiskCache
 import PrefetchKit
 import PrefetchTesting
@@ -25,20 +23,11 @@ struct TempDirectory {
     func cleanUp() { try? FileManager.default.removeItem(at: url) }
 }
 
-/// A log handler that keeps every message, to check what a component logged.
-struct CapturingLogHandler: LogHandler {
-    let messages: Locked<[String]>
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-    func log(event: LogEvent) {
-        let all = (event.metadata ?? [:]).merging(metadata) { a, _ in a }
-        let rendered = all.keys.sorted().map { "\($0)=\(all[$0]!)" }.joined(separator: " ")
-        messages.withLock { $0.append("\(event.level) \(event.message) \(rendered)") }
-    }
+/// Keeps every problem a cache reports to its `problemHandler`, to check what it reported.
+final class ProblemRecorder: Sendable {
+    private let recorded = Locked([DiskCacheProblem]())
+    var handler: @Sendable (DiskCacheProblem) -> Void { { [recorded] problem in recorded.withLock { $0.append(problem) } } }
+    var problems: [DiskCacheProblem] { recorded.withLock { $0 } }
 }
 
 func bytes(_ count: Int, _ fill: UInt8) -> Data { Data(repeating: fill, count: count) }
@@ -160,21 +149,25 @@ struct DiskCacheTests {
         #expect(try await reopened.value(for: "a") != nil)
     }
 
-    @Test("a file that is not a database is moved aside and a new cache created, with a log line")
+    @Test("a file that is not a database is moved aside and a new cache created, reported to the problem handler")
     func garbageFileIsRecreated() async throws {
         let dir = try TempDirectory()
         defer { dir.cleanUp() }
         try Data(repeating: 0x5A, count: 8192).write(to: dir.database)
-        let messages = Locked([String]())
+        let recorder = ProblemRecorder()
         var configuration = DiskCacheConfiguration(fileURL: dir.database)
-        configuration.logger = Logger(label: "test") { _ in CapturingLogHandler(messages: messages) }
+        configuration.problemHandler = recorder.handler
         let cache = try DiskCache<String>(configuration: configuration)
         let aside = try #require(cache.movedAsideFileURL)
-        let logged = messages.withLock { $0 }
-        #expect(logged.count == 1)
-        #expect(logged.first?.hasPrefix("error DiskCache database was unreadable; moved it aside and created a new one") == true)
-        #expect(logged.first?.contains("movedTo=\(aside.path)") == true)
-        #expect(logged.first?.contains("file is not a database") == true)
+        let problems = recorder.problems
+        #expect(problems.count == 1)
+        let problem = try #require(problems.first)
+        #expect(problem.kind == .movedAside)
+        #expect(problem.message == "DiskCache database was unreadable; moved it aside and created a new one")
+        #expect(problem.fileURL == dir.database)
+        #expect(problem.movedTo == aside)
+        #expect("\(problem.error)".contains("file is not a database"), "\(problem)")
+        #expect(problem.description.contains("movedTo: \(aside.path)"), "\(problem)")
         #expect(aside.lastPathComponent.hasPrefix("cache.sqlite.corrupt-"))
         #expect(try Data(contentsOf: aside) == Data(repeating: 0x5A, count: 8192))
         #expect(try await cache.count() == 0)

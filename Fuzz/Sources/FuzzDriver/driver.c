@@ -12,3 +12,4 @@ static int run(int argc, char **argv) { return LLVMFuzzerRunDriver(&argc, &argv,
 int FuzzTraceFile_main(int argc, char **argv) { return run(argc, argv); }
 int FuzzServerRequest_main(int argc, char **argv) { return run(argc, argv); }
 int FuzzFeedPage_main(int argc, char **argv) { return run(argc, argv); }
+int FuzzScrollAdapter_main(int argc, char **argv) { return run(argc, argv); }

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Logging
 
 /// Opens the cache database, moving a corrupt or unreadable file aside and starting fresh.
 struct DatabaseOpener {
@@ -136,9 +135,9 @@ struct DatabaseOpener {
         } catch {
             throw DiskCacheError(.openFailed, "DiskCache could not move the unreadable database \(url.path) aside", cause: error)
         }
-        configuration.logger.error(
-            "DiskCache database was unreadable; moved it aside and created a new one",
-            metadata: ["path": "\(url.path)", "movedTo": "\(aside.path)", "error": "\(error)"])
+        configuration.problemHandler?(DiskCacheProblem(
+            kind: .movedAside, message: "DiskCache database was unreadable; moved it aside and created a new one",
+            fileURL: url, movedTo: aside, error: error))
         return aside
     }
 }

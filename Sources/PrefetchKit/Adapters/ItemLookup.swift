@@ -142,13 +142,30 @@ public struct UniformRowsGeometry<Item: Hashable>: ItemGeometry {
 
     /// The length of the whole content: padding, rows and the gaps between them.
     public var contentLength: Double {
-        let rows = (items.count + columns - 1) / columns
+        let rows = rowCount
         return rows == 0 ? leadingPadding : leadingPadding + Double(rows) * rowLength + Double(rows - 1) * spacing
     }
 
+    /// The number of rows, without the overflow of `(count + columns - 1) / columns` when
+    /// `columns` is near `Int.max`.
+    private var rowCount: Int {
+        items.count / columns + (items.count % columns == 0 ? 0 : 1)
+    }
+
+    /// The extent of a row. Row 0 starts at the padding even when a row and its gap add up to
+    /// infinity (0 × ∞ is NaN); later rows may start at infinity then, never at NaN.
     private func extent(ofRow row: Int) -> Range<Double> {
-        let start = leadingPadding + Double(row) * (rowLength + spacing)
+        let start = row == 0 ? leadingPadding : leadingPadding + Double(row) * (rowLength + spacing)
         return start..<(start + rowLength)
+    }
+
+    /// The row that `position` falls in, rounded by `rule` and clamped to the rows, converted to
+    /// `Int` only once it is in range: a tiny row length or a far-away position gives a quotient
+    /// past `Int.max`. A NaN quotient (an infinite position over an infinite pitch) gives `unknown`.
+    private func row(at position: Double, pitch: Double, rows: Int, _ rule: FloatingPointRoundingRule, unknown: Int) -> Int {
+        let row = ((position - leadingPadding) / pitch).rounded(rule)
+        guard !row.isNaN else { return unknown }
+        return Int(Swift.min(Swift.max(row, 0), Double(rows - 1)))
     }
 
     /// Calls `body` with each item whose row meets `range`, row by row.
@@ -156,9 +173,9 @@ public struct UniformRowsGeometry<Item: Hashable>: ItemGeometry {
     public func forEachItem(meeting range: Range<Double>, _ body: (Item, Range<Double>) -> Void) {
         guard !items.isEmpty, rowLength > 0, range.lowerBound.isFinite, range.upperBound.isFinite else { return }
         let pitch = rowLength + spacing
-        let rows = (items.count + columns - 1) / columns
-        let first = max(0, Int(((range.lowerBound - leadingPadding) / pitch).rounded(.down)))
-        let last = min(rows - 1, Int(((range.upperBound - leadingPadding) / pitch).rounded(.up)))
+        let rows = rowCount
+        let first = row(at: range.lowerBound, pitch: pitch, rows: rows, .down, unknown: 0)
+        let last = row(at: range.upperBound, pitch: pitch, rows: rows, .up, unknown: rows - 1)
         guard first <= last else { return }
         for row in first...last {
             let extent = extent(ofRow: row)
@@ -169,10 +186,12 @@ public struct UniformRowsGeometry<Item: Hashable>: ItemGeometry {
         }
     }
 
-    /// The extent of `item`'s row, or `nil` when it is not among the items (or rows have no length).
+    /// The extent of `item`'s row, or `nil` when it is not among the items (or rows have no
+    /// length, or the row starts past the largest finite offset).
     /// - Complexity: O(1).
     public func extent(of item: Item) -> Range<Double>? {
         guard rowLength > 0, let index = positions[item] else { return nil }
-        return extent(ofRow: index / columns)
+        let extent = extent(ofRow: index / columns)
+        return extent.lowerBound.isFinite ? extent : nil
     }
 }

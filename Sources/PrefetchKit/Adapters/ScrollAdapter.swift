@@ -69,13 +69,15 @@ public final class ScrollAdapter<Item: Hashable> {
     /// The finger lifted at `frame` with `velocity` (points per second); `targetOffset` is where the
     /// toolkit says the motion stops, `nil` when it does not say. The next frames coast there.
     ///
-    /// - Returns: `nil`, or the problem (a rate outside (0, 1), a non-finite value), in which case
-    ///   the frames go on as before.
+    /// - Returns: `nil`, or the problem (a rate outside (0, 1), a non-finite value, a frame whose
+    ///   lengths or insets are unusable), in which case the frames go on as before.
     @discardableResult
     public func fingerLifted(at frame: ScrollTracker.Frame, velocity: Double, targetOffset: Double?,
                              rate: Double = ScrollTranslation.normalDecelerationRate) -> PrefetchError? {
         if let problem = shutDownProblem() { return problem }
         do {
+            // The frame's lengths and insets make the range the resting offset is clamped to.
+            try frame.validate()
             try tracker.fingerLifted(at: frame.time, offset: frame.offset, velocity: velocity, targetOffset: targetOffset,
                                      rate: rate, range: frame.range)
             return nil
@@ -86,7 +88,13 @@ public final class ScrollAdapter<Item: Hashable> {
 
     /// An animated scroll the adapter starts itself (to an item, a page) goes to `target`: the
     /// controller plans for the destination from the next frame on.
+    ///
+    /// A target or time that is not finite is ignored (the frames go on as the toolkit reports
+    /// them), and a duration that is NaN or never ends counts as ``ScrollTranslation/animatedScrollDuration``:
+    /// either would make every frame of the animation a state the controller refuses.
     public func willAnimate(to target: Double, at time: Double, duration: Double = ScrollTranslation.animatedScrollDuration) {
+        guard target.isFinite, time.isFinite else { return }
+        let duration = (time + duration).isFinite ? duration : ScrollTranslation.animatedScrollDuration
         tracker.animating(to: target, at: time, duration: duration)
     }
 

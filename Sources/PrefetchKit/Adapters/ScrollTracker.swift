@@ -210,21 +210,29 @@ public struct ScrollTracker: Sendable {
     }
 
     private func check(_ frame: Frame) throws {
+        try frame.validate()
+        if let last, frame.time < last.time {
+            throw PrefetchError(.invalidArgument, "scroll frame time \(frame.time) is earlier than the previous frame's \(last.time)")
+        }
+    }
+}
+
+extension ScrollTracker.Frame {
+    /// Checks that every value is usable, naming the first that is not: finite values, a viewport
+    /// longer than 0, content at least 0 long, a deceleration rate strictly between 0 and 1.
+    func validate() throws {
         func require(_ condition: Bool, _ message: @autoclosure () -> String) throws {
             if !condition { throw PrefetchError(.invalidArgument, message()) }
         }
-        try require(frame.time.isFinite, "scroll frame time \(frame.time) must be finite")
-        try require(frame.offset.isFinite, "scroll frame offset \(frame.offset) must be finite")
-        try require(frame.viewportLength.isFinite && frame.viewportLength > 0,
-                    "scroll frame viewport length \(frame.viewportLength) must be finite and greater than 0 (is the scroll view detached or not laid out yet?)")
-        try require(frame.contentLength.isFinite && frame.contentLength >= 0,
-                    "scroll frame content length \(frame.contentLength) must be finite and at least 0")
-        try require(frame.leadingInset.isFinite && frame.trailingInset.isFinite,
-                    "scroll frame insets \(frame.leadingInset), \(frame.trailingInset) must be finite")
-        try require(frame.decelerationRate > 0 && frame.decelerationRate < 1,
-                    "scroll frame deceleration rate \(frame.decelerationRate) must lie strictly between 0 and 1 (UIKit's normal rate is \(ScrollTranslation.normalDecelerationRate))")
-        if let last {
-            try require(frame.time >= last.time, "scroll frame time \(frame.time) is earlier than the previous frame's \(last.time)")
-        }
+        try require(time.isFinite, "scroll frame time \(time) must be finite")
+        try require(offset.isFinite, "scroll frame offset \(offset) must be finite")
+        try require(viewportLength.isFinite && viewportLength > 0,
+                    "scroll frame viewport length \(viewportLength) must be finite and greater than 0 (is the scroll view detached or not laid out yet?)")
+        try require(contentLength.isFinite && contentLength >= 0,
+                    "scroll frame content length \(contentLength) must be finite and at least 0")
+        try require(leadingInset.isFinite && trailingInset.isFinite,
+                    "scroll frame insets \(leadingInset), \(trailingInset) must be finite")
+        try require(decelerationRate > 0 && decelerationRate < 1,
+                    "scroll frame deceleration rate \(decelerationRate) must lie strictly between 0 and 1 (UIKit's normal rate is \(ScrollTranslation.normalDecelerationRate))")
     }
 }

@@ -63,10 +63,15 @@ public enum ScrollTranslation {
 
     /// The offsets the leading edge of the viewport can take: from minus the leading inset to the
     /// content's end plus the trailing inset, less the viewport (never below the start).
+    ///
+    /// A NaN or infinite inset counts as 0, and an end that is NaN (non-finite lengths) as the
+    /// start, so the range never has a NaN bound; its end may be infinite when the lengths add up
+    /// past the largest finite number.
     public static func scrollableRange(contentLength: Double, viewportLength: Double,
                                        leadingInset: Double = 0, trailingInset: Double = 0) -> ClosedRange<Double> {
-        let lower = -leadingInset
-        return lower...max(lower, contentLength + trailingInset - viewportLength)
+        let lower = leadingInset.isFinite ? 0 - leadingInset : 0   // 0 - 0 is 0, not -0
+        let upper = contentLength + (trailingInset.isFinite ? trailingInset : 0) - viewportLength
+        return lower...(upper.isNaN ? lower : max(lower, upper))
     }
 
     /// Where a fling that leaves `offset` at `velocity` comes to rest under UIKit's exponential
@@ -92,7 +97,8 @@ public enum ScrollTranslation {
     /// - Returns: ``MotionPhase/decelerating(restingOffset:rate:)``, or ``MotionPhase/idle`` when
     ///   the motion ends where it is.
     /// - Throws: ``PrefetchError`` (``PrefetchError/Code/invalidArgument``) naming the value when the
-    ///   rate is outside (0, 1), or the offset or the velocity is not finite.
+    ///   rate is outside (0, 1), the offset or the velocity is not finite, or the resting offset is
+    ///   not finite (a projection past the largest finite number into a range without an end).
     public static func decelerationPhase(offset: Double, velocity: Double, targetOffset: Double?, rate: Double,
                                          range: ClosedRange<Double>) throws -> MotionPhase {
         guard rate > 0, rate < 1 else {
@@ -108,6 +114,10 @@ public enum ScrollTranslation {
             rest = projectedRestingOffset(from: offset, velocity: velocity, rate: rate)
         }
         let clamped = min(max(rest, range.lowerBound), range.upperBound)
+        guard clamped.isFinite else {
+            throw PrefetchError(.invalidArgument,
+                                "the fling from offset \(offset) at \(velocity) points per second and rate \(rate) comes to rest at \(clamped), which is not finite (scrollable range \(range))")
+        }
         return clamped == offset ? .idle : .decelerating(restingOffset: clamped, rate: rate)
     }
 

@@ -181,7 +181,8 @@ public final class PrefetchController<Item: Hashable> {
     /// A state that ``ScrollState/validate()`` rejects, an empty viewport or empty content plans
     /// nothing: everything requested is withdrawn.
     ///
-    /// - Precondition: `state.time` is not earlier than the previous update's.
+    /// - Precondition: `state.time` is not earlier than the previous update's (a time that is not
+    ///   finite is no time: the state fails validation and plans nothing).
     /// - Returns: The update sent to the target (empty without a target).
     /// - Complexity: O(c log c + g) for c changed items and g items the geometry reports for the
     ///   slivers that entered or left the plan, independent of the number of items; O(h) for h
@@ -189,7 +190,7 @@ public final class PrefetchController<Item: Hashable> {
     @inlinable @discardableResult
     public func update<Geometry: ItemGeometry>(_ state: ScrollState, geometry: Geometry) -> PrefetchUpdate<Item>
     where Geometry.Item == Item {
-        if let lastTime {
+        if let lastTime, state.time.isFinite {
             precondition(!(state.time < lastTime),
                          "PrefetchController.update: time \(state.time) is earlier than the previous frame's \(lastTime)")
         }

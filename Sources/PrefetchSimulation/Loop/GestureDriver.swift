@@ -94,7 +94,9 @@ public struct GestureDriver {
             case .jump(let item):
                 let count = view.numberOfItemsInFirstSection
                 guard count > 0 else { continue }
-                try view.scrollToItem(at: IndexPath(item: min(max(item, 0), count - 1), section: 0), at: .top, animated: false)
+                // `IndexPath(indexes:)`, not `IndexPath(item:section:)`: on iOS that initializer is
+                // UIKit's, and this module does not import UIKit.
+                try view.scrollToItem(at: IndexPath(indexes: [0, min(max(item, 0), count - 1)]), at: .top, animated: false)
             case .pause(let duration):
                 active = .pause(until: time - frameDuration + duration)
             }

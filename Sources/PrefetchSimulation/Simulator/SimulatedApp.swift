@@ -1,6 +1,9 @@
 import Foundation
 import PrefetchCollectionView
 import PrefetchKit
+#if canImport(UIKit)
+import UIKit  // `IndexPath.item`: UIKit's on iOS (PrefetchCollectionView declares it where there is no UIKit)
+#endif
 
 /// What a simulated load returns: the item's data.
 struct SimulatedData: Sendable, Hashable {

@@ -1,0 +1,263 @@
+import Foundation
+import PrefetchDiskCache
+import PrefetchFeed
+import PrefetchHTTP
+import PrefetchKit
+import PrefetchSimulation
+import PrefetchToolSupport
+
+/// The sample app's data from a server (`--source`, `--serve`): the model list page by page from
+/// `<source>/items` with a ``PrefetchFeed/PagedFeed``, each thumbnail from its item's
+/// `thumbnailURL` with an ``PrefetchHTTP/HTTPLoader``, and a ``PrefetchDiskCache/DiskCache``
+/// between the fetcher's memory cache and the network.
+///
+/// The view's item count is the feed's `total`, read from the first page before the run starts;
+/// items whose page has not arrived show a placeholder (no model, no load) until it does. The
+/// feed keeps at most ``FeedConfiguration/maxLoadedPages`` pages, so a 100,000-item feed is
+/// never held whole: scroll back past the dropped pages and they load again.
+///
+/// The fetcher runs on the real clock: memory cache, then the disk cache, then the network.
+/// ``frameEnded(_:)`` brings the feed's pages in once a frame.
+@MainActor
+package final class ServerBackend: DemoBackend {
+    /// The server's base URL.
+    package let baseURL: URL
+    /// The disk cache's file.
+    package let diskCacheURL: URL
+    /// The model list, paged.
+    package let models: ModelList
+    /// The thumbnail loader.
+    package let thumbnails: ThumbnailLoader
+    private let feed: PagedFeed
+    private let http: HTTPLoader<URL>
+    private let disk: DiskCache<UUID>
+    private let changedPages: Locked<Set<Int>>
+    private var requestedRange: Range<Int>?
+    private var lastFailureRetry: ContinuousClock.Instant?
+    private var isClosed = false
+    package let fetcher: AsyncFetcher<UUID, DisplayData>
+    package let deliveries = MainActorDeliveries<UUID>()
+    package let meter: ReadinessMeter
+    package let board: LoadBoard
+    private let start: Locked<ContinuousClock.Instant>
+    /// The item index of every identifier whose page has arrived, for the meter.
+    private let indexes: Locked<[UUID: Int]>
+
+    /// Items per page of `/items`.
+    package static let pageSize = 50
+    /// The longest wait for the first page.
+    package static let firstPageDeadline = Duration.seconds(15)
+
+    private init(baseURL: URL, diskCacheURL: URL, models: ModelList, feed: PagedFeed, http: HTTPLoader<URL>,
+                 disk: DiskCache<UUID>, changedPages: Locked<Set<Int>>, thumbnails: ThumbnailLoader,
+                 settings: DemoSettings) throws {
+        self.baseURL = baseURL
+        self.diskCacheURL = diskCacheURL
+        self.models = models
+        self.feed = feed
+        self.http = http
+        self.disk = disk
+        self.changedPages = changedPages
+        self.thumbnails = thumbnails
+        let start = Locked(ContinuousClock.now)
+        self.start = start
+        let meter = ReadinessMeter(now: { (ContinuousClock.now - start.withLock { $0 }).seconds })
+        let board = LoadBoard()
+        let indexes = Locked([UUID: Int]())
+        self.indexes = indexes
+        self.meter = meter
+        self.board = board
+        var settings = settings
+        settings.itemCount = models.count
+        fetcher = try AsyncFetcher(
+            configuration: Self.fetcherConfiguration(for: settings), clock: ContinuousClock(), store: ThumbnailDiskStore(disk),
+            cost: { $0.payload.count + 64 },
+            onEvent: { event in
+                board.record(event)
+                meter.record(event, item: { id in indexes.withLock { $0[id] ?? -1 } })
+            },
+            loader: thumbnails)
+    }
+
+    /// Opens the disk cache at `diskCache` (emptied first when `cold`), loads the first page of
+    /// `<baseURL>/items` to learn the item count, and returns the source.
+    ///
+    /// - Parameter shouldStop: polled while waiting for the first page (Ctrl-C).
+    /// - Throws: ``DemoError`` naming the disk cache file or the URL and what went wrong.
+    package static func open(
+        baseURL: URL, diskCache: URL, cold: Bool, settings: DemoSettings, shouldStop: () -> Bool = { false }
+    ) async throws -> ServerBackend {
+        let disk: DiskCache<UUID>
+        do {
+            disk = try DiskCache<UUID>(configuration: DiskCacheConfiguration(fileURL: diskCache))
+            if cold { try await disk.removeAll() }
+        } catch {
+            throw DemoError("could not open the disk cache at \(diskCache.path)", cause: error)
+        }
+        var httpConfiguration = HTTPLoaderConfiguration()
+        httpConfiguration.connectTimeout = .seconds(5)
+        httpConfiguration.totalTimeout = .seconds(15)
+        let http = try HTTPLoader<URL>(configuration: httpConfiguration)
+        let changedPages = Locked(Set<Int>())
+        var feedConfiguration = FeedConfiguration()
+        feedConfiguration.pageSize = pageSize
+        let pages = try HTTPFeedPageLoader(baseURL: baseURL, configuration: httpConfiguration)
+        let feed = try PagedFeed(configuration: feedConfiguration, onChange: { page in
+            changedPages.withLock { _ = $0.insert(page) }
+        }, loader: pages)
+
+        await feed.loadMoreIfNeeded(visibleRange: 0..<1)
+        let clock = ContinuousClock()
+        let deadline = clock.now + firstPageDeadline
+        var total: Int?
+        while total == nil {
+            total = await feed.totalCount
+            if total != nil { break }
+            let items = baseURL.appendingPathComponent("items").absoluteString
+            if case .failed(_, let error) = await feed.phase {
+                http.invalidate()
+                try? await disk.close()
+                throw DemoError("could not load the first page of \(items)", cause: error)
+            }
+            if shouldStop() || clock.now >= deadline {
+                await feed.reset()
+                http.invalidate()
+                try? await disk.close()
+                if shouldStop() { throw CancellationError() }
+                throw DemoError("\(items) sent no page within \(firstPageDeadline)")
+            }
+            try await clock.sleep(for: .milliseconds(10))
+        }
+        let source: ServerBackend
+        do {
+            source = try ServerBackend(
+                baseURL: baseURL, diskCacheURL: diskCache, models: ModelList(count: total ?? 0, pageSize: pageSize),
+                feed: feed, http: http, disk: disk, changedPages: changedPages, thumbnails: ThumbnailLoader(http: http),
+                settings: settings)
+        } catch {
+            await feed.reset()
+            http.invalidate()
+            try? await disk.close()
+            throw error
+        }
+        // Take the first page now, so the first layout pass has its models.
+        _ = await source.syncPages()
+        return source
+    }
+
+    /// The fetcher's settings for a real network: the layout's cap, retries by `.standard`,
+    /// and a memory cache of at most 2,000 thumbnails or 32 MiB.
+    package static func fetcherConfiguration(for settings: DemoSettings) -> FetcherConfiguration {
+        var configuration = FetcherConfiguration()
+        configuration.maxConcurrentLoads = settings.maxConcurrentLoads
+        configuration.retry = .standard
+        configuration.cacheCountLimit = 2_000
+        configuration.cacheCostLimit = 32 * 1024 * 1024
+        return configuration
+    }
+
+    package var now: Double { (ContinuousClock.now - start.withLock { $0 }).seconds }
+
+    package var label: String { baseURL.absoluteString }
+
+    package func scaleLatency(by factor: Double) -> String {
+        "the server sets the latency (--server-latency-ms with --serve)"
+    }
+
+    /// Restarts the run's clock: time 0 is now.
+    package func restartClock() {
+        start.withLock { $0 = ContinuousClock.now }
+    }
+
+    /// Real time moves by itself: nothing to do.
+    package func advance(to time: Double) async {}
+
+    package func frameEnded(_ scene: DemoScene) async {
+        await update(scene)
+    }
+
+    package func play(
+        _ script: Script, on scene: DemoScene, duration: Double?, onFrame: (ScriptedRun.Frame) async throws -> Bool
+    ) async throws {
+        try await RealTimeScriptedRun(scene: scene, backend: self, script: script, duration: duration).run(onFrame: onFrame)
+    }
+
+    /// Tells the feed what is on screen and brings the pages that arrived (or were dropped)
+    /// since the last call into the model list, filling the placeholder cells they cover.
+    ///
+    /// Call once a frame, after stepping `scene`'s view.
+    package func update(_ scene: DemoScene) async {
+        let visible = scene.visibleItems.map { $0.lowerBound..<($0.upperBound + 1) } ?? 0..<1
+        if visible != requestedRange {
+            requestedRange = visible
+            await feed.loadMoreIfNeeded(visibleRange: visible)
+        }
+        let (arrived, missing) = await syncPages()
+        for page in arrived { scene.modelsArrived(models.indexes(ofPage: page)) }
+        // A page that failed after its retries is asked for again, at most once a second.
+        if missing, case .failed = await feed.phase {
+            let now = ContinuousClock.now
+            if lastFailureRetry.map({ now - $0 > .seconds(1) }) ?? true {
+                lastFailureRetry = now
+                await feed.retryFailedPages()
+            }
+        }
+    }
+
+    /// Mirrors the feed's pages that changed since the last call into the model list: copies
+    /// the pages that arrived (registering their thumbnail URLs) and drops the pages the feed
+    /// dropped. Returns the pages that arrived, and whether a changed page is not loaded.
+    private func syncPages() async -> (arrived: [Int], missing: Bool) {
+        let changed = changedPages.withLock { pages -> Set<Int> in
+            defer { pages.removeAll() }
+            return pages
+        }
+        guard !changed.isEmpty else { return ([], false) }
+        let loaded = Set(await feed.loadedPages)
+        var arrived: [Int] = []
+        var missing = false
+        for page in changed.sorted() {
+            guard loaded.contains(page) else {
+                models.setPage(page, models: nil)
+                missing = true
+                continue
+            }
+            var pageModels: [Model] = []
+            for index in models.indexes(ofPage: page) {
+                guard let item = await feed.item(at: index) else { break }
+                let model = Model(index: index, feedItemID: item.id, title: item.title)
+                thumbnails.register(model.identifier, url: item.thumbnailURL)
+                indexes.withLock { $0[model.identifier] = index }
+                pageModels.append(model)
+            }
+            models.setPage(page, models: pageModels)
+            arrived.append(page)
+        }
+        return (arrived, missing)
+    }
+
+    /// Stops the feed, cancels the requests in flight and closes the disk cache (saving its
+    /// access times). Safe to call twice.
+    package func close() async {
+        guard !isClosed else { return }
+        isClosed = true
+        await feed.reset()
+        http.invalidate()
+        try? await disk.close()
+    }
+}
+
+extension ServerBackend {
+    /// The scene's summary with this source's figures: disk hits, HTTP requests, failures.
+    package func summary(of scene: DemoScene) async -> DemoSummary {
+        var summary = scene.summary
+        let stats = scene.fetcher.statistics
+        summary.source = baseURL.absoluteString
+        summary.diskCache = diskCacheURL.path
+        summary.diskHits = stats.storeHits
+        summary.networkLoads = thumbnails.requestCount
+        summary.pageLoads = await feed.requestCount
+        summary.loadsFailed = stats.loadsFailed
+        return summary
+    }
+}

@@ -1,0 +1,1 @@
+../../../Sources/PrefetchSupport/Locked.swift

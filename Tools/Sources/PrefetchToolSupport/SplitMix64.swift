@@ -1,0 +1,1 @@
+../../../Sources/PrefetchSupport/SplitMix64.swift

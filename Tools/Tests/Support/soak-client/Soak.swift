@@ -1,0 +1,456 @@
+import Foundation
+import IOTestSupport
+import PrefetchCollectionView
+import PrefetchDemoKit
+import PrefetchDiskCache
+import PrefetchFeed
+import PrefetchHTTP
+import PrefetchKit
+import PrefetchToolSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The soak's settings: the server's faults, the feed's size, the cache's limit.
+enum SoakSettings {
+    static let itemCount = 3_000
+    static let thumbnailSize = 4_096
+    static let serverSeed: UInt64 = 11
+    /// Small enough that the disk cache evicts during the run.
+    static let diskCacheLimit = 2 * 1024 * 1024
+    /// The same faults as `prefetch-demo --serve --server-faults`.
+    static let faults = FaultSoak.serverArguments
+}
+
+/// The bytes the server sends for `id`: an oracle written from the payload format, independent of
+/// the client code under test (8-byte big-endian words of a SplitMix64 stream seeded per id).
+func expectedThumbnail(id: Int) -> Data {
+    var random = SplitMix64(seed: SoakSettings.serverSeed ^ (UInt64(id) &* 0x9E37_79B9_7F4A_7C15))
+    var data = Data(capacity: SoakSettings.thumbnailSize)
+    for _ in 0..<(SoakSettings.thumbnailSize / 8) {
+        withUnsafeBytes(of: random.next().bigEndian) { data.append(contentsOf: $0) }
+    }
+    return data
+}
+
+/// What a cell shows.
+enum CellState: Equatable {
+    /// The item's page has not arrived.
+    case placeholder
+    case loading(Int)
+    case shown(Int, Data)
+    /// The load failed after its retries; the cell says so, and loads again when it is shown again.
+    case failed(Int)
+}
+
+final class SoakCell: CollectionViewCell {
+    static let reuseIdentifier = "soak"
+    var represented: Int?
+    var state = CellState.placeholder
+    var handle: FetchHandle?
+
+    override func prepareForReuse() {
+        super.prepareForReuse()
+        handle?.cancel()
+        handle = nil
+        represented = nil
+        state = .placeholder
+    }
+}
+
+/// The data source: the seeds' pattern on the real pieces.
+@MainActor
+final class SoakDataSource: CollectionViewDataSource, CollectionViewDataSourcePrefetching {
+    let fetcher: AsyncFetcher<Int, Data>
+    /// Titles of the items whose page arrived, mirrored from the feed each frame.
+    var titles: [Int: String] = [:]
+    let itemCount: Int
+
+    init(fetcher: AsyncFetcher<Int, Data>, itemCount: Int) {
+        self.fetcher = fetcher
+        self.itemCount = itemCount
+    }
+
+    func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int { itemCount }
+
+    func collectionView(_ collectionView: CollectionView, cellForItemAt indexPath: IndexPath) -> CollectionViewCell {
+        let cell = collectionView.dequeueReusableCell(withReuseIdentifier: SoakCell.reuseIdentifier, for: indexPath) as! SoakCell
+        configure(cell, index: indexPath.item)
+        return cell
+    }
+
+    func configure(_ cell: SoakCell, index: Int) {
+        cell.handle?.cancel()
+        cell.represented = index
+        guard titles[index] != nil else {
+            cell.state = .placeholder
+            return
+        }
+        if let data = fetcher.fetchedData(for: index) {
+            cell.state = .shown(index, data)
+            return
+        }
+        cell.state = .loading(index)
+        cell.handle = fetcher.fetchAsync(index) { result in
+            Task { @MainActor in
+                // The seeds' check: the cell may show another item by now.
+                guard cell.represented == index else { return }
+                switch result {
+                case .success(let data): cell.state = .shown(index, data)
+                case .failure: cell.state = .failed(index)
+                }
+            }
+        }
+    }
+
+    func collectionView(_ collectionView: CollectionView, prefetchItemsAt indexPaths: [IndexPath]) {
+        for indexPath in indexPaths where titles[indexPath.item] != nil { _ = fetcher.fetchAsync(indexPath.item) }
+    }
+
+    func collectionView(_ collectionView: CollectionView, cancelPrefetchingForItemsAt indexPaths: [IndexPath]) {
+        for indexPath in indexPaths { fetcher.cancelFetch(indexPath.item) }
+    }
+}
+
+/// Resident memory and open descriptors of a process, from /proc.
+struct ProcessUsage {
+    static func residentMiB(_ pid: Int32) -> Double? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kib = Double(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return nil }
+        return kib / 1024
+    }
+
+    static func openFiles(_ pid: Int32) -> Int? {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd"))?.count
+    }
+}
+
+/// The server child: started on a port, killed, started again on the same port.
+@MainActor
+final class ServerChild {
+    let executable: URL
+    private(set) var process: Process?
+    private(set) var port = 0
+
+    init(executable: URL) { self.executable = executable }
+
+    func start(port: Int) async throws {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["--port", "\(port)", "--items", "\(SoakSettings.itemCount)", "--thumb-size",
+                             "\(SoakSettings.thumbnailSize)", "--seed", "\(SoakSettings.serverSeed)",
+                             "--parent-pid", "\(getpid())"] + SoakSettings.faults
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        let lines = await OutputReader(stdout.fileHandleForReading).waitForLines(timeout: .seconds(30)) { lines in
+            lines.contains { $0.hasPrefix("listening on ") }
+        }
+        guard let line = lines.first(where: { $0.hasPrefix("listening on ") }), let bound = Int(line.split(separator: ":").last ?? "") else {
+            throw SoakError("prefetch-server did not listen on port \(port): \(lines)")
+        }
+        self.port = bound
+    }
+
+    /// SIGKILL: connections in flight are cut, as in a crash.
+    func kill() {
+        guard let process, process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    var pid: Int32? { process?.isRunning == true ? process?.processIdentifier : nil }
+}
+
+struct SoakError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+@MainActor
+final class Soak {
+    let serverExecutable: URL
+    let directory: URL
+    let seconds: Double
+    var random: SplitMix64
+    let clock = ContinuousClock()
+
+    // Measurements
+    var wrongCells: [String] = []
+    var frames = 0
+    var clientRSS: (baseline: Double, peak: Double) = (0, 0)
+    var clientFDs: (baseline: Int, peak: Int) = (0, 0)
+    var serverRSSPeak = 0.0
+    var serverFDsPeak = 0
+    var errors: [String: Int] = [:]
+    var pageRetries = 0
+
+    init(server: URL, directory: URL, seconds: Double, seed: UInt64) {
+        self.serverExecutable = server
+        self.directory = directory
+        self.seconds = seconds
+        self.random = SplitMix64(seed: seed)
+    }
+
+    func run() async throws -> [String: Any] {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let server = ServerChild(executable: serverExecutable)
+        try await server.start(port: 0)
+        defer { server.kill() }
+        let base = "http://127.0.0.1:\(server.port)"
+
+        var httpConfiguration = HTTPLoaderConfiguration()
+        httpConfiguration.connectTimeout = .seconds(3)
+        httpConfiguration.totalTimeout = .seconds(8)
+        let http = try HTTPLoader<Int>(configuration: httpConfiguration) { id in URL(string: "\(base)/thumb/\(id)")! }
+        var cacheConfiguration = DiskCacheConfiguration(fileURL: directory.appendingPathComponent("soak.sqlite"))
+        cacheConfiguration.sizeLimit = SoakSettings.diskCacheLimit
+        let disk = try DiskCache<Int>(configuration: cacheConfiguration)
+        try await disk.removeAll()
+        var fetcherConfiguration = FetcherConfiguration()
+        fetcherConfiguration.maxConcurrentLoads = 6
+        fetcherConfiguration.retry = RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(50), maxDelay: .milliseconds(400))
+        fetcherConfiguration.cacheCountLimit = 300
+        let errorCounts = Locked([String: Int]())
+        let fetcher = try AsyncFetcher(configuration: fetcherConfiguration, store: disk, onEvent: { event in
+            if case .loadFailed(_, let error, _) = event {
+                let code = (error as? HTTPLoaderError).map { "\($0.code)" } ?? "\(type(of: error))"
+                errorCounts.withLock { $0[code, default: 0] += 1 }
+            }
+        }, loader: http)
+        var feedConfiguration = FeedConfiguration()
+        feedConfiguration.maxLoadedPages = 12
+        feedConfiguration.retry = RetryPolicy(maxAttempts: 4, initialDelay: .milliseconds(50), maxDelay: .milliseconds(400))
+        let feed = try PagedFeed(configuration: feedConfiguration, loader: HTTPFeedPageLoader(baseURL: URL(string: base)!, configuration: httpConfiguration))
+
+        let dataSource = SoakDataSource(fetcher: fetcher, itemCount: SoakSettings.itemCount)
+        let view = CollectionView(frame: CGRect(x: 0, y: 0, width: 375, height: 660), collectionViewLayout: try ListLayout(rowHeight: 66))
+        view.register(SoakCell.self, forCellWithReuseIdentifier: SoakCell.reuseIdentifier)
+        view.dataSource = dataSource
+        view.prefetchDataSource = dataSource
+
+        let start = clock.now
+        var elapsed: Double { (clock.now - start).seconds }
+        var restarted = false
+        var nextGesture = 0.0
+        var nextSample = 0.0
+        var lastFeedRetry = 0.0
+        var gesture = ScrollGesture.rest
+        var gestures = 0
+        // Scripted scrolling in real time, about 30 frames a second.
+        while elapsed < seconds {
+            let t = elapsed
+            if !restarted, t >= min(FaultSoak.restartAfter, seconds / 2) {
+                // A server crash mid-run: every connection is cut; a second later it is back on the same port.
+                server.kill()
+                try await clock.sleep(for: .seconds(1))
+                try await server.start(port: server.port)
+                restarted = true
+            }
+            if t >= nextGesture {
+                gesture = ScrollGesture.next(&random, itemCount: SoakSettings.itemCount)
+                gestures += 1
+                nextGesture = t + gesture.duration
+                try gesture.begin(on: view)
+            }
+            gesture.frame(on: view, frameDuration: 1.0 / 30)
+            try await frame(view: view, dataSource: dataSource, feed: feed, at: elapsed, lastFeedRetry: &lastFeedRetry)
+            if t >= nextSample {
+                sample(server: server)
+                nextSample = t + 1
+            }
+            try await clock.sleep(for: .milliseconds(33))
+        }
+        if view.isDragging { view.endDragging() }
+        let scrolled = elapsed
+
+        // Settle: no more gestures; give every visible cell its data or its failed state.
+        let settleDeadline = elapsed + 30
+        while elapsed < settleDeadline {
+            try await frame(view: view, dataSource: dataSource, feed: feed, at: elapsed, lastFeedRetry: &lastFeedRetry)
+            if !view.isDecelerating, visibleStates(view).allSatisfy({ if case .shown = $0 { true } else if case .failed = $0 { true } else { false } }) { break }
+            try await clock.sleep(for: .milliseconds(33))
+        }
+        let failedAtRest = visibleStates(view).filter { if case .failed = $0 { true } else { false } }.count
+        // Failed cells retry when shown again: scroll away and back, then settle again.
+        var recovered = 0
+        if failedAtRest > 0 {
+            let home = view.indexPathsForVisibleItems.first ?? IndexPath(item: 0, section: 0)
+            try view.scrollToItem(at: IndexPath(item: (home.item + 500) % SoakSettings.itemCount, section: 0), at: .top, animated: false)
+            try await frame(view: view, dataSource: dataSource, feed: feed, at: elapsed, lastFeedRetry: &lastFeedRetry)
+            try view.scrollToItem(at: home, at: .top, animated: false)
+            let deadline = elapsed + 30
+            while elapsed < deadline {
+                try await frame(view: view, dataSource: dataSource, feed: feed, at: elapsed, lastFeedRetry: &lastFeedRetry)
+                if visibleStates(view).allSatisfy({ if case .shown = $0 { true } else { false } }) { break }
+                try await clock.sleep(for: .milliseconds(33))
+            }
+            recovered = failedAtRest - visibleStates(view).filter { if case .failed = $0 { true } else { false } }.count
+        }
+        let finalStates = visibleStates(view)
+        let stuck = finalStates.filter { if case .shown = $0 { false } else { true } }.count
+        sample(server: server)
+
+        // Afterwards: nothing in the disk cache is partial (every value is its id's whole thumbnail).
+        fetcher.shutdown()
+        http.invalidate()
+        await feed.reset()
+        try await disk.flush()
+        let entries = try await disk.allEntries()
+        var partial = 0
+        for entry in entries {
+            let id = Int(Int64(bigEndian: entry.key.withUnsafeBytes { $0.loadUnaligned(as: Int64.self) }))
+            if entry.key.count != 8 || entry.value != expectedThumbnail(id: id) { partial += 1 }
+        }
+        let diskBytes = try await disk.totalSize()
+        try await disk.close()
+
+        errors = errorCounts.withLock { $0 }
+        let stats = fetcher.statistics
+        return [
+            "secondsScrolled": (scrolled * 10).rounded() / 10,
+            "frames": frames,
+            "gestures": gestures,
+            "serverRestarts": restarted ? 1 : 0,
+            "wrongCells": wrongCells.count,
+            "wrongCellExamples": Array(wrongCells.prefix(5)),
+            "visibleCellsAtEnd": finalStates.count,
+            "failedCellsAtRest": failedAtRest,
+            "failedCellsRecoveredOnScrollBack": recovered,
+            "stuckCells": stuck,
+            "loadsStarted": stats.loadsStarted,
+            "loadsFailed": stats.loadsFailed,
+            "retries": stats.retries,
+            "storeHits": stats.storeHits,
+            "loadErrorsByCode": errors,
+            "pageRetriesByHand": pageRetries,
+            "feedPageRequests": await feed.requestCount,
+            "clientRSSBaselineMiB": (clientRSS.baseline * 10).rounded() / 10,
+            "clientRSSPeakMiB": (clientRSS.peak * 10).rounded() / 10,
+            "clientFDsBaseline": clientFDs.baseline,
+            "clientFDsPeak": clientFDs.peak,
+            "serverRSSPeakMiB": (serverRSSPeak * 10).rounded() / 10,
+            "serverFDsPeak": serverFDsPeak,
+            "diskEntries": entries.count,
+            "diskBytes": diskBytes,
+            "partialDiskEntries": partial,
+        ]
+    }
+
+    /// One frame: step the view, mirror the feed's items for what is on screen, fill placeholder
+    /// cells whose page arrived, check every visible cell.
+    func frame(view: CollectionView, dataSource: SoakDataSource, feed: PagedFeed, at time: Double, lastFeedRetry: inout Double) async throws {
+        frames += 1
+        view.step(to: time)
+        let visible = view.indexPathsForVisibleItems.map(\.item)
+        guard let first = visible.min(), let last = visible.max() else { return }
+        await feed.loadMoreIfNeeded(visibleRange: first..<(last + 1))
+        if case .failed = await feed.phase, time - lastFeedRetry > 1 {
+            lastFeedRetry = time
+            pageRetries += 1
+            await feed.retryFailedPages()
+        }
+        let window = max(0, first - 20)..<min(SoakSettings.itemCount, last + 21)
+        for index in window where dataSource.titles[index] == nil {
+            guard let item = await feed.item(at: index) else { continue }
+            if item.id != index || item.title != "Item \(index)" {
+                wrongCells.append("row \(index) got feed item \(item.id) \"\(item.title)\"")
+            }
+            dataSource.titles[index] = item.title
+        }
+        // Pages the feed dropped are forgotten too, so the mirror stays as bounded as the feed.
+        if dataSource.titles.count > 2_000 {
+            dataSource.titles = dataSource.titles.filter { window.contains($0.key) }
+        }
+        for indexPath in view.indexPathsForVisibleItems {
+            guard let cell = view.cellForItem(at: indexPath) as? SoakCell else {
+                wrongCells.append("no cell at \(indexPath.item)")
+                continue
+            }
+            if cell.state == .placeholder, dataSource.titles[indexPath.item] != nil { dataSource.configure(cell, index: indexPath.item) }
+            check(cell, at: indexPath.item)
+        }
+    }
+
+    func check(_ cell: SoakCell, at index: Int) {
+        guard cell.represented == index else {
+            wrongCells.append("cell at row \(index) represents \(String(describing: cell.represented))")
+            return
+        }
+        switch cell.state {
+        case .placeholder: break
+        case .loading(let id), .failed(let id):
+            if id != index { wrongCells.append("cell at row \(index) is loading or failed for \(id)") }
+        case .shown(let id, let data):
+            if id != index || data != expectedThumbnail(id: index) {
+                wrongCells.append("cell at row \(index) shows item \(id)'s data (\(data.count) bytes)")
+            }
+        }
+    }
+
+    func visibleStates(_ view: CollectionView) -> [CellState] {
+        view.indexPathsForVisibleItems.compactMap { (view.cellForItem(at: $0) as? SoakCell)?.state }
+    }
+
+    func sample(server: ServerChild) {
+        let me = getpid()
+        let rss = ProcessUsage.residentMiB(me) ?? 0, fds = ProcessUsage.openFiles(me) ?? 0
+        if clientRSS.baseline == 0 { clientRSS.baseline = rss; clientFDs.baseline = fds }
+        clientRSS.peak = max(clientRSS.peak, rss)
+        clientFDs.peak = max(clientFDs.peak, fds)
+        if let pid = server.pid {
+            serverRSSPeak = max(serverRSSPeak, ProcessUsage.residentMiB(pid) ?? 0)
+            serverFDsPeak = max(serverFDsPeak, ProcessUsage.openFiles(pid) ?? 0)
+        }
+    }
+}
+
+/// The scripted gestures: drags, flings, reversals, jumps and pauses, drawn from a seed.
+enum ScrollGesture {
+    case drag(speed: Double, duration: Double)
+    case fling(velocity: Double)
+    case jump(item: Int)
+    case pause(duration: Double)
+
+    static let rest = ScrollGesture.pause(duration: 0.5)
+
+    static func next(_ random: inout SplitMix64, itemCount: Int) -> ScrollGesture {
+        let u = random.nextUnitInterval(), v = random.nextUnitInterval()
+        switch u {
+        case ..<0.35: return .drag(speed: (v < 0.3 ? -1 : 1) * (300 + 1_200 * v), duration: 1 + 2 * v)
+        case ..<0.65: return .fling(velocity: (v < 0.35 ? -1 : 1) * (2_000 + 6_000 * v))
+        case ..<0.75: return .jump(item: Int(v * Double(itemCount - 20)))
+        default: return .pause(duration: 0.5 + 2 * v)
+        }
+    }
+
+    var duration: Double {
+        switch self {
+        case .drag(_, let duration): duration
+        case .fling: 2.5
+        case .jump: 1
+        case .pause(let duration): duration
+        }
+    }
+
+    @MainActor func begin(on view: CollectionView) throws {
+        if view.isDragging { view.endDragging() }
+        switch self {
+        case .fling(let velocity): view.fling(velocity: velocity)
+        case .jump(let item): try view.scrollToItem(at: IndexPath(item: item, section: 0), at: .top, animated: false)
+        case .drag, .pause: break
+        }
+    }
+
+    @MainActor func frame(on view: CollectionView, frameDuration: Double) {
+        if case .drag(let speed, _) = self { view.drag(by: speed * frameDuration) }
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
+}
