@@ -62,6 +62,23 @@ import Testing
         cache._checkInvariants()
     }
 
+    @Test func costsNearIntMaxEvictInsteadOfOverflowing() throws {
+        // The default cost limit is Int.max: two values costing just over half of it cannot both
+        // stay, and adding the second's cost before evicting would overflow
+        let half = Int.max / 2 + 1
+        var cache = try MemoryCache<Int, Int> { $0 }
+        try cache.insert(half, forKey: 1)
+        try cache.insert(half, forKey: 2)
+        #expect(cache.count == 1 && cache.peek(forKey: 2) == half && cache.totalCost == half)
+        #expect(cache.evictions == 1)
+        // Replacing a key's value with a costlier one, next to another entry, also stays in range
+        try cache.insert(Int.max - half, forKey: 3)
+        #expect(cache.totalCost == Int.max)
+        try cache.insert(Int.max, forKey: 3)
+        #expect(cache.count == 1 && cache.totalCost == Int.max && cache.peek(forKey: 3) == Int.max)
+        cache._checkInvariants()
+    }
+
     @Test func negativeCostIsAnErrorNotACorruptedTotal() throws {
         var cache = try MemoryCache<Int, Int>(countLimit: 10) { $0 }
         try cache.insert(5, forKey: 1)

@@ -118,33 +118,29 @@ public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             removeValue(forKey: key)
             return
         }
-        if let slot = index[key] {
-            storedCost -= nodes[slot].cost
-            nodes[slot].value = value
-            nodes[slot].cost = cost
-            storedCost += cost
-            moveToFront(slot)
-        } else {
-            let node = Node(key: key, value: value, cost: cost, prev: -1, next: head)
-            let slot: Int
-            if let reused = free.popLast() {
-                nodes[reused] = node
-                slot = reused
-            } else {
-                nodes.append(node)
-                slot = nodes.count - 1
-            }
-            if head >= 0 { nodes[head].prev = slot }
-            head = slot
-            if tail < 0 { tail = slot }
-            index[key] = slot
-            storedCount += 1
-            storedCost += cost
-        }
-        while storedCount > countLimit || storedCost > costLimit {
+        // The value replaces the key's old one; then the least recently used entries make room
+        // first, so the total never goes past the limit, not even for a moment (two costs just
+        // over Int.max / 2 would overflow a sum taken before evicting).
+        removeValue(forKey: key)
+        while tail >= 0, storedCount >= countLimit || storedCost > costLimit - cost {
             storedEvictions += 1
             removeSlot(tail)
         }
+        let node = Node(key: key, value: value, cost: cost, prev: -1, next: head)
+        let slot: Int
+        if let reused = free.popLast() {
+            nodes[reused] = node
+            slot = reused
+        } else {
+            nodes.append(node)
+            slot = nodes.count - 1
+        }
+        if head >= 0 { nodes[head].prev = slot }
+        head = slot
+        if tail < 0 { tail = slot }
+        index[key] = slot
+        storedCount += 1
+        storedCost += cost
     }
 
     /// Removes and returns the value for `key`.

@@ -473,9 +473,12 @@ public final class PrefetchController<Item: Hashable> {
     }
 
     /// Every item may now name other data (the data was reloaded): the next update sends every
-    /// held item as ``PrefetchUpdate/removed`` and requests the plan afresh.
+    /// held item as ``PrefetchUpdate/removed`` (under the name the target knows it by, since
+    /// renames of batch updates since the last update are not sent yet) and requests the plan afresh.
     public func invalidateItems() {
-        pendingRemovals += heldInSequence()
+        let knownAs = targetNames()
+        pendingRemovals += heldInSequence().map { knownAs[$0] ?? $0 }
+        pendingMoves = []
         entries.removeAll(keepingCapacity: true)
         leaving.removeAll()
         earliestLeaving = .infinity
@@ -485,17 +488,24 @@ public final class PrefetchController<Item: Hashable> {
     /// A batch update renamed items: `transform` gives each item's new name, or `nil` for an item
     /// that was deleted. The next update sends the renames as ``PrefetchUpdate/moved``, the
     /// deleted items as ``PrefetchUpdate/removed``, and reads the layout again.
+    ///
+    /// Batch updates between two frames compose: the next update renames each item from the name
+    /// the target knows it by (as of the last update) straight to its name now, and removes a
+    /// deleted item under the name the target knows.
     /// - Complexity: O(h) for h held items.
     public func moveItems(_ transform: (Item) -> Item?) {
+        let knownAs = targetNames()
+        var composed: [PrefetchMove<Item>] = []
         var moved: [Item: Entry] = [:]
         var movedLeaving: [Item: Leaving] = [:]
         moved.reserveCapacity(entries.count)
         for (item, entry) in held().sorted(by: { $0.entry.sequence < $1.entry.sequence }) {
+            let known = knownAs[item] ?? item
             guard let target = transform(item) else {
-                pendingRemovals.append(item)
+                pendingRemovals.append(known)
                 continue
             }
-            if target != item { pendingMoves.append(PrefetchMove(from: item, to: target)) }
+            if target != known { composed.append(PrefetchMove(from: known, to: target)) }
             if let left = leaving[item] {
                 movedLeaving[target] = left
             } else {
@@ -504,7 +514,13 @@ public final class PrefetchController<Item: Hashable> {
         }
         entries = moved
         leaving = movedLeaving
+        pendingMoves = composed
         needsRebuild = true
+    }
+
+    /// The name the target knows each renamed item by: pending renames, keyed by the item's name now.
+    private func targetNames() -> [Item: Item] {
+        Dictionary(pendingMoves.map { ($0.to, $0.from) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Withdraws every request now and plans again from scratch at the next update.
