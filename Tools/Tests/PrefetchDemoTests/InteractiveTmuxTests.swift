@@ -57,6 +57,11 @@ struct InteractiveTmuxTests {
             guard spawned == 0 else { throw DemoTestError("posix_spawn tmux failed: \(spawned)") }
             var status: Int32 = 0
             while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+            // Foundation's Process reaps children of the test process itself, so waitpid can fail at
+            // once (ECHILD) while the client still runs: then wait until it is gone (bounded).
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(5)
+            while kill(pid, 0) == 0, clock.now < deadline { sched_yield() }
             return (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         }
 
@@ -74,7 +79,11 @@ struct InteractiveTmuxTests {
         /// Stops the server and removes its socket file (tmux leaves it behind when the server dies
         /// on its own).
         func stop() {
+            let server = (try? run(["display-message", "-p", "#{pid}"])).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
             _ = try? run(["kill-server"])
+            // The server is a daemon (its parent is init): if kill-server did not reach it, end it
+            // here, so no tmux server outlives the test.
+            if let server, server > 0, kill(server, 0) == 0 { kill(server, SIGKILL) }
             try? FileManager.default.removeItem(atPath: socket)
         }
 
