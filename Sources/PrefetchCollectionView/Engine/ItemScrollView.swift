@@ -380,7 +380,7 @@ public class ItemScrollView {
     }
 
     /// Releases the content at `velocity` points per second (positive toward the end), after
-    /// which it coasts with UIKit's deceleration: `v(t) = velocity · rate^(t in ms)`.
+    /// which it coasts with UIKit's deceleration (PrefetchKit's `Deceleration`): `v(t) = velocity · rate^(t in ms)`.
     ///
     /// The fling stops when the speed falls below 1 point per second or the offset reaches an
     /// end of the content (no bounce). Non-finite velocities trap.
@@ -435,7 +435,7 @@ public class ItemScrollView {
             contentOffsetStorage = clampedOffset(contentOffsetStorage.y + delta)
         case let .decelerating(startTime, startOffset, initial, rate):
             let milliseconds = (currentTime - startTime) * 1000
-            let current = initial * pow(rate.rawValue, milliseconds)
+            let current = Deceleration.velocity(from: initial, afterMilliseconds: milliseconds, rate: rate.rawValue)
             let target = startOffset + rate.distance(from: initial, after: milliseconds)
             let clamped = clampedOffset(target)
             contentOffsetStorage = clamped

@@ -3,21 +3,22 @@ import PrefetchKit
 
 /// How quickly a flung view slows down, like `UIScrollView.DecelerationRate`.
 ///
-/// The velocity after `t` milliseconds of coasting is `v0 · rate^t`.
+/// The velocity after `t` milliseconds of coasting is `v0 · rate^t`; the curve is PrefetchKit's
+/// `Deceleration`.
 public struct DecelerationRate: Hashable, Sendable {
     /// The fraction of velocity kept per millisecond.
     public let rawValue: Double
 
-    /// UIKit's normal rate: 0.998 per millisecond.
-    public static let normal = DecelerationRate(validated: 0.998)
-    /// UIKit's fast rate: 0.99 per millisecond.
-    public static let fast = DecelerationRate(validated: 0.99)
+    /// UIKit's normal rate: 0.998 per millisecond (`Deceleration.normalRate`).
+    public static let normal = DecelerationRate(validated: Deceleration.normalRate)
+    /// UIKit's fast rate: 0.99 per millisecond (`Deceleration.fastRate`).
+    public static let fast = DecelerationRate(validated: Deceleration.fastRate)
 
     /// Creates a rate.
     ///
     /// - Throws: `PrefetchError` (`invalidConfiguration`) unless `0 < rawValue < 1`.
     public init(rawValue: Double) throws {
-        guard rawValue > 0, rawValue < 1 else {
+        guard Deceleration.isValid(rate: rawValue) else {
             throw PrefetchError(.invalidConfiguration, "DecelerationRate \(rawValue) must lie strictly between 0 and 1")
         }
         self.rawValue = rawValue
@@ -25,18 +26,20 @@ public struct DecelerationRate: Hashable, Sendable {
 
     private init(validated: Double) { rawValue = validated }
 
-    /// The distance, in points, covered in `milliseconds` of coasting from `velocity` points per second.
+    /// The distance, in points, covered in `milliseconds` of coasting from `velocity` points per
+    /// second (`Deceleration.distance(from:afterMilliseconds:rate:)`).
     ///
     /// - Complexity: O(1).
     public func distance(from velocity: Double, after milliseconds: Double) -> Double {
-        velocity / 1000 * (pow(rawValue, milliseconds) - 1) / log(rawValue)
+        Deceleration.distance(from: velocity, afterMilliseconds: milliseconds, rate: rawValue)
     }
 
-    /// The distance, in points, a fling at `velocity` points per second covers before it stops.
+    /// The distance, in points, a fling at `velocity` points per second covers before it stops
+    /// (`Deceleration.restingDistance(from:rate:)`, before clamping).
     ///
     /// - Complexity: O(1).
     public func restingDistance(from velocity: Double) -> Double {
-        -velocity / 1000 / log(rawValue)
+        Deceleration.restingDistance(from: velocity, rate: rawValue)
     }
 }
 
@@ -70,7 +73,7 @@ enum Motion {
     case animating(startTime: Double, from: Double, to: Double, duration: Double)
 }
 
-/// Speeds below this, in points per second, end a fling.
-let restingSpeed = 1.0
+/// Speeds below this, in points per second, end a fling (`Deceleration.restingSpeed`).
+let restingSpeed = Deceleration.restingSpeed
 /// How long `setContentOffset(_:animated: true)` takes, in seconds.
 let scrollAnimationDuration = 0.3

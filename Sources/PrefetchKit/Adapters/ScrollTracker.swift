@@ -200,12 +200,11 @@ public struct ScrollTracker: Sendable {
     }
 
     /// The velocity at the last frame. A velocity measured over an interval the content coasted
-    /// through is the curve's mean over it, faster than the curve at its end: for UIKit's
-    /// `v(t) = v₀·e^(kt)`, `k = 1000·ln rate`, the end speed is the mean times `k·Δt·e^(kΔt) / (e^(kΔt) − 1)`.
+    /// through is the curve's mean over it, faster than the curve at its end: the end speed is the
+    /// mean times ``Deceleration/finalSpeedFactor(overSeconds:rate:)``.
     private func speedAtFrame(rate: Double) -> Double {
         guard let interval = coastedOver else { return velocity }
-        let decay = exp(1_000 * Foundation.log(rate) * interval)
-        let factor = 1_000 * Foundation.log(rate) * interval * decay / (decay - 1)
+        let factor = Deceleration.finalSpeedFactor(overSeconds: interval, rate: rate)
         return factor.isFinite ? velocity * factor : velocity
     }
 
@@ -232,7 +231,7 @@ extension ScrollTracker.Frame {
                     "scroll frame content length \(contentLength) must be finite and at least 0")
         try require(leadingInset.isFinite && trailingInset.isFinite,
                     "scroll frame insets \(leadingInset), \(trailingInset) must be finite")
-        try require(decelerationRate > 0 && decelerationRate < 1,
+        try require(Deceleration.isValid(rate: decelerationRate),
                     "scroll frame deceleration rate \(decelerationRate) must lie strictly between 0 and 1 (UIKit's normal rate is \(ScrollTranslation.normalDecelerationRate))")
     }
 }

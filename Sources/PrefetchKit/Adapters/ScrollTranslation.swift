@@ -9,11 +9,11 @@ import Foundation
 /// per second, positive toward the end of the content.
 public enum ScrollTranslation {
     /// UIKit's normal deceleration rate (`UIScrollView.DecelerationRate.normal`): the fraction of
-    /// the velocity a coasting scroll view keeps per millisecond.
-    public static let normalDecelerationRate = 0.998
+    /// the velocity a coasting scroll view keeps per millisecond (``Deceleration/normalRate``).
+    public static let normalDecelerationRate = Deceleration.normalRate
 
-    /// UIKit's fast deceleration rate (`UIScrollView.DecelerationRate.fast`).
-    public static let fastDecelerationRate = 0.99
+    /// UIKit's fast deceleration rate (`UIScrollView.DecelerationRate.fast`, ``Deceleration/fastRate``).
+    public static let fastDecelerationRate = Deceleration.fastRate
 
     /// The largest speed taken at face value, in points per second (100 points per millisecond).
     ///
@@ -75,12 +75,12 @@ public enum ScrollTranslation {
     }
 
     /// Where a fling that leaves `offset` at `velocity` comes to rest under UIKit's exponential
-    /// deceleration, before clamping: `offset + v / (−1000·ln rate)`, the limit of the curve the
-    /// controller forecasts (`offset(t) = rest + (offset − rest)·e^(1000·ln(rate)·t)`).
+    /// deceleration, before clamping: ``Deceleration/restingOffset(from:velocity:rate:)``, the
+    /// limit of the curve the controller forecasts.
     ///
-    /// At 0.998 and 6,006 points per second that is 6.006 / 0.0020020 ≈ 3,000 points further on.
+    /// At 0.998 and 6,006 points per second that is about 3,000 points further on.
     public static func projectedRestingOffset(from offset: Double, velocity: Double, rate: Double) -> Double {
-        offset + velocity / 1_000 / -Foundation.log(rate)
+        Deceleration.restingOffset(from: offset, velocity: velocity, rate: rate)
     }
 
     /// The phase of a scroll view whose finger just lifted: coasting to a resting offset, or idle.
@@ -101,7 +101,7 @@ public enum ScrollTranslation {
     ///   not finite (a projection past the largest finite number into a range without an end).
     public static func decelerationPhase(offset: Double, velocity: Double, targetOffset: Double?, rate: Double,
                                          range: ClosedRange<Double>) throws -> MotionPhase {
-        guard rate > 0, rate < 1 else {
+        guard Deceleration.isValid(rate: rate) else {
             throw PrefetchError(.invalidArgument,
                                 "deceleration rate \(rate) must lie strictly between 0 and 1 (UIKit's normal rate is \(normalDecelerationRate))")
         }

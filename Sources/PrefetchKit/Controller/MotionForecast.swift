@@ -14,7 +14,8 @@ struct MotionForecast {
         case stationary
         /// Constant velocity (points per second), until an end of the content.
         case linear(velocity: Double)
-        /// UIKit's deceleration: `offset(t) = rest + (start − rest)·e^(decay·t)`, `decay` = 1000·ln(rate) per second.
+        /// UIKit's deceleration toward `rest` (``Deceleration/offset(after:from:restingAt:decay:)``),
+        /// with `decay` = ``Deceleration/decayConstant(rate:)`` per second.
         case decay(rest: Double, decay: Double)
         /// An ease-out cubic to `target` over `duration` seconds.
         case easeOut(target: Double, duration: Double)
@@ -30,9 +31,6 @@ struct MotionForecast {
     let contentLength: Double
     let curve: Curve
 
-    /// A coasting view stops when its speed falls below this (points per second), as the views do.
-    static let restingSpeed = 1.0
-
     @usableFromInline
     init(_ state: ScrollState) {
         origin = state.time
@@ -45,7 +43,7 @@ struct MotionForecast {
         case .dragging:
             curve = state.velocity == 0 ? .stationary : .linear(velocity: state.velocity)
         case let .decelerating(rest, rate):
-            curve = rest == state.viewport.lowerBound ? .stationary : .decay(rest: rest, decay: 1000 * Foundation.log(rate))
+            curve = rest == state.viewport.lowerBound ? .stationary : .decay(rest: rest, decay: Deceleration.decayConstant(rate: rate))
         case let .programmatic(target, duration):
             curve = target == state.viewport.lowerBound ? .stationary : .easeOut(target: target, duration: duration)
         }
@@ -77,7 +75,7 @@ struct MotionForecast {
             let bounds = linearBounds
             return min(max(start + v * elapsed, bounds.lowerBound), bounds.upperBound)
         case let .decay(rest, decay):
-            return rest + (start - rest) * Foundation.exp(decay * elapsed)
+            return Deceleration.offset(after: elapsed, from: start, restingAt: rest, decay: decay)
         case let .easeOut(target, duration):
             guard duration > 0, elapsed < duration else { return target }
             let remaining = 1 - elapsed / duration
@@ -98,9 +96,9 @@ struct MotionForecast {
         case let .decay(rest, decay):
             let fraction = (y - start) / (rest - start)
             // The view stops once its speed drops below the resting speed, this far before `rest`.
-            let stopShort = Self.restingSpeed / -decay / abs(rest - start)
+            let stopShort = Deceleration.stoppingDistance(decay: decay) / abs(rest - start)
             guard fraction > 0, fraction < 1 - stopShort else { return .infinity }
-            return origin + Foundation.log(1 - fraction) / decay
+            return origin + Deceleration.elapsed(toCover: fraction, decay: decay)
         case let .easeOut(target, duration):
             let fraction = (y - start) / (target - start)
             guard fraction > 0, fraction <= 1 else { return .infinity }
@@ -113,7 +111,7 @@ struct MotionForecast {
         switch curve {
         case .stationary: start
         case .linear(let v): v > 0 ? linearBounds.upperBound : linearBounds.lowerBound
-        case let .decay(rest, decay): rest > start ? rest - Self.restingSpeed / -decay : rest + Self.restingSpeed / -decay
+        case let .decay(rest, decay): rest > start ? rest - Deceleration.stoppingDistance(decay: decay) : rest + Deceleration.stoppingDistance(decay: decay)
         case .easeOut(let target, _): target
         }
     }

@@ -81,7 +81,7 @@ public struct ScrollState: Sendable, Hashable {
             break
         case let .decelerating(restingOffset, rate):
             try require(restingOffset.isFinite, "MotionPhase.decelerating restingOffset \(restingOffset) must be finite")
-            try require(rate > 0 && rate < 1, "MotionPhase.decelerating rate \(rate) must lie strictly between 0 and 1")
+            try require(Deceleration.isValid(rate: rate), "MotionPhase.decelerating rate \(rate) must lie strictly between 0 and 1")
         case let .programmatic(targetOffset, duration):
             try require(targetOffset.isFinite, "MotionPhase.programmatic targetOffset \(targetOffset) must be finite")
             try require(duration.isFinite && duration >= 0,

@@ -1,5 +1,6 @@
 import Foundation
 import PrefetchCollectionView
+import PrefetchKit
 
 /// Plays a scenario's motion on a view, frame by frame: the one gesture driver of the
 /// simulator, the demo and the tests.
@@ -139,7 +140,7 @@ public struct GestureDriver {
                 let start = view.contentOffsetRange.clamp(Self.interpolate(samples, at: max(0, time - frameDuration)))
                 let resting = samples[touchUp].restingOffset ?? samples[current].offset
                 view.drag(by: start - view.contentOffset.y)
-                view.fling(velocity: -(resting - start) * 1000 * log(view.decelerationRate.rawValue))
+                view.fling(velocity: Deceleration.releaseVelocity(restingAfter: resting - start, rate: view.decelerationRate.rawValue))
             }
         case .idle:
             if view.isDragging || view.isDecelerating { view.endDragging() }

@@ -32,8 +32,8 @@ public enum TraceGenerator {
 
     /// The sampling rate of generated traces, per second.
     public static let sampleRate = 30.0
-    /// The deceleration rate of generated flings, per ms (UIKit's normal rate).
-    public static let decelerationRate = 0.998
+    /// The deceleration rate of generated flings, per ms (UIKit's normal rate, `Deceleration.normalRate`).
+    public static let decelerationRate = Deceleration.normalRate
 
     /// The limits `prefetch-bench generate` enforces.
     public static let countRange = 1...10_000
@@ -158,15 +158,16 @@ public enum TraceGenerator {
             }
             let r = decelerationRate
             let start = offset, startTime = time
-            let resting = range.clamp(start - velocity / 1000 / log(r))
+            let resting = range.clamp(Deceleration.restingOffset(from: start, velocity: velocity, rate: r))
             time += 1 / sampleRate
             var ms = (time - startTime) * 1000
-            offset = range.clamp(start + velocity / 1000 * (pow(r, ms) - 1) / log(r))
+            offset = range.clamp(start + Deceleration.distance(from: velocity, afterMilliseconds: ms, rate: r))
             emit(.decelerating, resting: resting)
-            while abs(velocity * pow(r, ms)) >= 1, offset > range.lowerBound, offset < range.upperBound {
+            while abs(Deceleration.velocity(from: velocity, afterMilliseconds: ms, rate: r)) >= Deceleration.restingSpeed,
+                  offset > range.lowerBound, offset < range.upperBound {
                 time += 1 / sampleRate
                 ms = (time - startTime) * 1000
-                offset = range.clamp(start + velocity / 1000 * (pow(r, ms) - 1) / log(r))
+                offset = range.clamp(start + Deceleration.distance(from: velocity, afterMilliseconds: ms, rate: r))
                 emit(.decelerating)
             }
             time += 1 / sampleRate

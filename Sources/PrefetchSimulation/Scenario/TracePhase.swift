@@ -1,4 +1,5 @@
 import Foundation
+import PrefetchKit
 
 /// What moved the content at a recorded sample, as UIKit tells an app: a finger on the screen,
 /// coasting after a fling, or nothing.
@@ -23,8 +24,9 @@ public enum TracePhase: String, Sendable, Hashable, CaseIterable {
 ///   resting offset; it must lie in the content (`0...contentLength - viewport height`).
 ///   When missing, the run's last decelerating offset stands in.
 public enum TracePhases {
-    /// The deceleration rates inference recognises: UIKit's normal (0.998) and fast (0.99), per ms.
-    public static let recognisedRates: [Double] = [0.998, 0.99]
+    /// The deceleration rates inference recognises: UIKit's normal (0.998) and fast (0.99), per ms
+    /// (`Deceleration.normalRate` and `Deceleration.fastRate`).
+    public static let recognisedRates: [Double] = [Deceleration.normalRate, Deceleration.fastRate]
 
     /// Checks the samples' phases and fills in any missing resting offset.
     /// - Throws: ``SimulationError`` naming the sample (`samples[i][2]` or `[3]`) and the rule.
@@ -101,12 +103,13 @@ public enum TracePhases {
         func moving(_ i: Int) -> Bool {
             guard i < velocity.count else { return false }
             let speed = abs(velocity[i] ?? 0)
-            return speed >= 1 && speed < jumpSpeed
+            return speed >= Deceleration.restingSpeed && speed < jumpSpeed
         }
         func decays(_ i: Int, rate: Double) -> Bool {
-            guard i + 1 < velocity.count, let a = velocity[i], let b = velocity[i + 1], abs(a) >= 1, abs(b) >= 1, a.sign == b.sign else { return false }
+            guard i + 1 < velocity.count, let a = velocity[i], let b = velocity[i + 1], abs(a) >= Deceleration.restingSpeed,
+                  abs(b) >= Deceleration.restingSpeed, a.sign == b.sign else { return false }
             let gap = ((samples[i + 2].time + samples[i + 1].time) - (samples[i + 1].time + samples[i].time)) / 2 * 1000
-            let expected = pow(rate, gap)
+            let expected = Deceleration.retainedFraction(afterMilliseconds: gap, rate: rate)
             return abs(b / a - expected) <= 0.25 * (1 - expected)
         }
         var decelerating = Array(repeating: false, count: n)
@@ -121,8 +124,8 @@ public enum TracePhases {
                 if end - i + 1 >= 3 {
                     let dtMs = (samples[i + 1].time - samples[i].time) * 1000
                     let mean = velocity[i]!
-                    let start = mean * dtMs * log(rate) / (pow(rate, dtMs) - 1)
-                    let resting = samples[i].offset - start / 1000 / log(rate)
+                    let start = Deceleration.initialSpeed(fromMeanSpeed: mean, overMilliseconds: dtMs, rate: rate)
+                    let resting = Deceleration.restingOffset(from: samples[i].offset, velocity: start, rate: rate)
                     touchUps[i] = min(max(resting, offsetRange.lowerBound), offsetRange.upperBound)
                     // Follow the fling on past where the speeds stop fitting: offsets rounded to
                     // the pixel grid make slow speeds noisy, but the samples stay on the curve from
@@ -188,7 +191,7 @@ private struct FlingCurve {
     let time: Double
     let offset: Double
     let resting: Double
-    /// `1000 · ln(rate)`, per second (negative).
+    /// `Deceleration.decayConstant(rate:)`, per second (negative).
     let decay: Double
     let tolerance: Double
 
@@ -196,14 +199,16 @@ private struct FlingCurve {
         time = origin.time
         offset = origin.offset
         self.resting = resting
-        decay = 1000 * log(rate)
+        decay = Deceleration.decayConstant(rate: rate)
         tolerance = max(2, 0.01 * abs(resting - origin.offset))
     }
 
-    func offset(at t: Double) -> Double { resting + (offset - resting) * exp(decay * (t - time)) }
+    func offset(at t: Double) -> Double { Deceleration.offset(after: t - time, from: offset, restingAt: resting, decay: decay) }
 
-    /// Whether the view still moves at `t`: it stops once its speed falls below 1 point per second.
-    func isMoving(at t: Double) -> Bool { abs(resting - offset(at: t)) * -decay >= 1 }
+    /// Whether the view still moves at `t`: it stops once its speed falls below `Deceleration.restingSpeed`.
+    func isMoving(at t: Double) -> Bool {
+        Deceleration.speed(remainingDistance: abs(resting - offset(at: t)), decay: decay) >= Deceleration.restingSpeed
+    }
 
     func fits(_ sample: OffsetSample) -> Bool { abs(sample.offset - offset(at: sample.time)) <= tolerance }
 }
