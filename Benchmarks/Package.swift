@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Micro-benchmarks of PrefetchKit's hot paths, each run against `SeedStyleFetcher`, a
-// baseline built the way the seeds' `AsyncFetcher` is built (OperationQueue, NSCache).
+// baseline built the way the `AsyncFetcher` of Apple's sample is built (OperationQueue, NSCache).
 //
 //     cd Benchmarks && swift package --allow-writing-to-package-directory benchmark
 let package = Package(

@@ -4,7 +4,7 @@ import PrefetchKit
 import Workloads
 
 // Each workload runs twice in the same run: on PrefetchKit's `AsyncFetcher` and on
-// `SeedStyleFetcher`, the baseline built the way the seeds' `AsyncFetcher` is built.
+// `SeedStyleFetcher`, the baseline built the way the `AsyncFetcher` of Apple's sample is built.
 // Both use a cap of 6 concurrent loads (PrefetchKit's default) and the same `DisplayData` value.
 //
 // Every closure is synchronous: it runs on the runner's thread, off the cooperative pool, and

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A baseline fetcher built the way the `AsyncFetcher` of Apple's prefetching sample is built
-/// (`shared/seeds/prefetching-collection-view-data.md`), so PrefetchKit's `AsyncFetcher` has
+/// ("Prefetching collection view data"), so PrefetchKit's `AsyncFetcher` has
 /// something to be measured against. It is benchmark code, not library code.
 ///
 /// The shape, as in the sample:

@@ -48,7 +48,7 @@ public final class FlingDriver {
         do {
             layout = try FlowLayout(itemSize: Self.itemSize, minimumLineSpacing: 10, minimumInteritemSpacing: 10)
         } catch {
-            preconditionFailure("FlowLayout rejected the seeds' item size: \(error)")
+            preconditionFailure("FlowLayout rejected the item size of Apple's sample: \(error)")
         }
         view = CollectionView(frame: Self.viewFrame, collectionViewLayout: layout)
         source = MinimalDataSource(items: items)

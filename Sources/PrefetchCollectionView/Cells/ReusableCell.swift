@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Subclass ``CollectionViewCell`` or ``TableViewCell`` rather than this class.
 /// A subclass must be creatable with `init()`: give stored properties default values, as the
-/// seeds' `Cell` does with `var representedIdentifier: UUID?`.
+/// `Cell` of Apple's sample does with `var representedIdentifier: UUID?`.
 @MainActor
 open class ReusableCell {
     /// Where a cell is in its life.

@@ -27,7 +27,7 @@
 /// cells where the fling stops load first.
 ///
 /// ```swift
-/// let controller = PrefetchController<Int>(policy: PrefetchPolicies.adaptive)
+/// let controller = PrefetchController<Int>(policy: PrefetchPolicies.Adaptive.standard)
 /// controller.target = fetcher.prefetchTarget { row in ids.indices.contains(row) ? ids[row] : nil }
 /// // every frame:
 /// controller.update(ScrollState(time: t, viewport: y..<(y + height), contentLength: total,

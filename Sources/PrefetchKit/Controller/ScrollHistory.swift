@@ -23,8 +23,8 @@ public struct ScrollHistory: Sendable, Hashable {
 
     /// The weight each finished motion leaves on the counts before it: 0.8, so a motion five
     /// motions ago counts a third as much as the latest. Chosen on the generated training traces
-    /// (seeds 1–50; see the PrefetchSimulation article "Generated traces and the train/test
-    /// split").
+    /// (seeds 1–50; the sweep is in `Benchmarks/NOTES.md`, "The window behind, from the user's
+    /// habits").
     public static let decay = 0.8
 
     /// No motion seen yet.

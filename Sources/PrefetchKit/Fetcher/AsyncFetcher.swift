@@ -109,7 +109,7 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
                       onEvent: onEvent, loader: ClosureLoader(load))
     }
 
-    // MARK: The seeds' API
+    // MARK: The API of Apple's sample
 
     /// Returns the cached value for `id`, if any, and marks it recently used.
     ///

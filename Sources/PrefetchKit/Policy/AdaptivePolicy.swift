@@ -67,12 +67,13 @@ extension PrefetchPolicies {
         /// viewports behind a coasting fling for users who turn back, aggressiveness 1.
         ///
         /// Chosen on generated training traces only (seeds 1–10 of each profile, every latency
-        /// profile); the sweeps are in the PrefetchSimulation article "Generated traces and the
-        /// train/test split". `idleLead` 3 is the smallest window at rest whose blank time there
-        /// is at most 0.85 × `textureLike`'s under every latency profile. The reversal constants
-        /// (prior 0.2 weighted as 4 motions, `2 × idleLead × odds` at rest, `reversalBehind` 1.5
-        /// above a share of 0.25) were swept on seeds 1–50 of each profile under lte and
-        /// emerging, to leave the fewest traces below `textureLike` without more blank time.
+        /// profile); the sweeps are in `Benchmarks/NOTES.md`, the rules of the split in the
+        /// PrefetchSimulation article "Generated traces and the train/test split". `idleLead` 3 is
+        /// the smallest window at rest whose blank time there is at most 0.85 × `textureLike`'s
+        /// under every latency profile. The reversal constants (prior 0.2 weighted as 4 motions,
+        /// `2 × idleLead × odds` at rest, `reversalBehind` 1.5 above a share of 0.25) were swept
+        /// on seeds 1–50 of each profile under lte and emerging, to leave the fewest traces below
+        /// `textureLike` without more blank time.
         public static let standard = Adaptive(
             validatedMargin: 0.5, minimumLead: 1.25, maximumLead: 4, idleLead: 3, behind: 0.1,
             fallbackLatency: .milliseconds(300), latencyMultiplier: 3.5, reversalPrior: 0.2, reversalBehind: 1.5,

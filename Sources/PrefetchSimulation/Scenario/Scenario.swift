@@ -102,7 +102,7 @@ public enum ScrollGesture: Sendable, Hashable {
 public struct ScenarioLayout: Sendable, Hashable {
     /// Grid or list.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
-        /// A flow layout of equal items (the seeds' collection view).
+        /// A flow layout of equal items (the collection view of Apple's sample).
         case grid
         /// A table of equal rows (the tutorial's table view).
         case list
@@ -131,12 +131,13 @@ public struct ScenarioLayout: Sendable, Hashable {
         self.sectionInset = sectionInset
     }
 
-    /// The seeds' grid: 150×100 items with spacing 10.
+    /// The grid of Apple's sample: 150×100 items with spacing 10.
     public static func grid(itemCount: Int = 10_000) -> ScenarioLayout {
         ScenarioLayout(kind: .grid, itemCount: itemCount, itemWidth: 150, itemHeight: 100, spacing: 10)
     }
 
-    /// The seeds' storyboard, as the demo shows it: 150×100 items, 10 points apart and from the edges.
+    /// The storyboard of Apple's sample, as the demo shows it: 150×100 items, 10 points apart and
+    /// from the edges.
     public static func seedSample(itemCount: Int = 1_000) -> ScenarioLayout {
         ScenarioLayout(kind: .grid, itemCount: itemCount, itemWidth: 150, itemHeight: 100, spacing: 10, sectionInset: 10)
     }
@@ -172,7 +173,7 @@ public struct Viewport: Sendable, Hashable {
         self.height = height
     }
 
-    /// The seeds' collection view: about 343×333 points.
+    /// The collection view of Apple's sample: about 343×333 points.
     public static let seedGrid = Viewport(width: 343, height: 333)
     /// A phone-sized table view.
     public static let phoneList = Viewport(width: 375, height: 667)

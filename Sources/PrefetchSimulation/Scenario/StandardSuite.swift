@@ -1,4 +1,4 @@
-/// The standard scenarios, each on the seeds' grid and on the tutorial's list.
+/// The standard scenarios, each on the grid of Apple's sample and on the tutorial's list.
 public enum StandardSuite {
     /// The kinds of motion in the suite.
     public enum Kind: String, Sendable, CaseIterable {

@@ -13,8 +13,8 @@ import PrefetchKit
 /// - `search`: a list of 66-point rows. Long flings (3,000–12,000 pt/s) with short pauses
 ///   (0.2–0.8 s) while looking for something, a reversal now and then (15 %), sometimes a
 ///   slow drag to read a result, and jumps (3 %).
-/// - `gallery`: the seeds' grid of 150×100 items. Flicks (1,000–6,000 pt/s) with 0.4–2 s looks,
-///   drags, reversals (12 %) and jumps (3 %).
+/// - `gallery`: the grid of Apple's sample, 150×100 items. Flicks (1,000–6,000 pt/s) with 0.4–2 s
+///   looks, drags, reversals (12 %) and jumps (3 %).
 ///
 /// Moving samples are taken 30 times a second with their phase (a rest is two idle samples); a fling's touch-up carries the resting
 /// offset UIKit's normal deceleration (0.998 per ms) predicts, and its deceleration is sampled

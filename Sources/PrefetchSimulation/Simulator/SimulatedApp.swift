@@ -10,8 +10,8 @@ struct SimulatedData: Sendable, Hashable {
     var item: Int
 }
 
-/// A cell of the simulated app: the seeds' cell, which remembers the item it represents, the
-/// data it shows, and the consumer it holds while its data loads.
+/// A cell of the simulated app: the cell of Apple's sample, which remembers the item it represents,
+/// the data it shows, and the consumer it holds while its data loads.
 @MainActor
 protocol SimulatedCell: FetchingCell {
     var representedItem: Int? { get set }
@@ -19,7 +19,7 @@ protocol SimulatedCell: FetchingCell {
 }
 
 extension SimulatedCell {
-    /// The seeds' `prepareForReuse`: withdraw the consumer, forget the item and the data.
+    /// The `prepareForReuse` of Apple's sample: withdraw the consumer, forget the item and the data.
     func reset() {
         fetchHandle?.cancel()
         fetchHandle = nil
@@ -95,7 +95,7 @@ final class SimulatedApp {
         cell.data = nil
         let meter = self.meter
         cell.fetchHandle = loop.fetcher.fetchAsync(item, priority: priority, completion: loop.deliveries.completion(for: item) { result in
-            // The seeds' check: a recycled cell ignores another item's data.
+            // The check of Apple's sample: a recycled cell ignores another item's data.
             guard cell.representedItem == item else { return }
             cell.fetchHandle = nil
             guard case .success(let data) = result else { return }

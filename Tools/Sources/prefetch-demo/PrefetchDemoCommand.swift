@@ -1,7 +1,7 @@
 import ArgumentParser
 import PrefetchDemoKit
 
-/// `prefetch-demo`: the seeds' sample app, prefetching collection view data, in a terminal.
+/// `prefetch-demo`: Apple's "Prefetching collection view data" sample app, in a terminal.
 ///
 /// - Interactive (stdin and stdout are terminals, no `--script`): scroll with the keys and watch
 ///   cells load ahead of the viewport.

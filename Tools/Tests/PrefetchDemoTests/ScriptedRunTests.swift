@@ -4,7 +4,7 @@ import PrefetchKit
 import PrefetchSimulation
 import Testing
 
-/// The demo's virtual-time driver, in process: the seeds' data source on the real fetcher.
+/// The demo's virtual-time driver, in process: the data source of Apple's sample on the real fetcher.
 @Suite("Scripted runs on virtual time")
 @MainActor
 struct ScriptedRunTests {

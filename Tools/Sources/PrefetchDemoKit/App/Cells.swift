@@ -6,15 +6,17 @@ import PrefetchSimulation
 /// A cell that shows one item's ``DisplayData`` once it arrives, blank until then.
 @MainActor
 package protocol DataCell: FetchingCell {
-    /// The item the cell was last configured for: the seeds' check against recycled cells.
+    /// The item the cell was last configured for: the check of Apple's sample against recycled
+    /// cells.
     var representedIdentifier: UUID? { get set }
     /// The data shown, or nil while blank.
     var data: DisplayData? { get }
-    /// Shows `data`, or clears the cell for nil (the seeds' `configure(with:)`).
+    /// Shows `data`, or clears the cell for nil (`configure(with:)` in Apple's sample).
     func configure(with data: DisplayData?)
 }
 
-/// The grid's cell: the seeds' `Cell`, whose background turns to the item's colour when its data arrives.
+/// The grid's cell: the `Cell` of Apple's sample, whose background turns to the item's colour when
+/// its data arrives.
 @MainActor
 package final class Cell: CollectionViewCell, DataCell {
     package static let reuseIdentifier = "Cell"

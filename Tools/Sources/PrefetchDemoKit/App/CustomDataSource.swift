@@ -3,7 +3,7 @@ import PrefetchCollectionView
 import PrefetchKit
 import PrefetchSimulation
 
-/// Fills cells the seeds' way, shared by the grid's and the list's data sources.
+/// Fills cells the way Apple's sample does, shared by the grid's and the list's data sources.
 ///
 /// `cellForItemAt` checks the fetcher's cache; on a miss it clears the cell and adds a consumer
 /// with a completion that hops to the main actor (through the backend's deliveries, which a
@@ -104,9 +104,9 @@ package protocol PagedDataSource: AnyObject {
     func modelsArrived(_ indexes: Range<Int>)
 }
 
-/// The seeds' `CustomDataSource`: the collection view's data source.
+/// The `CustomDataSource` of Apple's sample: the collection view's data source.
 ///
-/// The seeds' class is the prefetch data source too; here the fetcher's own prefetch data source
+/// The sample's class is the prefetch data source too; here the fetcher's own prefetch data source
 /// (`AsyncFetcher.prefetchDataSource(identifier:)`) is, so the view's controller decides every
 /// prefetch, cancel and priority, and `cellForItemAt` asks the view for the item's priority.
 @MainActor

@@ -5,14 +5,14 @@ import PrefetchSimulation
 
 /// The sample app: a backend's model list and fetcher (the simulated network, or a server's
 /// feed page by page), and a collection view (grid) or table view (list) whose data sources are
-/// the seeds' code.
+/// the code of Apple's sample.
 ///
 /// The scene does not know about time: a driver steps its view, in real time or virtual time.
 @MainActor
 package final class DemoScene {
     /// The grid or the list, with its data source.
     package enum Surface {
-        /// The seeds' collection view and `CustomDataSource`.
+        /// The collection view and `CustomDataSource` of Apple's sample.
         case grid(CollectionView, CustomDataSource)
         /// The tutorial's table view and its data source.
         case list(TableView, ListDataSource)

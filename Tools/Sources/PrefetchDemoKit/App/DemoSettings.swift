@@ -4,7 +4,7 @@ import PrefetchSimulation
 
 /// The two screens of the sample app.
 public enum DemoLayout: String, CaseIterable, Sendable {
-    /// The seeds' collection view: a two-column grid of coloured cells.
+    /// The collection view of Apple's sample: a two-column grid of coloured cells.
     case grid
     /// The tutorial's table view: a title and a thumbnail per row, at most 4 loads at once.
     case list
@@ -22,7 +22,7 @@ public struct DemoSettings: Sendable {
     public var latency: LatencyModel = try! .fixed(0.3)
     /// Seeds the identifiers and the latency draws.
     public var seed: UInt64 = 1
-    /// The number of items: the seeds' 1,000.
+    /// The number of items: the 1,000 of Apple's sample.
     public var itemCount = 1_000
 
     /// Creates the defaults: grid, uikitLike, prefetching on, 300 ms fixed latency, seed 1.
@@ -31,11 +31,12 @@ public struct DemoSettings: Sendable {
     /// The most loads at once: the fetcher's default 6 for the grid, the tutorial's 4 for the list.
     public var maxConcurrentLoads: Int { layout == .list ? 4 : 6 }
 
-    /// The visible area in points: the seeds' collection view, or a phone-sized table view.
+    /// The visible area in points: the collection view of Apple's sample, or a phone-sized table
+    /// view.
     public var viewport: Viewport { layout == .grid ? .seedGrid : .phoneList }
 
-    /// The scrolled content: the seeds' storyboard grid (two columns of 150×100 items, 10 points
-    /// apart and from the edges), or the tutorial's 66-point rows.
+    /// The scrolled content: the storyboard grid of Apple's sample (two columns of 150×100 items,
+    /// 10 points apart and from the edges), or the tutorial's 66-point rows.
     public var scenarioLayout: ScenarioLayout {
         layout == .grid ? .seedSample(itemCount: itemCount) : .list(itemCount: itemCount)
     }

@@ -41,9 +41,9 @@ package protocol DemoBackend: AnyObject {
     func close() async
 }
 
-/// The simulated network of the seeds' sample, on virtual time: a ``PrefetchSimulation/VirtualTimeLoop``
-/// whose network draws each load's latency from the settings' model, keyed by the seed, the
-/// item and the load, so a scripted run repeats exactly.
+/// The simulated network of Apple's sample, on virtual time: a
+/// ``PrefetchSimulation/VirtualTimeLoop`` whose network draws each load's latency from the
+/// settings' model, keyed by the seed, the item and the load, so a scripted run repeats exactly.
 ///
 /// Scripted runs move its time frame by frame (60 frames per simulated second); the interactive
 /// run moves it to the wall clock's time each frame.

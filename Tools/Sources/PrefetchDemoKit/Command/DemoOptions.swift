@@ -39,7 +39,7 @@ enum Limits {
 /// option and its accepted range.
 public struct DemoOptions: ParsableArguments, Sendable {
     /// Grid or list.
-    @Option(help: "grid: the seeds' two-column collection view; list: the tutorial's table view (title + thumbnail, 4 loads at most).")
+    @Option(help: "grid: the two-column collection view of Apple's sample; list: the tutorial's table view (title + thumbnail, 4 loads at most).")
     public var layout: DemoLayout = .grid
 
     /// A built-in scroll scenario to run without input.

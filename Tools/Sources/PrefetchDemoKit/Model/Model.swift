@@ -2,11 +2,11 @@ import Foundation
 import PrefetchKit
 import PrefetchToolSupport
 
-/// One item of the demo: the seeds' model, an identifier per cell.
+/// One item of the demo: the model of Apple's sample, an identifier per cell.
 public struct Model: Hashable, Sendable {
     /// The item's position in the list.
     public let index: Int
-    /// The identifier the fetcher loads by, as in the seeds' sample.
+    /// The identifier the fetcher loads by, as in Apple's sample.
     public let identifier: UUID
     /// The row title of the list layout (the tutorial's `Item.title`).
     public let title: String
@@ -107,7 +107,7 @@ public struct RGB: Hashable, Sendable {
     }
 }
 
-/// What a cell shows once its data has loaded: the seeds' `DisplayData`.
+/// What a cell shows once its data has loaded: the `DisplayData` of Apple's sample.
 ///
 /// The grid shows ``color``; the list (the tutorial's table view) shows a title from the model
 /// and ``thumbnail``, a small image payload.

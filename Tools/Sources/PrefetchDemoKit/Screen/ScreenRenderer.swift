@@ -81,8 +81,8 @@ package struct ScreenGeometry: Sendable {
 /// Draws the sample's screen into lines of text: coloured blocks with ANSI escape codes, or
 /// plain text (for tests).
 ///
-/// The viewport sits in a frame; the rows above and below it show the content outside the
-/// bounds, as the seeds' storyboard does with clipping turned off, dimmed, so a person sees
+/// The viewport sits in a frame; the rows above and below it show the content outside the bounds,
+/// as the storyboard of Apple's sample does with clipping turned off, dimmed, so a person sees
 /// which cells were prefetched before they scrolled in.
 package struct ScreenRenderer: Sendable {
     /// How colours are written.

@@ -3,8 +3,8 @@ import PrefetchCollectionView
 import PrefetchKit
 import PrefetchSimulation
 
-/// Runs a ``Script`` on virtual time through the real collection view (or table view), the
-/// seeds' data source and the real ``PrefetchKit/AsyncFetcher`` over the simulated network,
+/// Runs a ``Script`` on virtual time through the real collection view (or table view), the data
+/// source of Apple's sample and the real ``PrefetchKit/AsyncFetcher`` over the simulated network,
 /// so the same seed gives the same run.
 ///
 /// The run is the simulator's app loop (``PrefetchSimulation/VirtualTimeLoop``): each frame (60

@@ -58,7 +58,7 @@ final class SoakCell: CollectionViewCell {
     }
 }
 
-/// The data source: the seeds' pattern on the real pieces.
+/// The data source: the pattern of Apple's sample on the real pieces.
 @MainActor
 final class SoakDataSource: CollectionViewDataSource, CollectionViewDataSourcePrefetching {
     let fetcher: AsyncFetcher<Int, Data>
@@ -93,7 +93,7 @@ final class SoakDataSource: CollectionViewDataSource, CollectionViewDataSourcePr
         cell.state = .loading(index)
         cell.handle = fetcher.fetchAsync(index) { result in
             Task { @MainActor in
-                // The seeds' check: the cell may show another item by now.
+                // The check of Apple's sample: the cell may show another item by now.
                 guard cell.represented == index else { return }
                 switch result {
                 case .success(let data): cell.state = .shown(index, data)
