@@ -149,7 +149,8 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     /// `UIAccessibility.Notification.pageScrolled` with ``pageStatus``. Call it from your
     /// `accessibilityScroll(_:)` override (return its result) or a `UIKeyCommand`.
     ///
-    /// - Returns: `false` when there is nothing to scroll (at the end, or not on screen).
+    /// - Returns: `false` when there is nothing to scroll: not on screen, or at the start or the end,
+    ///   where VoiceOver hears the same position again (its sign that scrolling cannot go on).
     @discardableResult
     public func scrollPage(_ direction: ScrollTranslation.PageDirection) -> Bool {
         guard let surface, let frame = frame() else {
@@ -157,7 +158,12 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
             return false
         }
         let target = adapter.pageScroll(direction, from: frame, overlap: pageOverlap)
-        guard target != frame.offset else { return false }
+        guard target != frame.offset else {
+            // At a border: VoiceOver hears the same position again, which tells the user that
+            // scrolling cannot go on (UIAccessibility.Notification.pageScrolled).
+            announcePosition(of: frame)
+            return false
+        }
         pendingPage = (target, frame.time + ScrollTranslation.animatedScrollDuration * 2)
         surface.animateScroll(to: target, along: axis)
         return true
@@ -219,6 +225,10 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
         if frame.motion == .tracking { pendingPage = nil; return }   // the user took over
         guard abs(frame.offset - page.target) < 0.5 || frame.time >= page.deadline else { return }
         pendingPage = nil
+        announcePosition(of: frame)
+    }
+
+    private func announcePosition(of frame: ScrollTracker.Frame) {
         let position = pagePosition(offset: frame.offset, range: frame.range, step: frame.viewportLength - max(0, pageOverlap))
         surface?.announcePageScrolled(pageStatus(position.page, position.count))
     }
