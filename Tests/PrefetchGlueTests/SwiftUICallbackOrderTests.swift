@@ -31,7 +31,8 @@ struct SwiftUICallbackOrderTests {
             var box: Rig?
             prefetcher = ListPrefetcher(fetcher: fetcher, policy: PrefetchPolicies.Adaptive.standard, admission: RowAdmission(),
                                         now: { box?.time ?? 0 },
-                                        sleep: { try await clock.sleep(for: $0) })
+                                        // Virtual time: a row's wait ends only when the test advances the clock
+                                        sleep: { try await clock.sleep(until: clock.now.advanced(by: $0)) })
             box = self
             prefetcher.onProblem = { [unowned self] in self.problems.append($0.message) }
             prefetcher.use(RowsLayout(items: Array(0..<1_000), rowLength: 100, columns: 1, spacing: 0, padding: 0))
