@@ -26,6 +26,10 @@ let package = Package(
         // The README's UIKit and SwiftUI examples, copied in verbatim by ./run.
         .target(name: "ReadmeUIKitExample", dependencies: ["PrefetchKit", "PrefetchUIKit", "UIKit"], swiftSettings: strict),
         .target(name: "ReadmeSwiftUIExample", dependencies: ["PrefetchKit", "PrefetchSwiftUI", "SwiftUI"], swiftSettings: strict),
+        // Every other UIKit and SwiftUI example of the documentation, written in by ./run
+        // (Checks/doc-examples) beside a Context.swift of the names they take as given.
+        .target(name: "DocExamplesUIKit", dependencies: ["PrefetchKit", "PrefetchUIKit", "UIKit"], swiftSettings: strict),
+        .target(name: "DocExamplesSwiftUI", dependencies: ["PrefetchKit", "PrefetchSwiftUI", "SwiftUI"], swiftSettings: strict),
         // The real bindings driven through the stand-ins' observers.
         .testTarget(name: "GlueCheckTests", dependencies: ["PrefetchKit", "PrefetchUIKit", "UIKit"],
                     swiftSettings: strict),

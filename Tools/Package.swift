@@ -36,15 +36,22 @@ let package = Package(
     targets: [
         // The library's `Locked` and `SplitMix64` for this package: the same two files, linked
         // (symlinks into ../Sources/PrefetchSupport), because `package` access does not cross
-        // packages and the library keeps them out of its public API.
+        // packages and the library keeps them out of its public API; and `LatencyOptions`, the
+        // latency flags of the bench, the demo and the server.
         .target(
             name: "PrefetchToolSupport",
+            dependencies: [
+                .product(name: "PrefetchTesting", package: "PrefetchKit"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "prefetch-bench",
             dependencies: [
+                "PrefetchToolSupport",
                 .product(name: "PrefetchSimulation", package: "PrefetchKit"),
+                .product(name: "PrefetchTesting", package: "PrefetchKit"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -78,6 +85,7 @@ let package = Package(
             name: "PrefetchServer",
             dependencies: [
                 "PrefetchToolSupport",
+                .product(name: "PrefetchTesting", package: "PrefetchKit"),   // LatencyModel
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -122,8 +130,22 @@ let package = Package(
                 .product(name: "PrefetchFeed", package: "PrefetchKit"),
                 .product(name: "PrefetchHTTP", package: "PrefetchKit"),
                 .product(name: "PrefetchKit", package: "PrefetchKit"),
+                .product(name: "PrefetchSimulation", package: "PrefetchKit"),
             ],
             path: "Tests/Support/soak-client",
+            swiftSettings: strict
+        ),
+
+        // The Swift examples of the tools' documentation, written into Generated/ by
+        // Checks/doc-examples beside a Context.swift; .ci/run builds them.
+        .target(
+            name: "ToolsDocExamples",
+            dependencies: [
+                "PrefetchServer", "PrefetchDemoKit",
+                .product(name: "PrefetchHTTP", package: "PrefetchKit"),
+                .product(name: "PrefetchKit", package: "PrefetchKit"),
+            ],
+            path: "Tests/Support/DocExamples",
             swiftSettings: strict
         ),
 
@@ -136,6 +158,7 @@ let package = Package(
                 .product(name: "PrefetchKit", package: "PrefetchKit"),
                 .product(name: "PrefetchCollectionView", package: "PrefetchKit"),
                 .product(name: "PrefetchSimulation", package: "PrefetchKit"),
+                .product(name: "PrefetchTesting", package: "PrefetchKit"),
             ],
             swiftSettings: strict
         ),
@@ -185,6 +208,7 @@ let package = Package(
             name: "PrefetchServerTests",
             dependencies: [
                 "PrefetchServer", "IOTestSupport", "prefetch-server",
+                .product(name: "PrefetchTesting", package: "PrefetchKit"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

@@ -9,7 +9,7 @@ import PrefetchKit
 ///
 /// ```swift
 /// do { _ = try await loader.data(from: url) }
-/// catch let error as HTTPLoaderError where error.code == .clientError && error.statusCode == 404 { … }
+/// catch let error as HTTPLoaderError where error.code == .clientError && error.statusCode == 404 { /* show the placeholder */ }
 /// ```
 public struct HTTPLoaderError: RetryableError, Sendable, CustomStringConvertible {
     /// The kind of HTTP loader error.

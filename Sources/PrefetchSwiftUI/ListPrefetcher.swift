@@ -7,11 +7,28 @@ import PrefetchKit
 /// value at the controller's priority.
 ///
 /// ```swift
-/// @State private var prefetcher = ListPrefetcher(fetcher: Thumbnails.fetcher)
-/// ScrollView { LazyVStack(spacing: 8) { ForEach(ids, id: \.self) { id in Row(id: id, prefetcher: prefetcher) } } }
-///     .prefetching(with: prefetcher, items: ids, rowLength: 88, spacing: 8)
-/// // in Row:
-/// .prefetchTask(id, from: prefetcher) { result in image = try? result.get() }
+/// struct PhotoList: View {
+///     let ids: [Int]
+///     @State private var prefetcher = ListPrefetcher(fetcher: Thumbnails.fetcher)
+///
+///     var body: some View {
+///         ScrollView {
+///             LazyVStack(spacing: 8) { ForEach(ids, id: \.self) { id in Row(id: id, prefetcher: prefetcher) } }
+///         }
+///         .prefetching(with: prefetcher, items: ids, rowLength: 88, spacing: 8)
+///     }
+/// }
+///
+/// struct Row: View {
+///     let id: Int
+///     let prefetcher: ListPrefetcher<Int, Data>
+///     @State private var thumbnail: Data?
+///
+///     var body: some View {
+///         Text(thumbnail == nil ? "#\(id) loading" : "#\(id)")
+///             .prefetchTask(id, from: prefetcher) { result in thumbnail = try? result.get() }
+///     }
+/// }
 /// ```
 ///
 /// On earlier systems SwiftUI reports no scroll geometry: the modifier does nothing, and each row

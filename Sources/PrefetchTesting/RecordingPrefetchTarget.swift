@@ -19,13 +19,9 @@ public final class RecordingPrefetchTarget<Item: Hashable>: PrefetchTarget {
     public var expectedLatency: Duration?
     /// The latency reported as ``PrefetchKit/PrefetchTarget/typicalLatency``; `nil` reports none.
     public var typicalLatency: Duration?
-    /// The cap reported to the controller.
-    public var maxConcurrentLoads: Int
 
-    /// Creates a target that reports no latency and a cap of `maxConcurrentLoads`.
-    public init(maxConcurrentLoads: Int = 6) {
-        self.maxConcurrentLoads = maxConcurrentLoads
-    }
+    /// Creates a target that reports no latency.
+    public init() {}
 
     /// Records `update` and applies it to ``requested`` in the documented order: removals,
     /// renames, withdrawals, requests.

@@ -27,18 +27,21 @@ final class PrefetchingBridge {
 ///   moved keep their request under their new index path.
 ///
 /// ```swift
-/// let target = PrefetchDataSourceTarget(lookup: .indexPaths,
-///     prefetch: { [unowned self] in prefetching.collectionView(collectionView, prefetchItemsAt: $0) },
-///     cancelPrefetching: { [unowned self] in prefetching.collectionView(collectionView, cancelPrefetchingForItemsAt: $0) })
-/// let controller = PrefetchController(policy: PrefetchPolicies.Adaptive.standard, target: target)
-/// prefetcher = ScrollViewPrefetcher(collectionView: collectionView, lookup: .indexPaths,
-///                                   adapter: ScrollAdapter(controller: controller))
+/// extension PhotosViewController {
+///     // `prefetching` is the app's UICollectionViewDataSourcePrefetching code, kept as it was.
+///     func prefetchWithOwnCode() {
+///         let target = PrefetchDataSourceTarget(lookup: .indexPaths,
+///             prefetch: { [unowned self] in prefetching.collectionView(collectionView, prefetchItemsAt: $0) },
+///             cancelPrefetching: { [unowned self] in prefetching.collectionView(collectionView, cancelPrefetchingForItemsAt: $0) })
+///         let controller = PrefetchController(policy: PrefetchPolicies.Adaptive.standard, target: target)
+///         prefetcher = ScrollViewPrefetcher(collectionView: collectionView, lookup: .indexPaths,
+///                                           adapter: ScrollAdapter(controller: controller))
+///     }
+/// }
 /// ```
 ///
 /// Use it on the main actor, where the controller runs.
 public final class PrefetchDataSourceTarget<Item: Hashable>: PrefetchTarget {
-    /// The most loads the app's prefetch code runs at once, as the controller should assume.
-    public let maxConcurrentLoads: Int
     /// Unknown: the app's prefetch code does not report its latency.
     public var expectedLatency: Duration? { nil }
 
@@ -50,20 +53,17 @@ public final class PrefetchDataSourceTarget<Item: Hashable>: PrefetchTarget {
     /// Creates a target that calls your prefetching code.
     /// - Parameters:
     ///   - lookup: Names the index paths: ``PrefetchKit/ItemLookup/indexPaths`` when the controller plans for index paths.
-    ///   - maxConcurrentLoads: The most loads your code runs at once, as the controller should assume (at least 1).
     ///   - prefetch: Your `collectionView(_:prefetchItemsAt:)` (or `tableView(_:prefetchRowsAt:)`).
     ///   - cancelPrefetching: Your `collectionView(_:cancelPrefetchingForItemsAt:)` (or the table view's).
     @MainActor
-    public convenience init(lookup: ItemLookup<Item>, maxConcurrentLoads: Int = 6, prefetch: @escaping @MainActor ([IndexPath]) -> Void,
+    public convenience init(lookup: ItemLookup<Item>, prefetch: @escaping @MainActor ([IndexPath]) -> Void,
                             cancelPrefetching: @escaping @MainActor ([IndexPath]) -> Void) {
-        self.init(bridge: PrefetchingBridge(prefetch: prefetch, cancelPrefetching: cancelPrefetching), lookup: lookup,
-                  maxConcurrentLoads: maxConcurrentLoads)
+        self.init(bridge: PrefetchingBridge(prefetch: prefetch, cancelPrefetching: cancelPrefetching), lookup: lookup)
     }
 
-    init(bridge: PrefetchingBridge, lookup: ItemLookup<Item>, maxConcurrentLoads: Int) {
+    init(bridge: PrefetchingBridge, lookup: ItemLookup<Item>) {
         self.bridge = bridge
         self.lookup = lookup
-        self.maxConcurrentLoads = max(1, maxConcurrentLoads)
     }
 
     /// Cancels what left the plan, then asks for what entered it, most urgent first. Items that

@@ -11,7 +11,7 @@ import PrefetchKit
 /// ```swift
 /// prefetcher = ScrollViewPrefetcher(collectionView: collectionView, dataSource: dataSource, fetcher: fetcher)
 /// // in the cell provider:
-/// fetcher.fetchAsync(id, priority: prefetcher.priority(at: indexPath)) { result in … }
+/// fetcher.fetchAsync(id, priority: prefetcher.priority(at: indexPath)) { result in /* fill the cell */ }
 /// // after dataSource.apply(snapshot):
 /// prefetcher.dataChanged()
 /// ```

@@ -110,8 +110,8 @@ struct ScrollingTests {
         collectionView.step(to: 0.1)
         // v(100 ms) = 2000 · 0.998^100
         #expect(abs(collectionView.velocity - 2000 * pow(0.998, 100)) < 1e-6)
-        #expect(abs(collectionView.contentOffset.y - DecelerationRate.normal.distance(from: 2000, after: 100)) < 1e-6)
-        #expect(collectionView.isDecelerating && collectionView.scrollDirection == .forward)
+        #expect(abs(collectionView.contentOffset.y - Deceleration.distance(from: 2000, afterMilliseconds: 100, rate: DecelerationRate.normal.rawValue)) < 1e-6)
+        #expect(collectionView.isDecelerating && collectionView.velocity > 0)
         // It comes to rest near the predicted distance.
         var time = 0.1
         while collectionView.isDecelerating, time < 10 {
@@ -120,7 +120,7 @@ struct ScrollingTests {
             collectionView._checkInvariants()
         }
         #expect(!collectionView.isDecelerating && collectionView.velocity == 0)
-        #expect(abs(collectionView.contentOffset.y - DecelerationRate.normal.restingDistance(from: 2000)) < 1)
+        #expect(abs(collectionView.contentOffset.y - Deceleration.restingDistance(from: 2000, rate: DecelerationRate.normal.rawValue)) < 1)
     }
 
     @Test func fastRateStopsSooner() throws {
@@ -129,7 +129,7 @@ struct ScrollingTests {
         collectionView.step(to: 0)
         collectionView.fling(velocity: 2000)
         for frame in 1...120 { collectionView.step(to: Double(frame) / 60) }
-        #expect(abs(collectionView.contentOffset.y - DecelerationRate.fast.restingDistance(from: 2000)) < 1)
+        #expect(abs(collectionView.contentOffset.y - Deceleration.restingDistance(from: 2000, rate: DecelerationRate.fast.rawValue)) < 1)
         #expect(throws: PrefetchError.self) { _ = try DecelerationRate(rawValue: 1.5) }
     }
 
@@ -188,13 +188,13 @@ struct ScrollingTests {
         collectionView.drag(by: 10)
         collectionView.step(to: 0.01)
         #expect(abs(collectionView.velocity - 1000) < 1e-9)
-        #expect(collectionView.isDragging && collectionView.scrollDirection == .forward)
+        #expect(collectionView.isDragging && collectionView.velocity > 0)
         collectionView.drag(by: -5)
         collectionView.step(to: 0.02)
-        #expect(collectionView.scrollDirection == .backward)
-        collectionView.stopScrolling()
+        #expect(collectionView.velocity < 0)
+        collectionView.endDragging()
         collectionView.step(to: 0.03)
-        #expect(collectionView.scrollDirection == ScrollDirection.none && !collectionView.isDragging)
+        #expect(collectionView.velocity == 0 && !collectionView.isDragging)
     }
 
     @Test func tenMillionItemGridScrollsWithCorrectVisibleItems() throws {

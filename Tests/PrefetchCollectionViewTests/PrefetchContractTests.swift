@@ -106,10 +106,11 @@ struct PrefetchContractTests {
                 return .empty
             }
         }
-        // Given a view whose prioritized prefetch data source has measured 250 ms
+        // Given a view whose prioritized prefetch data source has measured 500 ms (more than a
+        // quarter away from the 300 ms fallback, so the view plans with it)
         let (collectionView, _, _) = try makeSeedCollectionView()
         let prefetcher = RecordingPrefetcher()
-        prefetcher.expectedLatency = .milliseconds(250)
+        prefetcher.expectedLatency = .milliseconds(500)
         collectionView.prefetchDataSource = prefetcher
         let contexts = Locked<[ScrollContext]>([])
         collectionView.prefetchPolicy = Spy { context in contexts.withLock { $0.append(context) } }
@@ -117,7 +118,7 @@ struct PrefetchContractTests {
         collectionView.step(to: 0)
         // Then the policy plans with that latency, the viewport and the content
         let context = try #require(contexts.withLock { $0.last })
-        #expect(context.expectedLatency == .milliseconds(250))
+        #expect(context.expectedLatency == .milliseconds(500))
         #expect(context.viewport == 0..<333)
         #expect(context.contentLength == Double(collectionView.contentSize.height))
         #expect(context.phase == .idle)

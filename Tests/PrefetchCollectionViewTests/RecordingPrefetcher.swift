@@ -9,7 +9,6 @@ import PrefetchTesting
 final class RecordingPrefetcher: CollectionViewDataSourcePrioritizedPrefetching, TableViewDataSourcePrioritizedPrefetching {
     let target = RecordingPrefetchTarget<IndexPath>()
     var expectedLatency: Duration?
-    var maxConcurrentLoads = 6
 
     func collectionView(_ collectionView: CollectionView, updatePrefetching update: PrefetchUpdate<IndexPath>) {
         target.updatePrefetching(update)

@@ -23,7 +23,7 @@ struct DataSourceTargetTests {
 
     @Test func aReprioritisationCallsNothingAndWithdrawalsCancelWhereTheItemIsNow() {
         let app = AppPrefetching()
-        let target = PrefetchDataSourceTarget<IndexPath>(bridge: app.bridge, lookup: .indexPaths, maxConcurrentLoads: 4)
+        let target = PrefetchDataSourceTarget<IndexPath>(bridge: app.bridge, lookup: .indexPaths)
         target.updatePrefetching(PrefetchUpdate(requests: [PrefetchRequest(item: path(3), priority: .visible),
                                                            PrefetchRequest(item: path(4), priority: .prefetch)]))
         // The same items, other priorities, plus one: only the new one is asked for
@@ -37,7 +37,7 @@ struct DataSourceTargetTests {
     @Test func deletedItemsGetNoCallbackAndMovedItemsKeepTheirRequest() {
         // Rows 3, 4, 5 requested; a batch update deletes row 3, so 4 and 5 become 3 and 4
         let app = AppPrefetching()
-        let target = PrefetchDataSourceTarget<IndexPath>(bridge: app.bridge, lookup: .indexPaths, maxConcurrentLoads: 4)
+        let target = PrefetchDataSourceTarget<IndexPath>(bridge: app.bridge, lookup: .indexPaths)
         target.updatePrefetching(PrefetchUpdate(requests: [3, 4, 5].map { PrefetchRequest(item: path($0), priority: .prefetch) }))
         target.updatePrefetching(PrefetchUpdate(moved: [PrefetchMove(from: path(4), to: path(3)), PrefetchMove(from: path(5), to: path(4))],
                                                 removed: [path(3)],
@@ -52,8 +52,7 @@ struct DataSourceTargetTests {
     @Test func itemsWithoutAnIndexPathAreSkipped() {
         let app = AppPrefetching()
         let ids = ["a", "b", "c"]
-        let target = PrefetchDataSourceTarget<String>(bridge: app.bridge, lookup: ItemLookup(identifiers: ids), maxConcurrentLoads: 0)
-        #expect(target.maxConcurrentLoads == 1)
+        let target = PrefetchDataSourceTarget<String>(bridge: app.bridge, lookup: ItemLookup(identifiers: ids))
         target.updatePrefetching(PrefetchUpdate(requests: ["c", "gone", "a"].map { PrefetchRequest(item: $0, priority: .prefetch) }))
         #expect(app.calls == ["prefetch [2, 0]"])
         // A later request for "gone" is still nothing; withdrawing it calls nothing
@@ -64,7 +63,7 @@ struct DataSourceTargetTests {
     @Test func aControllerDrivesItThroughABatchUpdate() {
         // The full path: a controller planning index paths, a batch update that inserts two rows above
         let app = AppPrefetching()
-        let target = PrefetchDataSourceTarget<IndexPath>(bridge: app.bridge, lookup: .indexPaths, maxConcurrentLoads: 4)
+        let target = PrefetchDataSourceTarget<IndexPath>(bridge: app.bridge, lookup: .indexPaths)
         let controller = PrefetchController<IndexPath>(policy: PrefetchPolicies.Adaptive.standard, target: target)
         var rows = UniformRowsGeometry(items: (0..<100).map(path), rowLength: 100)
         controller.update(ScrollState(time: 1, viewport: 0..<600, contentLength: rows.contentLength), geometry: rows)

@@ -5,7 +5,7 @@ import Testing
     let policy = PrefetchPolicies.Adaptive.standard
 
     private func context(offset: Double = 1_000, velocity: Double = 0, phase: MotionPhase? = nil, heading: Int? = nil,
-                         latency: Duration? = .milliseconds(400), history: ScrollHistory = .none) -> ScrollContext {
+                         latency: Duration = .milliseconds(400), history: ScrollHistory = .none) -> ScrollContext {
         ScrollContext(viewport: offset..<(offset + 500), contentLength: 100_000, velocity: velocity,
                       phase: phase ?? (velocity == 0 ? .idle : .dragging), heading: heading, expectedLatency: latency,
                       history: history)
@@ -141,7 +141,7 @@ import Testing
             default: .programmatic(targetOffset: rng.nextUnitInterval() * 20_000, duration: 0.3)
             }
             let c = ScrollContext(viewport: offset..<(offset + 400), contentLength: 20_400, velocity: velocity, phase: phase,
-                                  expectedLatency: rng.next() % 4 == 0 ? nil : .milliseconds(Int(rng.next() % 2_000)))
+                                  expectedLatency: rng.next() % 4 == 0 ? .zero : .milliseconds(Int(rng.next() % 2_000)))
             for region in policy.plan(for: c).regions {
                 #expect(region.lowerBound >= 0 && region.upperBound <= 20_400 && !region.isEmpty)
             }
@@ -152,12 +152,6 @@ import Testing
         #expect(policy.plan(for: ScrollContext(viewport: 0..<0, contentLength: 100)) == .empty)
         #expect(policy.plan(for: ScrollContext(viewport: 0..<100, contentLength: .nan)) == .empty)
         #expect(policy.plan(for: ScrollContext(viewport: .infinity..<(.infinity), contentLength: 100)) == .empty)
-    }
-
-    @Test func noMeasurementMeansTheFallbackLatency() {
-        let measured = policy.plan(for: context(velocity: 1_000, latency: .milliseconds(300)))
-        let unmeasured = policy.plan(for: context(velocity: 1_000, latency: nil))
-        #expect(measured == unmeasured)
     }
 
     @Test func aggressivenessScalesEveryLengthAhead() throws {
@@ -201,7 +195,6 @@ import Testing
         #expect { try PrefetchPolicies.Adaptive(minimumLead: 5, maximumLead: 2) } throws: {
             ($0 as? PrefetchError)?.message == "Adaptive minimumLead (5.0) must not exceed maximumLead (2.0)"
         }
-        #expect { try PrefetchPolicies.Adaptive(fallbackLatency: .seconds(-1)) } throws: { $0 is PrefetchError }
         #expect { try PrefetchPolicies.Adaptive.standard.with(aggressiveness: -0.5) } throws: {
             ($0 as? PrefetchError)?.message == "Adaptive aggressiveness is -0.5, but it must be a finite number of viewports, at least 0"
         }

@@ -65,3 +65,12 @@ extension PrefetchUpdate {
     /// The requested items, most urgent first.
     var requestedItems: [Item] { requests.map(\.item) }
 }
+
+extension ItemGeometry {
+    /// The items whose extents meet `range`, in ascending order along the axis.
+    func items(meeting range: Range<Double>) -> [Item] {
+        var result: [Item] = []
+        forEachItem(meeting: range) { item, _ in result.append(item) }
+        return result
+    }
+}

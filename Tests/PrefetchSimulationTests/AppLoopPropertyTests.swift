@@ -1,6 +1,7 @@
 import Foundation
 import PrefetchCollectionView
 import PrefetchKit
+import PrefetchTesting
 import Testing
 @testable import PrefetchSimulation
 
@@ -43,8 +44,8 @@ struct AppLoopPropertyTests {
         configuration.seed = seed
         configuration.maxConcurrentLoads = Int.random(in: 1...6, using: &random)
         configuration.latency = Bool.random(using: &random)
-            ? try .fixed(Double.random(in: 0.005...0.6, using: &random))
-            : try .logNormal(median: Double.random(in: 0.02...0.2, using: &random), p99: Double.random(in: 0.3...0.8, using: &random))
+            ? try LatencyModel(.fixed(.seconds(Double.random(in: 0.005...0.6, using: &random))))
+            : try LatencyModel(.logNormal(median: .seconds(Double.random(in: 0.02...0.2, using: &random)), p99: .seconds(Double.random(in: 0.3...0.8, using: &random))))
         // Long enough for every load of a visible cell to finish after the motion stops.
         configuration.tail = 12
         let policies: [any PrefetchPolicy] = [PrefetchPolicies.none, PrefetchPolicies.uikitLike, PrefetchPolicies.textureLike, PrefetchPolicies.Adaptive.standard]
@@ -62,23 +63,28 @@ struct AppLoopPropertyTests {
         var lastView: ItemScrollView?
         // The controller's plan, kept from the updates the view delivers: what is requested and not withdrawn.
         var plan = Set<Int>()
-        let run = try await Simulator.play(c.scenario, configuration: c.configuration, policy: c.policy, inspect: { app, view in
-            lastView = view
-            checks += 1
-            problems += Self.violations(app: app, view: view, plan: plan, cap: c.configuration.maxConcurrentLoads)
-            runningSeen = max(runningSeen, app.loop!.network.occupancy.waiting)
-        }, onPrefetchUpdate: { update in
+        let run = try Simulator.simulation(c.scenario, configuration: c.configuration, policy: c.policy)
+        let spy = UpdateSpy(run.app.prefetcher) { update in
             for item in update.removed { plan.remove(item.item) }
             let moved = update.moved.filter { plan.remove($0.from.item) != nil }
             for move in moved { plan.insert(move.to.item) }
             for item in update.withdrawals { plan.remove(item.item) }
             for request in update.requests { plan.insert(request.item.item) }
-        })
+        }
+        (run.app.view as? CollectionView)?.prefetchDataSource = spy
+        (run.app.view as? TableView)?.prefetchDataSource = spy
+        run.onRest = {
+            lastView = run.app.view
+            checks += 1
+            problems += Self.violations(run, plan: plan, cap: c.configuration.maxConcurrentLoads)
+            runningSeen = max(runningSeen, run.loop.network.occupancy.waiting)
+        }
+        _ = try await run.run()
+        withExtendedLifetime(spy) {}
         // Every visible cell eventually shows its own item's data.
         _ = try #require(lastView)
-        let cells = Self.cells(run.app)
-        for (item, cell) in cells where cell.isDisplayed && cell.data?.item != item {
-            problems.append("at the end, visible item \(item) shows \(String(describing: cell.data))")
+        for (item, cell) in Self.cells(run.app) where cell.isDisplayed && cell.content.data?.item != item {
+            problems.append("at the end, visible item \(item) shows \(String(describing: cell.content.data))")
         }
         if !problems.isEmpty {
             Issue.record("\(c): \(problems.count) violations, first: \(problems.prefix(3).joined(separator: "; "))")
@@ -89,35 +95,60 @@ struct AppLoopPropertyTests {
     }
 
     /// The cells the view holds now (visible and prepared), by the item the view placed them at.
-    static func cells(_ app: SimulatedApp) -> [Int: any SimulatedCell] {
-        var cells: [Int: any SimulatedCell] = [:]
+    static func cells(_ app: SampleApp<Int, SimulatedData>) -> [Int: any SampleCell<Int, SimulatedData>] {
+        var cells: [Int: any SampleCell<Int, SimulatedData>] = [:]
         for cell in app.cells.values { if let indexPath = cell.indexPath { cells[indexPath.item] = cell } }
         return cells
     }
 
     /// What is wrong with the loop at rest, given the controller's plan.
-    static func violations(app: SimulatedApp, view: ItemScrollView, plan: Set<Int>, cap: Int) -> [String] {
+    static func violations(_ simulation: Simulation<Int, SimulatedData>, plan: Set<Int>, cap: Int) -> [String] {
         var problems: [String] = []
-        let network = app.loop!.network
+        let network = simulation.loop.network
         let held = network.occupancy
         // Loads never exceed the cap: the network never holds more loads than the cap.
         if held.waiting + held.backingOff > cap { problems.append("\(held.waiting + held.backingOff) loads run, cap \(cap)") }
-        let cells = cells(app)
+        let cells = cells(simulation.app)
         for (item, cell) in cells {
             // A cell never shows another item's data.
-            if let data = cell.data, data.item != item { problems.append("the cell of item \(item) shows item \(data.item)") }
+            if let data = cell.content.data, data.item != item { problems.append("the cell of item \(item) shows item \(data.item)") }
             // A cell the view holds for an item holds a consumer only for that item.
-            if cell.fetchHandle != nil, cell.representedItem != item {
-                problems.append("the cell of item \(item) holds a consumer for \(String(describing: cell.representedItem))")
+            if cell.content.isLoading, cell.content.identifier != item {
+                problems.append("the cell of item \(item) holds a consumer for \(String(describing: cell.content.identifier))")
             }
         }
         // No load runs without an interest, and a load whose item left the plan and whose cell
         // was reused has been withdrawn: every running load is for an item in the controller's
         // plan, or for an item a cell of the view shows or waits for.
         for item in network.deadlines.keys.sorted() {
-            let wanted = plan.contains(item) || cells[item].map { $0.fetchHandle != nil || $0.representedItem == item } == true
+            let wanted = plan.contains(item) || cells[item].map { $0.content.isLoading || $0.content.identifier == item } == true
             if !wanted { problems.append("item \(item) loads, but it is neither in the plan \(plan.sorted().prefix(8)) nor on a cell") }
         }
         return problems
     }
+}
+
+/// The app's prefetch data source, seen from outside: each update goes to `onUpdate` first.
+@MainActor
+final class UpdateSpy: CollectionViewDataSourcePrioritizedPrefetching, TableViewDataSourcePrioritizedPrefetching {
+    let base: FetcherPrefetchDataSource<Int, SimulatedData>
+    let onUpdate: (PrefetchUpdate<IndexPath>) -> Void
+
+    init(_ base: FetcherPrefetchDataSource<Int, SimulatedData>, onUpdate: @escaping (PrefetchUpdate<IndexPath>) -> Void) {
+        self.base = base
+        self.onUpdate = onUpdate
+    }
+
+    func collectionView(_ collectionView: CollectionView, updatePrefetching update: PrefetchUpdate<IndexPath>) {
+        onUpdate(update)
+        base.collectionView(collectionView, updatePrefetching: update)
+    }
+
+    func tableView(_ tableView: TableView, updatePrefetching update: PrefetchUpdate<IndexPath>) {
+        onUpdate(update)
+        base.tableView(tableView, updatePrefetching: update)
+    }
+
+    var expectedLatency: Duration? { base.expectedLatency }
+    var typicalLatency: Duration? { base.typicalLatency }
 }

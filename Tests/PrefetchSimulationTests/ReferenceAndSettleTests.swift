@@ -1,5 +1,6 @@
 import Foundation
 import PrefetchKit
+import PrefetchTesting
 import Testing
 @testable import PrefetchSimulation
 
@@ -22,7 +23,7 @@ import Testing
         // Every appearance is within 0.9 s of the start: at time 0 the one-second reference sees them all.
         let scenario = Scenario(name: "short", layout: .list(), viewport: .phoneList, motion: .gestures([.drag(speed: 6_000, duration: 0.8)]))
         var configuration = SimulationConfiguration()
-        configuration.latency = try .logNormal(median: 0.3, p99: 1)
+        configuration.latency = try LatencyModel(.logNormal(median: .milliseconds(300), p99: .seconds(1)))
         let full = try await Simulator.run(scenario, policy: .clairvoyant, configuration: configuration)
         let short = try await Simulator.run(scenario, policy: .clairvoyant1s, configuration: configuration)
         #expect(full.displayed > 50)
@@ -39,7 +40,7 @@ import Testing
         let scenario = Scenario(name: "stop", layout: .list(), viewport: .phoneList,
                                 motion: .gestures([.pause(duration: 3), .jump(item: 5_000), .pause(duration: 3)]))
         var configuration = SimulationConfiguration()
-        configuration.latency = try .fixed(0.5)
+        configuration.latency = try LatencyModel(.fixed(.milliseconds(500)))
         let none = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.none), configuration: configuration)
         #expect(none.settles == 1)
         #expect(abs(none.settleMeanMs - (1 - 1.0 / 60) * 1000) < 1e-3, "\(none.settleMeanMs) ms")

@@ -12,7 +12,7 @@ import Testing
 @MainActor
 struct SeedScenarioTests {
     /// The seeds' cell.
-    final class Cell: CollectionViewCell, FetchingCell {
+    final class Cell: CollectionViewCell {
         static let reuseIdentifier = "reuseIdentifier"
         var representedIdentifier: Int?
         var shownData: Int?
@@ -32,7 +32,7 @@ struct SeedScenarioTests {
         let loop: VirtualTimeLoop<Int, Int>
         let meter: ReadinessMeter
         let itemCount: Int
-        let consumers = PooledConsumers()
+        let consumers = PooledCells()
         private(set) var cellStates: [Int: [String]] = [:]
         private(set) var started: [Int] = []
 
@@ -111,7 +111,7 @@ struct SeedScenarioTests {
         let loop = try VirtualTimeLoop<Int, Int>(
             configuration: configuration, clock: clock.clock, latency: latency, seed: 1, item: { $0 }, value: { $0 },
             onEvent: { meter.record($0, item: { $0 }) })
-        guard case .collection(let view) = try ScenarioLayout.seedSample(itemCount: itemCount).makeView(viewport: .seedGrid) else {
+        guard let view = try ScenarioLayout.seedSample(itemCount: itemCount).makeView(viewport: .seedGrid) as? CollectionView else {
             throw SimulationError("the seeds' layout is a grid")
         }
         let source = SeedDataSource(loop: loop, meter: meter, itemCount: itemCount)
@@ -153,7 +153,7 @@ struct SeedScenarioTests {
 
     @Test func dataPrefetchedBeforeDisplayConfiguresTheCellAtOnce() async throws {
         // Given loads of 50 ms and a view at rest whose window has been prefetched
-        let seed = try makeSeed(latency: .fixed(0.05))
+        let seed = try makeSeed(latency: LatencyModel(.fixed(.milliseconds(50))))
         seed.view.step(to: 0)
         await seed.loop.settle()
         _ = await run(seed, to: 0.2)
@@ -168,7 +168,7 @@ struct SeedScenarioTests {
 
     @Test func dataInFlightWhenTheCellAppearsArrivesIntoTheCell() async throws {
         // Given loads of 1 s: the first row below the screen is prefetched but not loaded
-        let seed = try makeSeed(latency: .fixed(1))
+        let seed = try makeSeed(latency: LatencyModel(.fixed(.seconds(1))))
         seed.view.step(to: 0)
         await seed.loop.settle()
         _ = await run(seed, to: 1.0 / 60)
@@ -188,7 +188,7 @@ struct SeedScenarioTests {
 
     @Test func aJumpShowsItemsThatWereNeverRequested() async throws {
         // Given a view at the top
-        let seed = try makeSeed(latency: .fixed(0.2))
+        let seed = try makeSeed(latency: LatencyModel(.fixed(.milliseconds(200))))
         seed.view.step(to: 0)
         await seed.loop.settle()
         _ = await run(seed, to: 2.0 / 60)
@@ -211,19 +211,20 @@ struct SeedScenarioTests {
     func recycledCellsNeverShowAnotherItemsData(seed number: UInt64) async throws {
         // Given latencies between about 10 ms and 1.5 s
         var random = SplitMix64(seed: number)
-        let seed = try makeSeed(itemCount: 5_000, latency: .logNormal(median: 0.2, p99: 1.5))
+        let seed = try makeSeed(itemCount: 5_000, latency: LatencyModel(.logNormal(median: .milliseconds(200), p99: .milliseconds(1_500))))
         // When the user flings hard, reverses, and flings again, for 10 seconds
         let gestures = (0..<5).flatMap { round in
             [ScrollGesture.fling(velocity: Double.random(in: 2_000...12_000, using: &random) * (round.isMultiple(of: 2) ? 1 : -0.5)), .pause(duration: 0.3)]
         }
         var driver = GestureDriver(gestures: gestures)
         var problems: [String] = []
-        _ = try await seed.loop.play(
-            &driver, on: seed.view, duration: 10,
+        _ = try await FrameDriver(duration: 10).play(
+            &driver, on: seed.view, advance: { await seed.loop.advance(to: $0) },
             step: { t in
                 seed.source.consumers.releasePooled()
                 seed.view.step(to: t)
                 seed.source.consumers.releasePooled()
+                await seed.loop.settle()
             },
             afterFrame: { _ in
                 problems += wrongCells(seed)
@@ -238,14 +239,37 @@ struct SeedScenarioTests {
 
     @Test func flingFasterThanTheWindowShowsUnprefetchedItems() async throws {
         // Given a fling of 20,000 points per second (over 50 viewports a second)
-        let seed = try makeSeed(itemCount: 20_000, latency: .fixed(0.1))
+        let seed = try makeSeed(itemCount: 20_000, latency: LatencyModel(.fixed(.milliseconds(100))))
         var driver = GestureDriver(gestures: [.fling(velocity: 20_000)])
-        _ = try await seed.loop.play(&driver, on: seed.view, duration: 0.5, step: { seed.view.step(to: $0) })
+        _ = try await FrameDriver(duration: 0.5).play(&driver, on: seed.view, advance: { await seed.loop.advance(to: $0) }, step: { t in
+            seed.view.step(to: t)
+            await seed.loop.settle()
+        })
         // Then some items were displayed without having been prefetched first
         let prefetched = Set(seed.recorder.events(.prefetch).map(\.indexPath))
         let displayed = seed.recorder.events(.willDisplay).map(\.indexPath)
         #expect(displayed.contains { !prefetched.contains($0) })
         #expect(displayed.contains { prefetched.contains($0) })
+    }
+}
+
+/// The seeds' cells holding a consumer: those the view puts back in its reuse pool withdraw it at
+/// once, in item order, so which loads stay alive never depends on the pool's order.
+@MainActor
+final class PooledCells {
+    private var holders: [ObjectIdentifier: (cell: SeedScenarioTests.Cell, item: Int)] = [:]
+
+    func hold(_ cell: SeedScenarioTests.Cell, item: Int) {
+        if cell.fetchHandle != nil { holders[ObjectIdentifier(cell)] = (cell, item) }
+    }
+
+    func releasePooled() {
+        let pooled = holders.filter { $0.value.cell.indexPath == nil || $0.value.cell.fetchHandle == nil }.sorted { $0.value.item < $1.value.item }
+        for (key, holder) in pooled {
+            holders[key] = nil
+            holder.cell.fetchHandle?.cancel()
+            holder.cell.fetchHandle = nil
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PrefetchKit
+import PrefetchTesting
 @testable import PrefetchSimulation
 
 @MainActor
@@ -14,7 +15,7 @@ import PrefetchKit
 
     private func fixed(_ seconds: Double) throws -> SimulationConfiguration {
         var configuration = SimulationConfiguration()
-        configuration.latency = try .fixed(seconds)
+        configuration.latency = try LatencyModel(.fixed(.seconds(seconds)))
         configuration.retry = .none
         return configuration
     }
@@ -77,26 +78,29 @@ import PrefetchKit
     }
 
     @Test func latencyModelsDrawWhatTheyPromise() async throws {
-        let model = try LatencyModel.logNormal(median: 0.15, p99: 1.5)
-        let draws = (0..<20_000).map { model.draw(seed: 7, item: $0, load: 0, attempt: 1, payloadBytes: 0).latency }.sorted()
+        let model = try LatencyModel(.logNormal(median: .milliseconds(150), p99: .milliseconds(1_500)))
+        let draws = (0..<20_000).map { model.draw(seed: 7, item: $0, load: 0, attempt: 1).latency }.sorted()
         let median = draws[draws.count / 2], p99 = draws[Int(Double(draws.count) * 0.99)]
-        #expect(abs(median - 0.15) < 0.01, "median \(median)")
-        #expect(abs(p99 - 1.5) < 0.2, "p99 \(p99)")
-        let link = try LatencyModel.bandwidth(base: 0.05, bytesPerSecond: 100_000)
-        #expect(abs(link.draw(seed: 1, item: 1, load: 0, attempt: 1, payloadBytes: 50_000).latency - 0.55) < 1e-12)
-        let failing = try LatencyModel.fixed(0.1, failureRate: 0.25)
-        let failures = (0..<10_000).filter { failing.draw(seed: 3, item: $0, load: 0, attempt: 1, payloadBytes: 0).fails }.count
+        #expect((.milliseconds(140)...(.milliseconds(160))).contains(median), "median \(median)")
+        #expect((.milliseconds(1_300)...(.milliseconds(1_700))).contains(p99), "p99 \(p99)")
+        let link = try LatencyModel(.bandwidth(base: .milliseconds(50), bytesPerSecond: 100_000))
+        #expect(link.draw(seed: 1, item: 1, load: 0, attempt: 1, payloadBytes: 50_000).latency == .milliseconds(550))
+        let failing = try LatencyModel(.fixed(.milliseconds(100)), failureRate: 0.25)
+        let failures = (0..<10_000).filter { failing.draw(seed: 3, item: $0, load: 0, attempt: 1).fails }.count
         #expect((2_200...2_800).contains(failures))
     }
 
     @Test func impossibleParametersAreRefusedWithTheRule() async {
-        #expect { try LatencyModel.fixed(-1) } throws: { ($0 as? SimulationError)?.message.contains("fixed latency is -1.0 s") == true }
-        #expect { try LatencyModel.logNormal(median: 0.5, p99: 0.1) } throws: {
-            ($0 as? SimulationError)?.message.contains("is below the median") == true
+        func refused(_ distribution: LatencyModel.Distribution, failureRate: Double = 0) -> String? {
+            do { _ = try LatencyModel(distribution, failureRate: failureRate); return nil } catch { return (error as? PrefetchError)?.message }
         }
-        #expect { try LatencyModel.fixed(0.1, failureRate: 1.5) } throws: {
-            ($0 as? SimulationError)?.message.contains("between 0 and 1") == true
-        }
+        #expect(refused(.fixed(.seconds(-1))) == "fixed latency is -1.0 seconds, but it must be at least 0")
+        #expect(refused(.logNormal(median: .zero, p99: .seconds(1))) == "log-normal median is 0.0 seconds, but it must be greater than 0")
+        #expect(refused(.logNormal(median: .milliseconds(500), p99: .milliseconds(100)))
+                == "log-normal p99 (0.1 seconds) is below the median (0.5 seconds); the 99th percentile must be at least the median")
+        #expect(refused(.bandwidth(base: .zero, bytesPerSecond: 0)) == "bandwidth is 0.0 bytes/s, but it must be a finite number greater than 0")
+        #expect(refused(.fixed(.milliseconds(100)), failureRate: 1.5) == "failure rate is 1.5, but it must be from 0 to 1")
+        #expect(refused(.fixed(.zero), failureRate: 1) == nil)
         var configuration = SimulationConfiguration()
         configuration.maxConcurrentLoads = 0
         await #expect { try await Simulator.run(tinyList([]), policy: .policy(.none), configuration: configuration) } throws: {
@@ -110,7 +114,7 @@ import PrefetchKit
     @Test func aFailingNetworkIsRetriedAndRunsRepeat() async throws {
         // Given a network where 30% of attempts fail, retried up to 3 times with back-off
         var configuration = SimulationConfiguration()
-        configuration.latency = try .logNormal(median: 0.1, p99: 0.8, failureRate: 0.3)
+        configuration.latency = try LatencyModel(.logNormal(median: .milliseconds(100), p99: .milliseconds(800)), failureRate: 0.3)
         configuration.retry = .standard
         let scenario = tinyList([.drag(speed: 300, duration: 2), .fling(velocity: -2_000), .pause(duration: 0.5)])
         // When the same scenario runs twice

@@ -5,12 +5,14 @@ import Testing
 @Suite struct SuiteSummaryTests {
     /// A result with the given display-ready rate (and a few other figures) on a scenario.
     static func result(_ scenario: String, _ policy: String, ready: Double, blank: Double = 0, wasted: Int = 0) -> SimulationResult {
-        var r = Readiness()
+        var r = SimulationResult(scenario: scenario, policy: policy)
         r.displayed = 100
         r.displayReadyRate = ready
         r.blankCellSeconds = blank
         r.loadsWasted = wasted
-        return SimulationResult(scenario: scenario, policy: policy, readiness: r, duration: 10, payloadBytes: 1_000)
+        r.bytesWasted = wasted * 1_000
+        r.duration = 10
+        return r
     }
 
     static let results = [

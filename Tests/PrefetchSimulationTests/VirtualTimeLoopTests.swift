@@ -19,7 +19,7 @@ struct VirtualTimeLoopTests {
 
     @Test func aLoadEndsAtItsDrawnDeadlineOnTheVirtualClock() async throws {
         // Given a fixed 250 ms network
-        let loop = try loop(latency: .fixed(0.25))
+        let loop = try loop(latency: LatencyModel(.fixed(.milliseconds(250))))
         // When item 3 is prefetched at time 0
         loop.fetcher.prefetch([3])
         await loop.settle()
@@ -36,7 +36,7 @@ struct VirtualTimeLoopTests {
     @Test func failedAttemptsAreRetriedAfterTheRetryPolicysBackOffOnTheClock() async throws {
         // Given attempts of 100 ms that always fail, and 3 attempts with back-offs of 200 ms and 400 ms (no jitter)
         let retry = RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(200), multiplier: 2, jitter: 0)
-        let loop = try loop(latency: .fixed(0.1, failureRate: 1), retry: retry)
+        let loop = try loop(latency: LatencyModel(.fixed(.milliseconds(100)), failureRate: 1), retry: retry)
         let failed = Locked<Double?>(nil)
         let clock = loop.clock
         // When a consumer asks for item 7
@@ -58,7 +58,7 @@ struct VirtualTimeLoopTests {
     @Test func aRetryThatSucceedsDeliversTheValue() async throws {
         // Given a network where half the attempts fail, and retries
         let retry = RetryPolicy(maxAttempts: 5, initialDelay: .milliseconds(50), jitter: 0.5)
-        let loop = try loop(latency: .fixed(0.05, failureRate: 0.5), retry: retry, cap: 2)
+        let loop = try loop(latency: LatencyModel(.fixed(.milliseconds(50)), failureRate: 0.5), retry: retry, cap: 2)
         // When 20 items are prefetched and the loop runs for 10 s
         loop.fetcher.prefetch(Array(0..<20))
         await loop.settle()
@@ -74,7 +74,7 @@ struct VirtualTimeLoopTests {
     @Test func aCancelledBackOffEndsTheLoad() async throws {
         // Given attempts that always fail and a long back-off
         let retry = RetryPolicy(maxAttempts: 3, initialDelay: .seconds(1), jitter: 0)
-        let loop = try loop(latency: .fixed(0.1, failureRate: 1), retry: retry)
+        let loop = try loop(latency: LatencyModel(.fixed(.milliseconds(100)), failureRate: 1), retry: retry)
         loop.fetcher.prefetch([4])
         await loop.settle()
         await loop.advance(to: 0.5)
@@ -93,7 +93,7 @@ struct VirtualTimeLoopTests {
 
     @Test func drawsAreKeyedByItemLoadAndAttemptNotByOrder() async throws {
         // Given the same items requested in two orders
-        let model = try LatencyModel.logNormal(median: 0.1, p99: 1)
+        let model = try LatencyModel(.logNormal(median: .milliseconds(100), p99: .seconds(1)))
         var finished: [[Int]] = []
         for order in [[1, 2, 3, 4], [4, 3, 2, 1]] {
             let loop = try loop(latency: model)
@@ -110,7 +110,7 @@ struct VirtualTimeLoopTests {
 
     @Test func aZeroBackOffIsRefusedWithTheRule() throws {
         let retry = RetryPolicy(maxAttempts: 2, initialDelay: .zero)
-        #expect { try loop(latency: .fixed(0.1), retry: retry) } throws: {
+        #expect { try loop(latency: LatencyModel(.fixed(.milliseconds(100))), retry: retry) } throws: {
             ($0 as? SimulationError)?.message.contains("on virtual time every back-off must be at least 1 µs") == true
         }
     }
@@ -148,7 +148,7 @@ struct VirtualTimeLoopTests {
         var configuration = FetcherConfiguration()
         configuration.maxConcurrentLoads = 2
         let loop = try VirtualTimeLoop<Int, Int>(
-            configuration: configuration, clock: clock, latency: .fixed(0.1), seed: 1, item: { $0 }, value: { $0 },
+            configuration: configuration, clock: clock, latency: LatencyModel(.fixed(.milliseconds(100))), seed: 1, item: { $0 }, value: { $0 },
             onEvent: { event in meter.record(event, item: { $0 }) })
         // When 5 items are prefetched, one is withdrawn while it runs, and item 0 is then displayed
         loop.fetcher.prefetch(Array(0..<5))
@@ -168,8 +168,8 @@ struct VirtualTimeLoopTests {
 
     @Test func theGestureDriverPlaysAFlingToRestAndClampsAJump() throws {
         // Given ten 100-point rows in a 100-point viewport
-        guard case .table(let view) = try ScenarioLayout(kind: .list, itemCount: 10, itemWidth: 0, itemHeight: 100, spacing: 0)
-            .makeView(viewport: Viewport(width: 100, height: 100)) else { throw SimulationError("a list is a table") }
+        guard let view = try ScenarioLayout(kind: .list, itemCount: 10, itemWidth: 0, itemHeight: 100, spacing: 0)
+            .makeView(viewport: Viewport(width: 100, height: 100)) as? TableView else { throw SimulationError("a list is a table") }
         let rows = TenRows()
         view.register(TableViewCell.self, forCellReuseIdentifier: "row")
         view.dataSource = rows
@@ -191,7 +191,7 @@ struct VirtualTimeLoopTests {
     }
 
     @Test func badGestureInputNamesTheValueAndTheRule() throws {
-        let view = try ScenarioLayout.list(itemCount: 10).makeView(viewport: .phoneList).view
+        let view = try ScenarioLayout.list(itemCount: 10).makeView(viewport: .phoneList)
         var driver = GestureDriver(gestures: [.drag(speed: .nan, duration: 1)])
         #expect { try driver.input(to: view, at: 0.1, frameDuration: 1.0 / 60) } throws: {
             ($0 as? SimulationError)?.description == "gestures[0]: drag speed nan must be finite"

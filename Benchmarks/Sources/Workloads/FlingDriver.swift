@@ -118,7 +118,6 @@ final class MinimalDataSource: CollectionViewDataSource, CollectionViewDataSourc
 
     var expectedLatency: Duration? { .milliseconds(500) }
     var typicalLatency: Duration? { .milliseconds(150) }
-    var maxConcurrentLoads: Int { 6 }
 }
 
 /// The scroll context the view gives its policy in the frame-step fling: the viewport at the

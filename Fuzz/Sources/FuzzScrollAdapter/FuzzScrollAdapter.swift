@@ -82,7 +82,6 @@ final class RecordingTarget: PrefetchTarget {
     var requested: [Int: FetchPriority] = [:]
     var expectedLatency: Duration?
     var typicalLatency: Duration?
-    var maxConcurrentLoads: Int { 4 }
 
     init(expected: Duration?, typical: Duration?) {
         expectedLatency = expected

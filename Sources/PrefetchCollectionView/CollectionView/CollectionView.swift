@@ -31,26 +31,20 @@ public final class CollectionView: ItemScrollView, ItemViewHost {
     /// Receives prefetch and cancel callbacks. Held weakly. Setting it to nil turns off data
     /// prefetching only (cells are still prepared ahead); pending prefetches are forgotten.
     public weak var prefetchDataSource: (any CollectionViewDataSourcePrefetching)? {
-        didSet {
-            if oldValue !== prefetchDataSource {
-                pendingPrefetch.removeAll()
-                controller.reset()
-            }
-        }
+        didSet { if oldValue !== prefetchDataSource { prefetchDataSourceChanged() } }
     }
 
     /// Hears about display and sizes items. Held weakly.
     public weak var delegate: (any CollectionViewDelegate)? {
-        didSet { needsLayoutPreparation = true }
+        didSet { state.invalidate(.layout) }
     }
 
-    /// The layout. Setting it lays the items out again at the next pass.
+    /// The layout. Setting it lays the items out again, at once if the view has laid out.
     public var collectionViewLayout: any CollectionLayout {
         get { layoutObject }
         set {
             layoutObject = newValue
-            needsLayoutPreparation = true
-            if hasLaidOut { layoutIfNeeded() }
+            layoutChanged()
         }
     }
 
@@ -92,16 +86,6 @@ public final class CollectionView: ItemScrollView, ItemViewHost {
     /// The index paths of the items on screen, in index path order.
     public var indexPathsForVisibleItems: [IndexPath] { sortedDisplayed }
 
-    /// The cells on screen, in index path order.
-    public var visibleCells: [CollectionViewCell] {
-        sortedDisplayed.compactMap { cells[$0] as? CollectionViewCell }
-    }
-
-    /// The index path of a held (displayed or prepared) cell.
-    public func indexPath(for cell: CollectionViewCell) -> IndexPath? {
-        cell.owner === self && cell.state == .inUse ? cell.indexPath : nil
-    }
-
     /// The number of items in `section`, as the view last read it from the data source.
     public func numberOfItems(inSection section: Int) -> Int {
         numberOfItemsStored(inSection: section)
@@ -110,7 +94,7 @@ public final class CollectionView: ItemScrollView, ItemViewHost {
     /// The priority to load the item's data at now: pass it from `cellForItemAt` to
     /// `fetchAsync(_:priority:completion:)` or `value(for:priority:)`.
     ///
-    /// It comes from the view's `PrefetchController`, which ranks every item on and near the
+    /// It comes from the view's prefetch planner, which ranks every item on and near the
     /// screen by when it will come on screen and how long it will stay: a cell that a fling
     /// carries past gets a low priority, so it cannot hold up the cells where the fling stops.
     /// See <doc:PrefetchContract>.
@@ -119,103 +103,48 @@ public final class CollectionView: ItemScrollView, ItemViewHost {
         fetchPriority(at: indexPath)
     }
 
-    /// The frame of the item at `indexPath` in content coordinates, or nil when there is none.
-    public func frameForItem(at indexPath: IndexPath) -> CGRect? {
-        if needsReload || needsLayoutPreparation { prepareData() }
-        return layoutObject.frameForItem(at: indexPath)
-    }
+    // MARK: Batch updates (in or outside performBatchUpdates)
 
-    // MARK: Batch updates
-
-    /// Applies several changes at once: change your data and call the insert, delete, move and
-    /// reload methods inside `updates`.
-    ///
-    /// As in UIKit, deletions, reloads and move sources use index paths from before the update;
-    /// insertions and move destinations use index paths after it. Displayed and prepared cells
-    /// and the prefetch state move with their items; every callback after the update uses the
-    /// new index paths (only `didEndDisplaying` of a deleted item carries its old index path).
-    ///
-    /// - Throws: `PrefetchError` (`invalidArgument`) when an index path is out of
-    ///   range or the data source's counts disagree with the changes, naming the counts. The
-    ///   view then keeps its state from before the update; call ``ItemScrollView/reloadData()``.
-    public func performBatchUpdates(_ updates: () throws -> Void) throws {
-        try performUpdates(updates)
-    }
-
-    /// Inserts sections (indexes after the update).
-    public func insertSections(_ sections: IndexSet) { recordInsertSections(sections) }
-    /// Deletes sections (indexes before the update).
-    public func deleteSections(_ sections: IndexSet) { recordDeleteSections(sections) }
     /// Inserts items (index paths after the update).
-    public func insertItems(at indexPaths: [IndexPath]) { recordInsertItems(indexPaths) }
+    public func insertItems(at indexPaths: [IndexPath]) { record("insertItems") { $0.insertedItems.formUnion(indexPaths) } }
     /// Deletes items (index paths before the update).
-    public func deleteItems(at indexPaths: [IndexPath]) { recordDeleteItems(indexPaths) }
+    public func deleteItems(at indexPaths: [IndexPath]) { record("deleteItems") { $0.deletedItems.formUnion(indexPaths) } }
     /// Reloads items (index paths before the update): their cells are requested again.
-    public func reloadItems(at indexPaths: [IndexPath]) { recordReloadItems(indexPaths) }
+    public func reloadItems(at indexPaths: [IndexPath]) { record("reloadItems") { $0.reloadedItems.formUnion(indexPaths) } }
     /// Moves an item from `indexPath` (before the update) to `newIndexPath` (after it).
-    public func moveItem(at indexPath: IndexPath, to newIndexPath: IndexPath) { recordMove(from: indexPath, to: newIndexPath) }
+    public func moveItem(at indexPath: IndexPath, to newIndexPath: IndexPath) {
+        record("moveItem") { $0.moves.append((indexPath, newIndexPath)) }
+    }
 
     // MARK: ItemViewHost
 
-    func hostNumberOfSections() -> Int {
-        guard let dataSource else { return 0 }
-        return dataSource.numberOfSections(in: self)
-    }
-
-    func hostNumberOfItems(inSection section: Int) -> Int {
-        dataSource?.collectionView(self, numberOfItemsInSection: section) ?? 0
-    }
-
-    func hostCell(at indexPath: IndexPath) -> ReusableCell? {
-        dataSource?.collectionView(self, cellForItemAt: indexPath)
-    }
+    func hostNumberOfSections() -> Int { dataSource?.numberOfSections(in: self) ?? 0 }
+    func hostNumberOfItems(inSection section: Int) -> Int { dataSource?.collectionView(self, numberOfItemsInSection: section) ?? 0 }
+    func hostCell(at indexPath: IndexPath) -> ReusableCell? { dataSource?.collectionView(self, cellForItemAt: indexPath) }
 
     func hostWillDisplay(_ cell: ReusableCell, at indexPath: IndexPath) {
-        guard let cell = cell as? CollectionViewCell else { return }
-        delegate?.collectionView(self, willDisplay: cell, forItemAt: indexPath)
+        if let cell = cell as? CollectionViewCell { delegate?.collectionView(self, willDisplay: cell, forItemAt: indexPath) }
     }
 
     func hostDidEndDisplaying(_ cell: ReusableCell, at indexPath: IndexPath) {
-        guard let cell = cell as? CollectionViewCell else { return }
-        delegate?.collectionView(self, didEndDisplaying: cell, forItemAt: indexPath)
+        if let cell = cell as? CollectionViewCell { delegate?.collectionView(self, didEndDisplaying: cell, forItemAt: indexPath) }
     }
 
-    var hostPrefetching: HostPrefetching {
-        guard let prefetchDataSource else { return .none }
-        return prefetchDataSource is any CollectionViewDataSourcePrioritizedPrefetching ? .prioritized : .classic
-    }
-
-    private var prioritizedPrefetchDataSource: (any CollectionViewDataSourcePrioritizedPrefetching)? {
+    var hostPrefetching: HostPrefetching { prefetchDataSource == nil ? .none : prioritized == nil ? .classic : .prioritized }
+    private var prioritized: (any CollectionViewDataSourcePrioritizedPrefetching)? {
         prefetchDataSource as? any CollectionViewDataSourcePrioritizedPrefetching
     }
-
-    var hostLoadReporting: (any PrefetchLoadReporting)? { prioritizedPrefetchDataSource }
-
-    func hostPrefetch(_ indexPaths: [IndexPath]) {
-        prefetchDataSource?.collectionView(self, prefetchItemsAt: indexPaths)
-    }
-
-    func hostCancelPrefetch(_ indexPaths: [IndexPath]) {
-        prefetchDataSource?.collectionView(self, cancelPrefetchingForItemsAt: indexPaths)
-    }
-
-    func hostUpdatePrefetching(_ update: PrefetchUpdate<IndexPath>) {
-        prioritizedPrefetchDataSource?.collectionView(self, updatePrefetching: update)
-    }
+    var hostLoadReporting: (any PrefetchLoadReporting)? { prioritized }
+    func hostPrefetch(_ indexPaths: [IndexPath]) { prefetchDataSource?.collectionView(self, prefetchItemsAt: indexPaths) }
+    func hostCancelPrefetch(_ indexPaths: [IndexPath]) { prefetchDataSource?.collectionView(self, cancelPrefetchingForItemsAt: indexPaths) }
+    func hostUpdatePrefetching(_ update: PrefetchUpdate<IndexPath>) { prioritized?.collectionView(self, updatePrefetching: update) }
 
     func hostLayoutEnvironment(counts: [Int]) -> LayoutEnvironment {
         let layout = layoutObject
-        var provides = false
-        if let delegate, let first = counts.firstIndex(where: { $0 > 0 }) {
-            provides = delegate.collectionView(self, layout: layout, sizeForItemAt: IndexPath(indexes: [first, 0])) != Self.automaticSize
+        return layoutEnvironment(counts: counts) { [weak self] indexPath in
+            guard let self, let delegate = self.delegate else { return nil }
+            let size = delegate.collectionView(self, layout: layout, sizeForItemAt: indexPath)
+            return size == Self.automaticSize ? nil : size
         }
-        return LayoutEnvironment(
-            boundsSize: size, contentInset: contentInset, numberOfItems: counts, providesItemSizes: provides,
-            sizeForItem: { [weak self] indexPath in
-                guard let self, let delegate = self.delegate else { return nil }
-                let size = delegate.collectionView(self, layout: layout, sizeForItemAt: indexPath)
-                return size == Self.automaticSize ? nil : size
-            }
-        )
     }
 }

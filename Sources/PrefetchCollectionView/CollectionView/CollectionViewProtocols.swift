@@ -46,7 +46,7 @@ extension CollectionViewDataSourcePrefetching {
 /// with the priority of every item it wants loaded, visible items included.
 ///
 /// Adopt it instead of the two callbacks of ``CollectionViewDataSourcePrefetching`` (which the
-/// view then never calls) to let the view's ``PrefetchController`` rank every load: set each
+/// view then never calls) to let the view's prefetch planner rank every load: set each
 /// request's priority on the item's prefetch interest, and use
 /// ``CollectionView/fetchPriority(forItemAt:)`` in `cellForItemAt`. An `AsyncFetcher` gives
 /// you one: ``PrefetchKit/AsyncFetcher/prefetchDataSource(identifier:)``.
@@ -65,8 +65,8 @@ extension CollectionViewDataSourcePrioritizedPrefetching {
     public func collectionView(_ collectionView: CollectionView, prefetchItemsAt indexPaths: [IndexPath]) {}
 }
 
-/// What a prioritized prefetch data source reports about its loads, so the view's
-/// `PrefetchController` plans with them: the latency and the cap of the fetcher behind it.
+/// What a prioritized prefetch data source reports about its loads, so the view plans with
+/// them: the latency of the fetcher behind it.
 @MainActor
 public protocol PrefetchLoadReporting: AnyObject {
     /// A latency to plan prefetching with (a high percentile, as `AsyncFetcher.expectedLatency`);
@@ -75,9 +75,6 @@ public protocol PrefetchLoadReporting: AnyObject {
 
     /// How long a typical load takes (a median); `nil` until measured. By default ``expectedLatency``.
     var typicalLatency: Duration? { get }
-
-    /// The most loads that run at once.
-    var maxConcurrentLoads: Int { get }
 }
 
 extension PrefetchLoadReporting {

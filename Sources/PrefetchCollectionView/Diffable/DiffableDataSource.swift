@@ -76,12 +76,7 @@ public final class DiffableDataSource<SectionIdentifierType: Hashable, ItemIdent
 
     private func install(_ snapshot: Snapshot<SectionIdentifierType, ItemIdentifierType>) {
         current = snapshot.clearingMarks
-        var locations: [ItemIdentifierType: IndexPath] = [:]
-        locations.reserveCapacity(current.numberOfItems)
-        for (section, items) in current.itemsBySection.enumerated() {
-            for (index, item) in items.enumerated() { locations[item] = IndexPath(indexes: [section, index]) }
-        }
-        indexPathOfItem = locations
+        indexPathOfItem = current.indexPathsByItem
     }
 
     /// The item at `indexPath` in the current snapshot, or nil.
@@ -100,7 +95,7 @@ public final class DiffableDataSource<SectionIdentifierType: Hashable, ItemIdent
     }
 
     /// The section at `index` in the current snapshot, or nil.
-    public func sectionIdentifier(for index: Int) -> SectionIdentifierType? {
+    package func sectionIdentifier(for index: Int) -> SectionIdentifierType? {
         let sections = current.sectionIdentifiers
         return index >= 0 && index < sections.count ? sections[index] : nil
     }

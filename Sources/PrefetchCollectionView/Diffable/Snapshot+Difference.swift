@@ -65,24 +65,15 @@ extension Snapshot {
         for index in oldSections.indices where oldToNewSection[index] == nil { result.deletedSections.insert(index) }
         for index in newSections.indices where !keptNewSections.contains(index) { result.insertedSections.insert(index) }
 
-        // Where every item sits in the old snapshot.
-        var oldLocation: [ItemIdentifierType: IndexPath] = [:]
-        for (section, items) in old.itemsBySection.enumerated() {
-            for (index, item) in items.enumerated() { oldLocation[item] = IndexPath(indexes: [section, index]) }
-        }
-        var newLocation: [ItemIdentifierType: IndexPath] = [:]
-        for (section, items) in itemsBySection.enumerated() {
-            for (index, item) in items.enumerated() { newLocation[item] = IndexPath(indexes: [section, index]) }
-        }
+        // Where every item sits in each snapshot.
+        let oldLocation = old.indexPathsByItem
+        let newLocation = indexPathsByItem
 
         // Deletions: items of kept old sections that are gone or land in a section that is not kept.
-        for (oldSection, newSection) in oldToNewSection {
-            _ = newSection
-            for (index, item) in old.itemsBySection[oldSection].enumerated() {
-                guard let target = newLocation[item], keptNewSections.contains(target[0]) else {
-                    result.deletedItems.append(IndexPath(indexes: [oldSection, index]))
-                    continue
-                }
+        for oldSection in oldToNewSection.keys {
+            for (index, item) in old.itemsBySection[oldSection].enumerated()
+            where !(newLocation[item].map { keptNewSections.contains($0[0]) } ?? false) {
+                result.deletedItems.append(IndexPath(indexes: [oldSection, index]))
             }
         }
         let marked = reloadedItemIdentifiers.union(reconfiguredItemIdentifiers)

@@ -1,14 +1,17 @@
+import Foundation
+
 /// The state of a diffable data source's data at one moment: sections of items, each
 /// identified by a unique hashable value, like `NSDiffableDataSourceSnapshot`.
 ///
 /// Identifiers must be unique across the snapshot: adding one twice traps with a message
-/// naming it, as does referring to one that is not in the snapshot.
+/// naming it, as does referring to one that is not in the snapshot. Give it to a
+/// ``DiffableDataSource`` with ``DiffableDataSource/apply(_:animatingDifferences:)``.
 ///
 /// ```swift
 /// var snapshot = Snapshot<Section, Item.ID>()
 /// snapshot.appendSections([.main])
 /// snapshot.appendItems(items.map(\.id))
-/// try dataSource.apply(snapshot)
+/// snapshot.reloadItems([items[0].id])
 /// ```
 public struct Snapshot<SectionIdentifierType: Hashable, ItemIdentifierType: Hashable> {
     private var sections: [SectionIdentifierType] = []
@@ -16,11 +19,11 @@ public struct Snapshot<SectionIdentifierType: Hashable, ItemIdentifierType: Hash
     private var sectionOfItem: [ItemIdentifierType: SectionIdentifierType] = [:]
 
     /// Items marked by ``reloadItems(_:)`` since the snapshot was taken.
-    public private(set) var reloadedItemIdentifiers: Set<ItemIdentifierType> = []
+    package private(set) var reloadedItemIdentifiers: Set<ItemIdentifierType> = []
     /// Items marked by ``reconfigureItems(_:)`` since the snapshot was taken.
-    public private(set) var reconfiguredItemIdentifiers: Set<ItemIdentifierType> = []
+    package private(set) var reconfiguredItemIdentifiers: Set<ItemIdentifierType> = []
     /// Sections marked by ``reloadSections(_:)`` since the snapshot was taken.
-    public private(set) var reloadedSectionIdentifiers: Set<SectionIdentifierType> = []
+    package private(set) var reloadedSectionIdentifiers: Set<SectionIdentifierType> = []
 
     /// Creates an empty snapshot.
     public init() {}
@@ -47,20 +50,20 @@ public struct Snapshot<SectionIdentifierType: Hashable, ItemIdentifierType: Hash
     }
 
     /// The section that holds `item`, or nil.
-    public func sectionIdentifier(containingItem item: ItemIdentifierType) -> SectionIdentifierType? {
+    package func sectionIdentifier(containingItem item: ItemIdentifierType) -> SectionIdentifierType? {
         sectionOfItem[item]
     }
 
     /// The position of `item` in its section, or nil.
     ///
     /// - Complexity: O(items in its section).
-    public func indexOfItem(_ item: ItemIdentifierType) -> Int? {
+    package func indexOfItem(_ item: ItemIdentifierType) -> Int? {
         guard let section = sectionOfItem[item], let index = sections.firstIndex(of: section) else { return nil }
         return items[index].firstIndex(of: item)
     }
 
     /// The position of `section`, or nil.
-    public func indexOfSection(_ section: SectionIdentifierType) -> Int? {
+    package func indexOfSection(_ section: SectionIdentifierType) -> Int? {
         sections.firstIndex(of: section)
     }
 
@@ -102,20 +105,19 @@ public struct Snapshot<SectionIdentifierType: Hashable, ItemIdentifierType: Hash
 
     /// Moves `identifier` before `section`.
     public mutating func moveSection(_ identifier: SectionIdentifierType, beforeSection section: SectionIdentifierType) {
-        let from = sectionIndex(identifier, "moveSection(_:beforeSection:)")
-        let content = items.remove(at: from)
-        sections.remove(at: from)
-        let to = sectionIndex(section, "moveSection(_:beforeSection:)")
-        sections.insert(identifier, at: to)
-        items.insert(content, at: to)
+        moveSection(identifier, next: section, after: false, "moveSection(_:beforeSection:)")
     }
 
     /// Moves `identifier` after `section`.
     public mutating func moveSection(_ identifier: SectionIdentifierType, afterSection section: SectionIdentifierType) {
-        let from = sectionIndex(identifier, "moveSection(_:afterSection:)")
+        moveSection(identifier, next: section, after: true, "moveSection(_:afterSection:)")
+    }
+
+    private mutating func moveSection(_ identifier: SectionIdentifierType, next section: SectionIdentifierType, after: Bool, _ function: String) {
+        let from = sectionIndex(identifier, function)
         let content = items.remove(at: from)
         sections.remove(at: from)
-        let to = sectionIndex(section, "moveSection(_:afterSection:)") + 1
+        let to = sectionIndex(section, function) + (after ? 1 : 0)
         sections.insert(identifier, at: to)
         items.insert(content, at: to)
     }
@@ -178,21 +180,20 @@ public struct Snapshot<SectionIdentifierType: Hashable, ItemIdentifierType: Hash
 
     /// Moves `identifier` before `item`.
     public mutating func moveItem(_ identifier: ItemIdentifierType, beforeItem item: ItemIdentifierType) {
-        precondition(identifier != item, "moveItem(_:beforeItem:) cannot move item \(identifier) relative to itself")
-        let (fromSection, from) = location(identifier, "moveItem(_:beforeItem:)")
-        items[fromSection].remove(at: from)
-        let (section, position) = location(item, "moveItem(_:beforeItem:)")
-        items[section].insert(identifier, at: position)
-        sectionOfItem[identifier] = sections[section]
+        moveItem(identifier, next: item, after: false, "moveItem(_:beforeItem:)")
     }
 
     /// Moves `identifier` after `item`.
     public mutating func moveItem(_ identifier: ItemIdentifierType, afterItem item: ItemIdentifierType) {
-        precondition(identifier != item, "moveItem(_:afterItem:) cannot move item \(identifier) relative to itself")
-        let (fromSection, from) = location(identifier, "moveItem(_:afterItem:)")
+        moveItem(identifier, next: item, after: true, "moveItem(_:afterItem:)")
+    }
+
+    private mutating func moveItem(_ identifier: ItemIdentifierType, next item: ItemIdentifierType, after: Bool, _ function: String) {
+        precondition(identifier != item, "\(function) cannot move item \(identifier) relative to itself")
+        let (fromSection, from) = location(identifier, function)
         items[fromSection].remove(at: from)
-        let (section, position) = location(item, "moveItem(_:afterItem:)")
-        items[section].insert(identifier, at: position + 1)
+        let (section, position) = location(item, function)
+        items[section].insert(identifier, at: position + (after ? 1 : 0))
         sectionOfItem[identifier] = sections[section]
     }
 
@@ -221,6 +222,18 @@ public struct Snapshot<SectionIdentifierType: Hashable, ItemIdentifierType: Hash
     }
 
     var itemsBySection: [[ItemIdentifierType]] { items }
+
+    /// The index path of every item.
+    ///
+    /// - Complexity: O(n) for n items.
+    var indexPathsByItem: [ItemIdentifierType: IndexPath] {
+        var locations: [ItemIdentifierType: IndexPath] = [:]
+        locations.reserveCapacity(numberOfItems)
+        for (section, row) in items.enumerated() {
+            for (index, item) in row.enumerated() { locations[item] = IndexPath(indexes: [section, index]) }
+        }
+        return locations
+    }
 
     /// The snapshot without its reload and reconfigure marks.
     var clearingMarks: Snapshot {

@@ -35,7 +35,7 @@ enum HostPrefetching {
     case none
     /// UIKit's two callbacks: items entering the plan, items leaving it.
     case classic
-    /// The controller's full decisions; the data source reports latency and cap.
+    /// The planner's full decisions; the data source reports the latency.
     case prioritized
 }
 
@@ -52,7 +52,7 @@ struct ItemNames {
     static let rows = ItemNames(noun: "row", scrollFunction: "scrollToRow(at:)", countFunction: "numberOfRowsInSection")
 }
 
-/// A layout seen along the scroll axis, for the view's `PrefetchController`.
+/// A layout seen along the scroll axis, for the view's prefetch planner.
 @MainActor
 struct LayoutGeometry: @MainActor ItemGeometry {
     let layout: any CollectionLayout
@@ -70,54 +70,32 @@ struct LayoutGeometry: @MainActor ItemGeometry {
     }
 }
 
-/// The view's `PrefetchController` target: holds each frame's decisions until the layout pass
-/// delivers them to the prefetch data source, and reports the prioritized data source's latency.
-@MainActor
-final class PrefetchBridge: @MainActor PrefetchTarget {
-    weak var view: ItemScrollView?
-    /// Set while the layout pass runs the controller: decisions wait for the pass to deliver them.
-    var isCollecting = false
-    var collected: [PrefetchUpdate<IndexPath>] = []
-
-    func updatePrefetching(_ update: PrefetchUpdate<IndexPath>) {
-        if isCollecting {
-            collected.append(update)
-        } else {
-            view?.deliverWithdrawals(of: update, visible: nil)
-            view?.deliverRequests(of: update, visible: nil)
-        }
-    }
-
-    var expectedLatency: Duration? { view?.host?.hostLoadReporting?.expectedLatency }
-    var typicalLatency: Duration? { view?.host?.hostLoadReporting?.typicalLatency }
-    var maxConcurrentLoads: Int { view?.host?.hostLoadReporting?.maxConcurrentLoads ?? FetcherConfiguration().maxConcurrentLoads }
-}
-
 extension ItemScrollView {
     var geometry: LayoutGeometry {
         LayoutGeometry(layout: layoutObject, minX: contentOffsetStorage.x, width: size.width)
     }
 
-    /// Runs the controller for this pass and returns its decisions, to be delivered around the
+    /// Steps the planner for this pass and returns its decisions, to be delivered around the
     /// display changes (withdrawals before, requests after, as UIKit orders its callbacks).
-    func planPrefetching() -> [PrefetchUpdate<IndexPath>] {
+    ///
+    /// Without a prefetch data source (or with prefetching off, or no area) the planner only
+    /// follows the motion, and withdraws what it held; the latency it plans with is the
+    /// prioritized data source's.
+    func planPrefetching() -> PrefetchUpdate<IndexPath> {
         let prefetching: Bool
         if case .none = host?.hostPrefetching ?? .none { prefetching = false } else { prefetching = isPrefetchingEnabled && hasArea }
-        prefetchBridge.isCollecting = true
-        controller.target = prefetching ? prefetchBridge : nil
-        controller.update(scrollState, geometry: geometry)
-        prefetchBridge.isCollecting = false
-        defer { prefetchBridge.collected.removeAll() }
-        return prefetchBridge.collected
+        let reporting = prefetching ? host?.hostLoadReporting : nil
+        let latency = LatencyEstimate(typical: reporting?.typicalLatency, expected: reporting?.expectedLatency)
+        return controller.step(scrollState, geometry: geometry, latency: latency, planning: prefetching)
     }
 
     /// Withdrawals: a classic data source hears `cancelPrefetchingForItemsAt` for the pending
     /// items that left the plan, in index path order; renamed and removed items only change the
     /// view's bookkeeping (the batch update or reload already did).
-    func deliverWithdrawals(of update: PrefetchUpdate<IndexPath>, visible: [IndexPath: CGRect]?) {
+    func deliverWithdrawals(of update: PrefetchUpdate<IndexPath>, visible: [IndexPath: CGRect]) {
         guard !update.withdrawals.isEmpty else { return }
         var cancelled: [IndexPath] = []
-        for indexPath in update.withdrawals where visible?[indexPath] == nil {
+        for indexPath in update.withdrawals where visible[indexPath] == nil {
             if pendingPrefetch.remove(indexPath) != nil { cancelled.append(indexPath) }
         }
         guard !cancelled.isEmpty else { return }
@@ -128,12 +106,12 @@ extension ItemScrollView {
 
     /// Requests: a classic data source hears `prefetchItemsAt` for the items that entered the
     /// plan off screen, most urgent first; a prioritized one gets the whole update.
-    func deliverRequests(of update: PrefetchUpdate<IndexPath>, visible: [IndexPath: CGRect]?) {
+    func deliverRequests(of update: PrefetchUpdate<IndexPath>, visible: [IndexPath: CGRect]) {
         var entering: [IndexPath] = []
         for request in update.requests {
             let indexPath = request.item
             // Most requests of a re-ranking frame re-prioritise pending items: one hash for those.
-            guard !pendingPrefetch.contains(indexPath), visible?[indexPath] == nil, !displayed.contains(indexPath) else { continue }
+            guard !pendingPrefetch.contains(indexPath), visible[indexPath] == nil, !displayed.contains(indexPath) else { continue }
             pendingPrefetch.insert(indexPath)
             entering.append(indexPath)
         }
@@ -148,11 +126,11 @@ extension ItemScrollView {
         }
     }
 
-    /// The priority to load the item at `indexPath` at now: what the view's controller requested
+    /// The priority to load the item at `indexPath` at now: what the view's planner requested
     /// it at, or its rank under the current forecast.
     func fetchPriority(at indexPath: IndexPath) -> FetchPriority {
         if let priority = controller.requestedPriority(of: indexPath) { return priority }
-        if needsReload || needsLayoutPreparation { prepareData() }
+        prepareData()
         return controller.priority(for: indexPath, extent: geometry.extent(of: indexPath))
     }
 }

@@ -11,11 +11,6 @@ struct BatchUpdate {
     var insertedItems: Set<IndexPath> = []
     var reloadedItems: Set<IndexPath> = []
     var moves: [(from: IndexPath, to: IndexPath)] = []
-
-    var isEmpty: Bool {
-        deletedSections.isEmpty && insertedSections.isEmpty && deletedItems.isEmpty
-            && insertedItems.isEmpty && reloadedItems.isEmpty && moves.isEmpty
-    }
 }
 
 /// Maps index paths from before a batch update to after it.
@@ -46,22 +41,20 @@ struct IndexPathMapping {
 }
 
 extension ItemScrollView {
-    func record(_ change: (inout BatchUpdate) -> Void, _ function: String) {
-        if batchUpdate != nil {
-            change(&batchUpdate!)
-            return
-        }
-        do {
-            try performUpdates { change(&self.batchUpdate!) }
-        } catch {
-            preconditionFailure("\(function) outside performBatchUpdates failed: \(error)")
-        }
-    }
-
-    /// Runs `updates`, in which the caller changes its data and calls the insert, delete, move
-    /// and reload methods, then applies the recorded changes at once.
-    func performUpdates(_ updates: () throws -> Void) throws {
-        precondition(!isInLayoutPass, "performBatchUpdates was called from a callback during a layout pass; call it after the pass (for example on the next frame)")
+    /// Applies several changes at once: change your data and call the insert, delete, move and
+    /// reload methods inside `updates`.
+    ///
+    /// As in UIKit, deletions, reloads and move sources use index paths from before the update;
+    /// insertions and move destinations use index paths after it. Displayed and prepared cells
+    /// and the prefetch state move with their items; every callback after the update uses the
+    /// new index paths (only `didEndDisplaying` of a deleted item carries its old index path).
+    /// A change made outside `performBatchUpdates` is applied at once, as its own update.
+    ///
+    /// - Throws: `PrefetchError` (`invalidArgument`) when an index path is out of
+    ///   range or the data source's counts disagree with the changes, naming the counts. The
+    ///   view then keeps its state from before the update; call ``reloadData()``.
+    public func performBatchUpdates(_ updates: () throws -> Void) throws {
+        precondition(state.pass != .running, "performBatchUpdates was called from a callback during a layout pass; call it after the pass (for example on the next frame)")
         precondition(batchUpdate == nil, "performBatchUpdates calls must not be nested")
         prepareData()
         batchUpdate = BatchUpdate()
@@ -69,6 +62,29 @@ extension ItemScrollView {
         try updates()
         guard let update = batchUpdate else { return }
         try apply(update)
+    }
+
+    /// Inserts sections (indexes after the update).
+    public func insertSections(_ sections: IndexSet) {
+        record("insertSections") { $0.insertedSections.formUnion(sections) }
+    }
+
+    /// Deletes sections (indexes before the update).
+    public func deleteSections(_ sections: IndexSet) {
+        record("deleteSections") { $0.deletedSections.formUnion(sections) }
+    }
+
+    /// Records `change` in the batch update under way, or applies it as its own update.
+    func record(_ function: String, _ change: (inout BatchUpdate) -> Void) {
+        if batchUpdate != nil {
+            change(&batchUpdate!)
+            return
+        }
+        do {
+            try performBatchUpdates { change(&self.batchUpdate!) }
+        } catch {
+            preconditionFailure("\(function) outside performBatchUpdates failed: \(error)")
+        }
     }
 
     private func invalid(_ message: String) -> PrefetchError {
@@ -104,8 +120,7 @@ extension ItemScrollView {
 
         // Items.
         func checkOld(_ indexPath: IndexPath, _ what: String) throws {
-            guard indexPath.count == 2, indexPath[0] >= 0, indexPath[0] < oldSections,
-                  indexPath[1] >= 0, indexPath[1] < oldCounts[indexPath[0]] else {
+            guard validIndexPath(indexPath, counts: oldCounts) else {
                 let detail = indexPath.count == 2 && indexPath[0] >= 0 && indexPath[0] < oldSections
                     ? "section \(indexPath[0]) had \(oldCounts[indexPath[0]]) \(noun)s before the update"
                     : "the view had \(oldSections) sections before the update"
@@ -123,8 +138,7 @@ extension ItemScrollView {
             newCounts.append(count)
         }
         func checkNew(_ indexPath: IndexPath, _ what: String) throws {
-            guard indexPath.count == 2, indexPath[0] >= 0, indexPath[0] < newSections,
-                  indexPath[1] >= 0, indexPath[1] < newCounts[indexPath[0]] else {
+            guard validIndexPath(indexPath, counts: newCounts) else {
                 let detail = indexPath.count == 2 && indexPath[0] >= 0 && indexPath[0] < newSections
                     ? "section \(indexPath[0]) has \(newCounts[indexPath[0]]) \(noun)s after the update"
                     : "the data source reports \(newSections) sections after the update"
@@ -213,40 +227,12 @@ extension ItemScrollView {
             update.reloadedItems.contains(indexPath) ? nil : mapping.map(indexPath)
         }
         counts = newCounts
-        needsLayoutPreparation = true
+        state.invalidate(.layout)
         for (cell, indexPath) in endings.sorted(by: { $0.1 < $1.1 }) {
-            cell.isDisplayed = false
-            emit(.didEndDisplaying, indexPath)
-            host?.hostDidEndDisplaying(cell, at: indexPath)
+            endDisplaying(cell, at: indexPath)
             recycle(cell)
         }
         prepareData()
-        if hasLaidOut { layoutIfNeeded() }
-    }
-
-    // MARK: Recording
-
-    func recordInsertSections(_ sections: IndexSet) {
-        record({ $0.insertedSections.formUnion(sections) }, "insertSections")
-    }
-
-    func recordDeleteSections(_ sections: IndexSet) {
-        record({ $0.deletedSections.formUnion(sections) }, "deleteSections")
-    }
-
-    func recordInsertItems(_ indexPaths: [IndexPath]) {
-        record({ $0.insertedItems.formUnion(indexPaths) }, "insertItems")
-    }
-
-    func recordDeleteItems(_ indexPaths: [IndexPath]) {
-        record({ $0.deletedItems.formUnion(indexPaths) }, "deleteItems")
-    }
-
-    func recordReloadItems(_ indexPaths: [IndexPath]) {
-        record({ $0.reloadedItems.formUnion(indexPaths) }, "reloadItems")
-    }
-
-    func recordMove(from: IndexPath, to: IndexPath) {
-        record({ $0.moves.append((from, to)) }, "moveItem")
+        if state.laysOutOnChange { layoutIfNeeded() }
     }
 }

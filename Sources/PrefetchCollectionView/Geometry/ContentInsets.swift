@@ -1,7 +1,7 @@
 import Foundation
 
 /// Insets from each edge of a rectangle, like UIKit's `UIEdgeInsets`.
-public struct ContentInsets: Hashable, Sendable, CustomStringConvertible {
+public struct ContentInsets: Hashable, Sendable {
     /// The inset from the top edge.
     public var top: Double
     /// The inset from the left edge.
@@ -23,16 +23,10 @@ public struct ContentInsets: Hashable, Sendable, CustomStringConvertible {
     public static let zero = ContentInsets()
 
     /// Whether every inset is a finite number.
-    public var isFinite: Bool { top.isFinite && left.isFinite && bottom.isFinite && right.isFinite }
+    var isFinite: Bool { top.isFinite && left.isFinite && bottom.isFinite && right.isFinite }
 
     /// The sum of the left and right insets.
-    public var horizontal: Double { left + right }
-
-    /// The sum of the top and bottom insets.
-    public var vertical: Double { top + bottom }
-
-    /// `(top, left, bottom, right)`.
-    public var description: String { "(top: \(top), left: \(left), bottom: \(bottom), right: \(right))" }
+    var horizontal: Double { left + right }
 }
 
 extension CGRect {
@@ -40,9 +34,7 @@ extension CGRect {
     ///
     /// This is the test the views use for "visible": an item whose frame only touches the
     /// viewport's edge is not visible. Rectangles of zero width or height never overlap anything.
-    ///
-    /// - Complexity: O(1).
-    public func overlapsWithPositiveArea(_ other: CGRect) -> Bool {
+    package func overlapsWithPositiveArea(_ other: CGRect) -> Bool {
         minX < other.maxX && other.minX < maxX && minY < other.maxY && other.minY < maxY
             && width > 0 && height > 0 && other.width > 0 && other.height > 0
     }

@@ -38,7 +38,7 @@ extension CollectionLayout {
     /// The index paths of the items whose frames overlap `rect`, in index path order.
     ///
     /// - Complexity: The cost of ``forEachItem(in:_:)``.
-    public func indexPathsForItems(in rect: CGRect) -> [IndexPath] {
+    package func indexPathsForItems(in rect: CGRect) -> [IndexPath] {
         var result: [IndexPath] = []
         forEachItem(in: rect) { indexPath, _ in result.append(indexPath) }
         return result
@@ -49,7 +49,7 @@ extension CollectionLayout {
 public struct LayoutEnvironment {
     /// The view's size.
     public var boundsSize: CGSize
-    /// The view's content inset; the content is `boundsSize.width - contentInset.horizontal` wide.
+    /// The view's content inset; the content is ``contentWidth`` wide.
     public var contentInset: ContentInsets
     /// The number of items in each section.
     public var numberOfItems: [Int]
@@ -60,7 +60,7 @@ public struct LayoutEnvironment {
     public var sizeForItem: (IndexPath) -> CGSize?
 
     /// Creates an environment.
-    public init(
+    package init(
         boundsSize: CGSize,
         contentInset: ContentInsets = .zero,
         numberOfItems: [Int],

@@ -4,7 +4,7 @@ import PrefetchKit
 /// A grid of equally sized items in rows, like `UICollectionViewFlowLayout` with a vertical
 /// scroll direction: as many columns as fit the width, sections stacked top to bottom.
 ///
-/// Each section's item size is ``itemSize``, or the size the delegate's
+/// Each section's item size is `itemSize`, or the size the delegate's
 /// `collectionView(_:layout:sizeForItemAt:)` gives for the section's first item: items in a
 /// section share one size. Spare width goes between the columns (one column is centred); the
 /// last row of a section is left-aligned.
@@ -21,13 +21,13 @@ import PrefetchKit
 @MainActor
 public final class FlowLayout: CollectionLayout {
     /// The size of every item, unless the delegate gives one.
-    public let itemSize: CGSize
+    let itemSize: CGSize
     /// The vertical space between rows.
-    public let minimumLineSpacing: Double
+    let minimumLineSpacing: Double
     /// The smallest horizontal space between items in a row.
-    public let minimumInteritemSpacing: Double
+    let minimumInteritemSpacing: Double
     /// The space around each section's items.
-    public let sectionInset: ContentInsets
+    let sectionInset: ContentInsets
 
     private struct Section {
         var start: Double
@@ -88,7 +88,7 @@ public final class FlowLayout: CollectionLayout {
     /// The number of columns for a section's item size in a content of `width`.
     ///
     /// - Complexity: O(1).
-    public func numberOfColumns(itemWidth: Double, contentWidth: Double) -> Int {
+    package func numberOfColumns(itemWidth: Double, contentWidth: Double) -> Int {
         let available = contentWidth - sectionInset.horizontal
         guard itemWidth <= available else { return 0 }
         return max(1, Int(((available + minimumInteritemSpacing) / (itemWidth + minimumInteritemSpacing)).rounded(.down)))

@@ -3,7 +3,7 @@ import PrefetchKit
 
 /// Full-width rows stacked top to bottom, like a plain `UITableView`.
 ///
-/// Rows share ``rowHeight`` unless heights are given per row, either at creation
+/// Rows share one height unless heights are given per row, either at creation
 /// (``init(rowHeights:defaultRowHeight:)``) or by the delegate (`heightForRowAt`, `sizeForItemAt`). With one
 /// height the layout stores nothing per row and answers in O(1) per row; with per-row heights
 /// it keeps one prefix sum per row and finds rows by binary search in O(log n).
@@ -14,7 +14,7 @@ import PrefetchKit
 @MainActor
 public final class ListLayout: CollectionLayout {
     /// The height of rows that have no height of their own.
-    public let rowHeight: Double
+    let rowHeight: Double
     private let explicitHeights: [[Double]]?
 
     private struct Section {

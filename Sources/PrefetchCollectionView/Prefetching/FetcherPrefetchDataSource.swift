@@ -12,7 +12,7 @@ extension AsyncFetcher {
     /// prefetcher = fetcher.prefetchDataSource { indexPath in models[indexPath.item].identifier }
     /// collectionView.prefetchDataSource = prefetcher
     /// // in cellForItemAt:
-    /// fetcher.fetchAsync(id, priority: collectionView.fetchPriority(forItemAt: indexPath)) { … }
+    /// fetcher.fetchAsync(id, priority: collectionView.fetchPriority(forItemAt: indexPath)) { result in /* fill the cell */ }
     /// ```
     ///
     /// - Parameter identifier: The id of an index path's data, or `nil` when it is not known yet
@@ -27,7 +27,7 @@ extension AsyncFetcher {
 /// ``PrefetchKit/AsyncFetcher/prefetchDataSource(identifier:)``.
 ///
 /// It forwards each frame's decisions to a `FetcherPrefetchTarget`, which keeps the id it
-/// requested under each index path, and reports the fetcher's latency and cap to the view.
+/// requested under each index path, and reports the fetcher's latency to the view.
 @MainActor
 public final class FetcherPrefetchDataSource<ID: Hashable & Sendable, Value: Sendable>:
     CollectionViewDataSourcePrioritizedPrefetching, TableViewDataSourcePrioritizedPrefetching
@@ -55,7 +55,4 @@ public final class FetcherPrefetchDataSource<ID: Hashable & Sendable, Value: Sen
 
     /// The fetcher's median latency.
     public var typicalLatency: Duration? { target.typicalLatency }
-
-    /// The fetcher's cap on loads at once.
-    public var maxConcurrentLoads: Int { target.maxConcurrentLoads }
 }

@@ -8,8 +8,8 @@ import PrefetchKit
 /// let tableView = TableView(frame: CGRect(x: 0, y: 0, width: 375, height: 667))
 /// tableView.register(CustomTableViewCell.self, forCellReuseIdentifier: CustomTableViewCell.identifier)
 /// tableView.rowHeight = 66
-/// tableView.dataSource = self
-/// tableView.prefetchDataSource = self
+/// tableView.dataSource = dataSource
+/// tableView.prefetchDataSource = dataSource
 /// tableView.step(to: 0)
 /// ```
 @MainActor
@@ -25,17 +25,12 @@ public final class TableView: ItemScrollView, ItemViewHost {
     /// Receives prefetch and cancel callbacks. Held weakly. Setting it to nil turns off data
     /// prefetching only; pending prefetches are forgotten.
     public weak var prefetchDataSource: (any TableViewDataSourcePrefetching)? {
-        didSet {
-            if oldValue !== prefetchDataSource {
-                pendingPrefetch.removeAll()
-                controller.reset()
-            }
-        }
+        didSet { if oldValue !== prefetchDataSource { prefetchDataSourceChanged() } }
     }
 
     /// Hears about display and sizes rows. Held weakly.
     public weak var delegate: (any TableViewDelegate)? {
-        didSet { needsLayoutPreparation = true }
+        didSet { state.invalidate(.layout) }
     }
 
     /// The height of rows the delegate does not size; 44 by default. Traps unless it is a
@@ -49,8 +44,7 @@ public final class TableView: ItemScrollView, ItemViewHost {
                 preconditionFailure("TableView.rowHeight: \(error)")
             }
             layoutObject = list
-            needsLayoutPreparation = true
-            if hasLaidOut { layoutIfNeeded() }
+            layoutChanged()
         }
     }
 
@@ -94,16 +88,6 @@ public final class TableView: ItemScrollView, ItemViewHost {
     /// The index paths of the rows on screen, in index path order.
     public var indexPathsForVisibleRows: [IndexPath] { sortedDisplayed }
 
-    /// The cells on screen, in index path order.
-    public var visibleCells: [TableViewCell] {
-        sortedDisplayed.compactMap { cells[$0] as? TableViewCell }
-    }
-
-    /// The index path of a held (displayed or prepared) cell.
-    public func indexPath(for cell: TableViewCell) -> IndexPath? {
-        cell.owner === self && cell.state == .inUse ? cell.indexPath : nil
-    }
-
     /// The number of rows in `section`, as the view last read it from the data source.
     public func numberOfRows(inSection section: Int) -> Int {
         numberOfItemsStored(inSection: section)
@@ -112,17 +96,14 @@ public final class TableView: ItemScrollView, ItemViewHost {
     /// The priority to load the row's data at now: pass it from `cellForRowAt` to
     /// `fetchAsync(_:priority:completion:)` or `value(for:priority:)`.
     ///
-    /// It comes from the view's `PrefetchController`; see ``CollectionView/fetchPriority(forItemAt:)``.
+    /// It comes from the view's prefetch planner; see ``CollectionView/fetchPriority(forItemAt:)``.
     /// - Complexity: O(1).
     public func fetchPriority(forRowAt indexPath: IndexPath) -> FetchPriority {
         fetchPriority(at: indexPath)
     }
 
     /// The frame of the row at `indexPath` in content coordinates, or nil when there is none.
-    public func rectForRow(at indexPath: IndexPath) -> CGRect? {
-        if needsReload || needsLayoutPreparation { prepareData() }
-        return layoutObject.frameForItem(at: indexPath)
-    }
+    public func rectForRow(at indexPath: IndexPath) -> CGRect? { frameForItem(at: indexPath) }
 
     /// Scrolls so that the row at `indexPath` is at `position` in the viewport.
     ///
@@ -132,89 +113,47 @@ public final class TableView: ItemScrollView, ItemViewHost {
         try scrollToItem(at: indexPath, at: position, animated: animated)
     }
 
-    // MARK: Batch updates
+    // MARK: Batch updates (in or outside performBatchUpdates)
 
-    /// Applies several changes at once; see ``CollectionView/performBatchUpdates(_:)``.
-    ///
-    /// - Throws: `PrefetchError` (`invalidArgument`) when an index path is out of
-    ///   range or the data source's counts disagree with the changes, naming the counts.
-    public func performBatchUpdates(_ updates: () throws -> Void) throws {
-        try performUpdates(updates)
-    }
-
-    /// Inserts sections (indexes after the update).
-    public func insertSections(_ sections: IndexSet) { recordInsertSections(sections) }
-    /// Deletes sections (indexes before the update).
-    public func deleteSections(_ sections: IndexSet) { recordDeleteSections(sections) }
     /// Inserts rows (index paths after the update).
-    public func insertRows(at indexPaths: [IndexPath]) { recordInsertItems(indexPaths) }
+    public func insertRows(at indexPaths: [IndexPath]) { record("insertItems") { $0.insertedItems.formUnion(indexPaths) } }
     /// Deletes rows (index paths before the update).
-    public func deleteRows(at indexPaths: [IndexPath]) { recordDeleteItems(indexPaths) }
+    public func deleteRows(at indexPaths: [IndexPath]) { record("deleteItems") { $0.deletedItems.formUnion(indexPaths) } }
     /// Reloads rows (index paths before the update): their cells are requested again.
-    public func reloadRows(at indexPaths: [IndexPath]) { recordReloadItems(indexPaths) }
+    public func reloadRows(at indexPaths: [IndexPath]) { record("reloadItems") { $0.reloadedItems.formUnion(indexPaths) } }
     /// Moves a row from `indexPath` (before the update) to `newIndexPath` (after it).
-    public func moveRow(at indexPath: IndexPath, to newIndexPath: IndexPath) { recordMove(from: indexPath, to: newIndexPath) }
+    public func moveRow(at indexPath: IndexPath, to newIndexPath: IndexPath) {
+        record("moveItem") { $0.moves.append((indexPath, newIndexPath)) }
+    }
 
     // MARK: ItemViewHost
 
-    func hostNumberOfSections() -> Int {
-        guard let dataSource else { return 0 }
-        return dataSource.numberOfSections(in: self)
-    }
-
-    func hostNumberOfItems(inSection section: Int) -> Int {
-        dataSource?.tableView(self, numberOfRowsInSection: section) ?? 0
-    }
-
-    func hostCell(at indexPath: IndexPath) -> ReusableCell? {
-        dataSource?.tableView(self, cellForRowAt: indexPath)
-    }
+    func hostNumberOfSections() -> Int { dataSource?.numberOfSections(in: self) ?? 0 }
+    func hostNumberOfItems(inSection section: Int) -> Int { dataSource?.tableView(self, numberOfRowsInSection: section) ?? 0 }
+    func hostCell(at indexPath: IndexPath) -> ReusableCell? { dataSource?.tableView(self, cellForRowAt: indexPath) }
 
     func hostWillDisplay(_ cell: ReusableCell, at indexPath: IndexPath) {
-        guard let cell = cell as? TableViewCell else { return }
-        delegate?.tableView(self, willDisplay: cell, forRowAt: indexPath)
+        if let cell = cell as? TableViewCell { delegate?.tableView(self, willDisplay: cell, forRowAt: indexPath) }
     }
 
     func hostDidEndDisplaying(_ cell: ReusableCell, at indexPath: IndexPath) {
-        guard let cell = cell as? TableViewCell else { return }
-        delegate?.tableView(self, didEndDisplaying: cell, forRowAt: indexPath)
+        if let cell = cell as? TableViewCell { delegate?.tableView(self, didEndDisplaying: cell, forRowAt: indexPath) }
     }
 
-    var hostPrefetching: HostPrefetching {
-        guard let prefetchDataSource else { return .none }
-        return prefetchDataSource is any TableViewDataSourcePrioritizedPrefetching ? .prioritized : .classic
-    }
-
-    private var prioritizedPrefetchDataSource: (any TableViewDataSourcePrioritizedPrefetching)? {
+    var hostPrefetching: HostPrefetching { prefetchDataSource == nil ? .none : prioritized == nil ? .classic : .prioritized }
+    private var prioritized: (any TableViewDataSourcePrioritizedPrefetching)? {
         prefetchDataSource as? any TableViewDataSourcePrioritizedPrefetching
     }
-
-    var hostLoadReporting: (any PrefetchLoadReporting)? { prioritizedPrefetchDataSource }
-
-    func hostPrefetch(_ indexPaths: [IndexPath]) {
-        prefetchDataSource?.tableView(self, prefetchRowsAt: indexPaths)
-    }
-
-    func hostCancelPrefetch(_ indexPaths: [IndexPath]) {
-        prefetchDataSource?.tableView(self, cancelPrefetchingForRowsAt: indexPaths)
-    }
-
-    func hostUpdatePrefetching(_ update: PrefetchUpdate<IndexPath>) {
-        prioritizedPrefetchDataSource?.tableView(self, updatePrefetching: update)
-    }
+    var hostLoadReporting: (any PrefetchLoadReporting)? { prioritized }
+    func hostPrefetch(_ indexPaths: [IndexPath]) { prefetchDataSource?.tableView(self, prefetchRowsAt: indexPaths) }
+    func hostCancelPrefetch(_ indexPaths: [IndexPath]) { prefetchDataSource?.tableView(self, cancelPrefetchingForRowsAt: indexPaths) }
+    func hostUpdatePrefetching(_ update: PrefetchUpdate<IndexPath>) { prioritized?.tableView(self, updatePrefetching: update) }
 
     func hostLayoutEnvironment(counts: [Int]) -> LayoutEnvironment {
-        var provides = false
-        if let delegate, let first = counts.firstIndex(where: { $0 > 0 }) {
-            provides = delegate.tableView(self, heightForRowAt: IndexPath(indexes: [first, 0])) != Self.automaticDimension
+        layoutEnvironment(counts: counts) { [weak self] indexPath in
+            guard let self, let delegate = self.delegate else { return nil }
+            let height = delegate.tableView(self, heightForRowAt: indexPath)
+            return height == Self.automaticDimension ? nil : CGSize(width: self.size.width, height: height)
         }
-        return LayoutEnvironment(
-            boundsSize: size, contentInset: contentInset, numberOfItems: counts, providesItemSizes: provides,
-            sizeForItem: { [weak self] indexPath in
-                guard let self, let delegate = self.delegate else { return nil }
-                let height = delegate.tableView(self, heightForRowAt: indexPath)
-                return height == Self.automaticDimension ? nil : CGSize(width: self.size.width, height: height)
-            }
-        )
     }
 }

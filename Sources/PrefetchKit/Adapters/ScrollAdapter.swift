@@ -12,7 +12,7 @@ import Foundation
 /// ```swift
 /// let adapter = ScrollAdapter(fetcher: fetcher, policy: PrefetchPolicies.Adaptive.standard) { (id: Model.ID) in id }
 /// adapter.frame(ScrollTracker.Frame(time: t, offset: y, viewportLength: h, contentLength: total, motion: .tracking),
-///               geometry: layout)
+///               geometry: rows)
 /// ```
 ///
 /// Not thread-safe: use it from one isolation domain (the main actor, in an app).

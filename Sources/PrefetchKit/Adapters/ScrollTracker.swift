@@ -201,7 +201,7 @@ public struct ScrollTracker: Sendable {
 
     /// The velocity at the last frame. A velocity measured over an interval the content coasted
     /// through is the curve's mean over it, faster than the curve at its end: the end speed is the
-    /// mean times ``Deceleration/finalSpeedFactor(overSeconds:rate:)``.
+    /// mean times `Deceleration.finalSpeedFactor(overSeconds:rate:)`.
     private func speedAtFrame(rate: Double) -> Double {
         guard let interval = coastedOver else { return velocity }
         let factor = Deceleration.finalSpeedFactor(overSeconds: interval, rate: rate)

@@ -9,10 +9,10 @@ import Foundation
 /// per second, positive toward the end of the content.
 public enum ScrollTranslation {
     /// UIKit's normal deceleration rate (`UIScrollView.DecelerationRate.normal`): the fraction of
-    /// the velocity a coasting scroll view keeps per millisecond (``Deceleration/normalRate``).
+    /// the velocity a coasting scroll view keeps per millisecond (`Deceleration.normalRate`).
     public static let normalDecelerationRate = Deceleration.normalRate
 
-    /// UIKit's fast deceleration rate (`UIScrollView.DecelerationRate.fast`, ``Deceleration/fastRate``).
+    /// UIKit's fast deceleration rate (`UIScrollView.DecelerationRate.fast`, `Deceleration.fastRate`).
     public static let fastDecelerationRate = Deceleration.fastRate
 
     /// The largest speed taken at face value, in points per second (100 points per millisecond).
@@ -75,7 +75,7 @@ public enum ScrollTranslation {
     }
 
     /// Where a fling that leaves `offset` at `velocity` comes to rest under UIKit's exponential
-    /// deceleration, before clamping: ``Deceleration/restingOffset(from:velocity:rate:)``, the
+    /// deceleration, before clamping: `Deceleration.restingOffset(from:velocity:rate:)`, the
     /// limit of the curve the controller forecasts.
     ///
     /// At 0.998 and 6,006 points per second that is about 3,000 points further on.

@@ -10,7 +10,7 @@
 /// cache.value(forKey: "a")   // [1, 2, 3], now the most recently used
 /// cache.trim(toCost: 0)      // memory pressure: drop everything
 /// ```
-public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+@usableFromInline struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     @usableFromInline
     struct Node: Sendable {
         @usableFromInline var key: Key
@@ -30,9 +30,9 @@ public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// The most entries the cache keeps.
-    public let countLimit: Int
+    @usableFromInline let countLimit: Int
     /// The most total cost the cache keeps.
-    public let costLimit: Int
+    @usableFromInline let costLimit: Int
     @usableFromInline let costOf: @Sendable (Value) -> Int
 
     @usableFromInline var index: [Key: Int] = [:]
@@ -45,11 +45,11 @@ public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     @usableFromInline var storedEvictions = 0
 
     /// The number of entries.
-    @inlinable public var count: Int { storedCount }
+    @inlinable var count: Int { storedCount }
     /// The sum of the entries' costs.
-    @inlinable public var totalCost: Int { storedCost }
+    @inlinable var totalCost: Int { storedCost }
     /// How many entries were evicted to stay within the limits (not counting removals and trims).
-    @inlinable public var evictions: Int { storedEvictions }
+    @inlinable var evictions: Int { storedEvictions }
 
     /// Creates a cache.
     ///
@@ -58,7 +58,7 @@ public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     ///   - costLimit: the most total cost to keep; at least 0.
     ///   - cost: the cost of one value (for example its size in bytes); must not be negative.
     /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidConfiguration`` for a limit out of range.
-    public init(countLimit: Int = 1_000, costLimit: Int = .max, cost: @escaping @Sendable (Value) -> Int = { _ in 1 }) throws {
+    @usableFromInline init(countLimit: Int = 1_000, costLimit: Int = .max, cost: @escaping @Sendable (Value) -> Int = { _ in 1 }) throws {
         guard countLimit >= 1 else {
             throw PrefetchError(.invalidConfiguration, "MemoryCache countLimit must be at least 1, got \(countLimit)")
         }
@@ -73,7 +73,7 @@ public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// Returns the value for `key` and marks it most recently used.
     /// - Complexity: O(1)
     @inlinable
-    public mutating func value(forKey key: Key) -> Value? {
+    mutating func value(forKey key: Key) -> Value? {
         guard let slot = index[key] else { return nil }
         moveToFront(slot)
         return nodes[slot].value
@@ -81,13 +81,13 @@ public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Returns the value for `key` without changing the recency order.
     /// - Complexity: O(1)
-    public func peek(forKey key: Key) -> Value? {
+    @usableFromInline func peek(forKey key: Key) -> Value? {
         index[key].flatMap { nodes[$0].value }
     }
 
     /// Whether `key` has a value.
     @inlinable
-    public func contains(_ key: Key) -> Bool { index[key] != nil }
+    func contains(_ key: Key) -> Bool { index[key] != nil }
 
     /// Stores `value` for `key` as most recently used, then evicts least recently used entries
     /// until the cache is within its limits.
@@ -98,7 +98,7 @@ public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidCost`` when the cost
     ///   function returns a negative cost; the cache is left unchanged.
     /// - Complexity: O(1) amortized, plus O(e) for e evictions.
-    public mutating func insert(_ value: Value, forKey key: Key) throws {
+    @usableFromInline mutating func insert(_ value: Value, forKey key: Key) throws {
         try insert(value, forKey: key, cost: costOf(value))
     }
 
@@ -110,7 +110,7 @@ public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     ///   negative; the cache is left unchanged.
     /// - Complexity: O(1) amortized, plus O(e) for e evictions.
     @inlinable
-    public mutating func insert(_ value: Value, forKey key: Key, cost: Int) throws {
+    mutating func insert(_ value: Value, forKey key: Key, cost: Int) throws {
         guard cost >= 0 else {
             throw PrefetchError(.invalidCost, "MemoryCache cost function returned \(cost) for key \(key); costs must be 0 or more")
         }
@@ -147,7 +147,7 @@ public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// - Complexity: O(1)
     @inlinable
     @discardableResult
-    public mutating func removeValue(forKey key: Key) -> Value? {
+    mutating func removeValue(forKey key: Key) -> Value? {
         guard let slot = index[key] else { return nil }
         let value = nodes[slot].value
         removeSlot(slot)
@@ -156,7 +156,7 @@ public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Removes every entry.
     /// - Complexity: O(n)
-    public mutating func removeAll() {
+    @usableFromInline mutating func removeAll() {
         index.removeAll()
         nodes.removeAll()
         free.removeAll()
@@ -168,19 +168,19 @@ public struct MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Evicts least recently used entries until the total cost is at most `cost` (for memory pressure).
     /// - Complexity: O(e) for e evicted entries.
-    public mutating func trim(toCost cost: Int) {
+    @usableFromInline mutating func trim(toCost cost: Int) {
         while totalCost > max(cost, 0), tail >= 0 { removeSlot(tail) }
     }
 
     /// Evicts least recently used entries until at most `count` remain.
     /// - Complexity: O(e) for e evicted entries.
-    public mutating func trim(toCount count: Int) {
+    @usableFromInline mutating func trim(toCount count: Int) {
         while self.count > max(count, 0), tail >= 0 { removeSlot(tail) }
     }
 
     /// The keys from most to least recently used.
     /// - Complexity: O(n)
-    public var keysByRecency: [Key] {
+    @usableFromInline var keysByRecency: [Key] {
         var keys: [Key] = []
         var slot = head
         while slot >= 0 {

@@ -18,16 +18,18 @@ extension AsyncFetcher {
 /// The ``PrefetchTarget`` of an ``AsyncFetcher``: made by ``AsyncFetcher/prefetchTarget(identifier:)``.
 ///
 /// A request sets (or re-prioritises) the prefetch interest of the item's id at the request's
-/// priority; a withdrawal withdraws it. It keeps the id it requested under each item, so a
+/// priority; a withdrawal withdraws it; a frame's update reaches the fetcher as one
+/// ``AsyncFetcher/updatePrefetching(_:cancelling:)`` call (one lock, and no load starts for an id
+/// the same frame withdraws). It keeps the id it requested under each item, so a
 /// withdrawal after the data changed (a deleted row whose index now names another model)
 /// withdraws the right id, and it counts the items that share an id, so one leaving does not
-/// cancel the others' load. It reads the fetcher's ``AsyncFetcher/expectedLatency``, its median
-/// latency and its cap. When it is released it withdraws every interest it still holds.
+/// cancel the others' load. It reports the fetcher's ``AsyncFetcher/expectedLatency`` and median
+/// latency. When it is released it withdraws every interest it still holds.
 ///
 /// Not thread-safe: use it where its controller runs.
 public final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendable, Value: Sendable>: PrefetchTarget {
     /// The fetcher the decisions go to.
-    public let fetcher: AsyncFetcher<ID, Value>
+    let fetcher: AsyncFetcher<ID, Value>
     private let identifier: (Item) -> ID?
     /// The id requested under each item.
     private var requested: [Item: ID] = [:]
@@ -45,8 +47,8 @@ public final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendable
         if !holders.isEmpty { fetcher.cancelPrefetching(Array(holders.keys)) }
     }
 
-    /// Applies the update: removals, renames, withdrawals, then requests; an id is cancelled
-    /// only if no item holds it at the end.
+    /// Applies the update: removals, renames, withdrawals, then requests, in one call to the
+    /// fetcher; an id is cancelled only if no item holds it at the end.
     public func updatePrefetching(_ update: PrefetchUpdate<Item>) {
         var released: [ID] = []
         for item in update.removed { withdraw(item, into: &released) }
@@ -61,6 +63,8 @@ public final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendable
             }
         }
         for item in update.withdrawals { withdraw(item, into: &released) }
+        var requests: [(ID, FetchPriority)] = []
+        requests.reserveCapacity(update.requests.count)
         for request in update.requests {
             guard let id = identifier(request.item) else {
                 withdraw(request.item, into: &released)
@@ -73,10 +77,10 @@ public final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendable
                 requested[request.item] = id
                 holders[id, default: 0] += 1
             }
-            fetcher.prefetch(CollectionOfOne(id), priority: request.priority)
+            requests.append((id, request.priority))
         }
         let cancels = released.filter { holders[$0] == nil }
-        if !cancels.isEmpty { fetcher.cancelPrefetching(cancels) }
+        if !requests.isEmpty || !cancels.isEmpty { fetcher.updatePrefetching(requests, cancelling: cancels) }
     }
 
     private func withdraw(_ item: Item, into released: inout [ID]) {
@@ -103,9 +107,6 @@ public final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendable
     /// has as many samples as ``AsyncFetcher/expectedLatency`` needs.
     public var typicalLatency: Duration? { fetcher.typicalLatency }
 
-    /// The fetcher's ``FetcherConfiguration/maxConcurrentLoads``.
-    public var maxConcurrentLoads: Int { fetcher.configuration.maxConcurrentLoads }
-
     /// The number of items requested now.
-    public var requestedCount: Int { requested.count }
+    var requestedCount: Int { requested.count }
 }

@@ -36,14 +36,3 @@ public protocol ItemGeometry<Item> {
     /// - Complexity: Should be O(1) or O(log n).
     func extent(of item: Item) -> Range<Double>?
 }
-
-extension ItemGeometry {
-    /// The items whose extents meet `range`, in ascending order along the axis.
-    ///
-    /// - Complexity: The cost of ``forEachItem(meeting:_:)``.
-    public func items(meeting range: Range<Double>) -> [Item] {
-        var result: [Item] = []
-        forEachItem(meeting: range) { item, _ in result.append(item) }
-        return result
-    }
-}

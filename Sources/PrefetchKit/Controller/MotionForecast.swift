@@ -14,8 +14,8 @@ struct MotionForecast {
         case stationary
         /// Constant velocity (points per second), until an end of the content.
         case linear(velocity: Double)
-        /// UIKit's deceleration toward `rest` (``Deceleration/offset(after:from:restingAt:decay:)``),
-        /// with `decay` = ``Deceleration/decayConstant(rate:)`` per second.
+        /// UIKit's deceleration toward `rest` (`Deceleration.offset(after:from:restingAt:decay:)`),
+        /// with `decay` = `Deceleration.decayConstant(rate:)` per second.
         case decay(rest: Double, decay: Double)
         /// An ease-out cubic to `target` over `duration` seconds.
         case easeOut(target: Double, duration: Double)

@@ -2,14 +2,14 @@
 ///
 /// Once per frame (only when something changed) the controller sends one ``PrefetchUpdate``:
 /// the items to request or re-prioritise, with their ``FetchPriority``, and the items to
-/// withdraw. It reads ``expectedLatency``, ``typicalLatency`` and ``maxConcurrentLoads`` itself,
-/// every frame, so nobody copies a fetcher's statistics into a view.
+/// withdraw. It reads ``expectedLatency`` and ``typicalLatency`` itself, once per frame before
+/// planning it, so nobody copies a fetcher's statistics into a view.
 ///
 /// An ``AsyncFetcher`` is a target through ``AsyncFetcher/prefetchTarget(identifier:)``.
 ///
 /// ```swift
 /// let controller = PrefetchController<Int>(policy: .adaptive)
-/// controller.target = fetcher.prefetchTarget { row in rows.indices.contains(row) ? rows[row].id : nil }
+/// controller.target = fetcher.prefetchTarget { row in ids.indices.contains(row) ? ids[row] : nil }
 /// ```
 public protocol PrefetchTarget<Item>: AnyObject {
     /// What the controller plans for: an index path, a row number, a model's identifier.
@@ -27,9 +27,6 @@ public protocol PrefetchTarget<Item>: AnyObject {
     ///
     /// The default is ``expectedLatency``.
     var typicalLatency: Duration? { get }
-
-    /// The most loads that run at once.
-    var maxConcurrentLoads: Int { get }
 }
 
 extension PrefetchTarget {

@@ -88,14 +88,4 @@ public struct ScrollState: Sendable, Hashable {
                         "MotionPhase.programmatic duration \(duration) must be a finite number of seconds, at least 0")
         }
     }
-
-    /// The offset of the viewport's leading edge where the current motion ends, if it is known:
-    /// the resting offset of a fling or the destination of an animated scroll.
-    public var destinationOffset: Double? {
-        switch phase {
-        case .idle, .dragging: nil
-        case .decelerating(let restingOffset, _): restingOffset
-        case .programmatic(let targetOffset, _): targetOffset
-        }
-    }
 }

@@ -4,7 +4,7 @@
 /// data source ports as written, and adds an `async` API:
 ///
 /// ```swift
-/// let fetcher = try AsyncFetcher<UUID, DisplayData> { id in try await api.displayData(for: id) }
+/// let fetcher = try AsyncFetcher<Int, DisplayData> { id in try await api.displayData(for: id) }
 ///
 /// // UIKit-style, from a prefetch data source and cellForItemAt:
 /// fetcher.fetchAsync(id)                                  // prefetch
@@ -24,7 +24,7 @@
 /// cancelling a prefetch never strands a cell that attached a handler to it. Each consumer
 /// hears exactly once: the value, the error, or `CancellationError`.
 ///
-/// Inside, one state machine (a ``FetchScheduler`` with the consumers, workers, cache and
+/// Inside, one state machine (a `FetchScheduler` with the consumers, workers, cache and
 /// statistics around it) sits behind one lock. Each call takes the lock once, gets back what to
 /// do, and does it after releasing the lock: no callback, task start or cancellation, and no code
 /// of the caller (a lazy sequence, the cost function), runs under the lock. Loads run on
@@ -263,20 +263,20 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
 
     /// A latency to plan prefetching with: the 90th percentile of recent loads (cancelled loads
     /// counted as lasting at least as long as they ran), or `nil` until enough loads have
-    /// finished (see ``LatencyWindow/expected``).
+    /// finished (see `LatencyWindow.expected`).
     public var expectedLatency: Duration? {
         state.withLock { $0.latency.expected }
     }
 
     /// A typical load latency: the median of recent loads (cancelled loads counted as lasting at
     /// least as long as they ran), or `nil` until enough loads have finished (see
-    /// ``LatencyWindow/typical``).
+    /// `LatencyWindow.typical`).
     public var typicalLatency: Duration? {
         state.withLock { $0.latency.typical }
     }
 
     /// A copy of the window of recent load latencies behind ``expectedLatency`` and ``statistics``.
-    public var latencyWindow: LatencyWindow {
+    var latencyWindow: LatencyWindow {
         state.withLock { $0.latency }
     }
 

@@ -34,7 +34,7 @@ public struct FetchStatistics: Sendable, Hashable {
 ///
 /// Loads cancelled before they finished are left out here; the estimates a fetcher plans with
 /// (``AsyncFetcher/expectedLatency``, ``AsyncFetcher/typicalLatency``) count them as lasting at
-/// least as long as they ran (see ``LatencyWindow``), so they can be longer than ``p90`` and ``median``.
+/// least as long as they ran (see `LatencyWindow`), so they can be longer than ``p90`` and ``median``.
 public struct LatencySummary: Sendable, Hashable {
     /// The number of samples summarised.
     public var count = 0
@@ -60,7 +60,7 @@ public struct LatencySummary: Sendable, Hashable {
         count >= Self.minimumSamplesForEstimate ? p90 : nil
     }
 
-    /// Summarises the given samples; percentiles by nearest rank, as ``LatencyWindow/percentile(_:)``.
+    /// Summarises the given samples; percentiles by nearest rank, as `LatencyWindow.percentile(_:)`.
     public init(samples: some Collection<Duration>) {
         guard !samples.isEmpty else { return }
         let sorted = samples.sorted()

@@ -1,6 +1,6 @@
 /// Everything an ``AsyncFetcher`` changes under its lock, as one pure state machine.
 ///
-/// It holds the ``FetchScheduler`` (which loads run), the memory cache, the consumers with
+/// It holds the `FetchScheduler` (which loads run), the memory cache, the consumers with
 /// their waiters (completion handlers or continuations), the workers that run loads and their
 /// task handles, the early cancellations of `value(for:)` calls, the statistics and the latency
 /// window. Each input returns its own small action type, which ``AsyncFetcher`` performs after
@@ -239,7 +239,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     }
 
     /// A running load was cancelled after running for `elapsed`: its latency would have been at
-    /// least that (``LatencyWindow/recordCancelled(after:)``).
+    /// least that (`LatencyWindow.recordCancelled(after:)`).
     @inlinable
     mutating func cancelledLoadRan(for elapsed: Duration) {
         latency.recordCancelled(after: elapsed)

@@ -18,9 +18,9 @@
 /// window.expected              // 500 ms: the 90th percentile, once there are 5 samples
 /// window.percentile(0.5)       // 300 ms
 /// ```
-public struct LatencyWindow: Sendable, Equatable {
+@usableFromInline struct LatencyWindow: Sendable, Equatable {
     /// The most samples kept; older ones are forgotten first.
-    public let capacity: Int
+    @usableFromInline let capacity: Int
     @usableFromInline var ring: [Duration] = []
     /// Parallel to `ring`: whether the sample is a cancelled load's running time (a lower bound).
     @usableFromInline var cancelled: [Bool] = []
@@ -30,7 +30,7 @@ public struct LatencyWindow: Sendable, Equatable {
     ///
     /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidArgument`` when
     ///   `capacity` is less than 1.
-    public init(capacity: Int = 64) throws {
+    @usableFromInline init(capacity: Int = 64) throws {
         guard capacity >= 1 else {
             throw PrefetchError(.invalidArgument, "LatencyWindow capacity must be at least 1, got \(capacity)")
         }
@@ -38,26 +38,26 @@ public struct LatencyWindow: Sendable, Equatable {
     }
 
     /// The number of samples kept now (at most ``capacity``).
-    public var count: Int { ring.count }
+    @usableFromInline var count: Int { ring.count }
 
     /// Whether no sample was recorded since creation or ``removeAll()``.
-    public var isEmpty: Bool { ring.isEmpty }
+    @usableFromInline var isEmpty: Bool { ring.isEmpty }
 
     /// The samples kept, oldest first (cancelled loads' running times included).
     /// - Complexity: O(``capacity``)
-    public var samples: [Duration] {
+    @usableFromInline var samples: [Duration] {
         Array(ring[cursor...] + ring[..<cursor])
     }
 
     /// The number of samples that are cancelled loads' running times.
-    public var cancelledCount: Int { cancelled.lazy.filter { $0 }.count }
+    @usableFromInline var cancelledCount: Int { cancelled.lazy.filter { $0 }.count }
 
     /// Records one latency, forgetting the oldest sample when the window is full.
     ///
     /// A negative duration (a clock that went backwards) is recorded as zero.
     /// - Complexity: O(1) amortized; O(1) without allocating once the window is full.
     @inlinable
-    public mutating func record(_ latency: Duration) {
+    mutating func record(_ latency: Duration) {
         append(max(latency, .zero), cancelled: false)
     }
 
@@ -67,7 +67,7 @@ public struct LatencyWindow: Sendable, Equatable {
     /// A negative duration is recorded as zero.
     /// - Complexity: O(1) amortized; O(1) without allocating once the window is full.
     @inlinable
-    public mutating func recordCancelled(after elapsed: Duration) {
+    mutating func recordCancelled(after elapsed: Duration) {
         append(max(elapsed, .zero), cancelled: true)
     }
 
@@ -84,7 +84,7 @@ public struct LatencyWindow: Sendable, Equatable {
     }
 
     /// Forgets every sample.
-    public mutating func removeAll() {
+    @usableFromInline mutating func removeAll() {
         ring.removeAll(keepingCapacity: true)
         cancelled.removeAll(keepingCapacity: true)
         cursor = 0
@@ -99,7 +99,7 @@ public struct LatencyWindow: Sendable, Equatable {
     /// so many long loads were cancelled that the estimate never reaches `fraction`, it is the
     /// longest time any sample ran: the latency is at least that.
     /// - Complexity: O(n log n) for n samples.
-    public func percentile(_ fraction: Double) -> Duration? {
+    @usableFromInline func percentile(_ fraction: Double) -> Duration? {
         guard !ring.isEmpty else { return nil }
         guard cancelled.contains(true) else { return Self.nearestRank(ring.sorted(), fraction) }
         let clamped = fraction.isNaN ? 1 : min(max(fraction, 0), 1)
@@ -121,27 +121,27 @@ public struct LatencyWindow: Sendable, Equatable {
     /// ``LatencySummary/minimumSamplesForEstimate`` samples (one early load says little about
     /// the next ones); `nil` before that.
     /// - Complexity: O(n log n) for n samples.
-    public var expected: Duration? {
+    @usableFromInline var expected: Duration? {
         ring.count >= LatencySummary.minimumSamplesForEstimate ? percentile(0.9) : nil
     }
 
     /// A typical latency: the median (``percentile(_:)`` of 0.5), once there are at least
     /// ``LatencySummary/minimumSamplesForEstimate`` samples; `nil` before that.
     /// - Complexity: O(n log n) for n samples.
-    public var typical: Duration? {
+    @usableFromInline var typical: Duration? {
         ring.count >= LatencySummary.minimumSamplesForEstimate ? percentile(0.5) : nil
     }
 
     /// Count, mean, median, 90th percentile and maximum of the finished loads' latencies
     /// (cancelled loads' running times left out).
     /// - Complexity: O(n log n) for n samples.
-    public var summary: LatencySummary {
+    @usableFromInline var summary: LatencySummary {
         LatencySummary(samples: ring.indices.lazy.filter { !cancelled[$0] }.map { ring[$0] })
     }
 
     /// Two windows are equal when they have the same capacity and the same samples, each marked
     /// finished or cancelled alike, in the same order.
-    public static func == (lhs: LatencyWindow, rhs: LatencyWindow) -> Bool {
+    @usableFromInline static func == (lhs: LatencyWindow, rhs: LatencyWindow) -> Bool {
         lhs.capacity == rhs.capacity && lhs.samples == rhs.samples && lhs.orderedCancelled == rhs.orderedCancelled
     }
 

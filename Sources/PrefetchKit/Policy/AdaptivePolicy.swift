@@ -30,8 +30,9 @@ extension PrefetchPolicies {
     ///   being cancelled. Both stop at the content the latest motion travelled
     ///   (``ScrollHistory/sweptLength``): after a jump nothing behind was seen, and loading it
     ///   would be waste.
-    /// - **Latency.** ``ScrollContext/expectedLatency`` (an `AsyncFetcher` reports its recent
-    ///   90th percentile), or ``fallbackLatency`` before any load has finished.
+    /// - **Latency.** ``ScrollContext/expectedLatency``: the latency the controller ranks with (an
+    ///   `AsyncFetcher` reports its recent 90th percentile; the controller's fallback stands in
+    ///   before any load has finished).
     /// - **Budget.** ``aggressiveness`` scales every length ahead: the knob a frontier sweeps to
     ///   trade wasted loads for blank cells.
     public struct Adaptive: PrefetchPolicy, Hashable {
@@ -46,8 +47,6 @@ extension PrefetchPolicies {
         public let idleLead: Double
         /// Viewports kept behind the viewport, for small reversals.
         public let behind: Double
-        /// The latency assumed before the fetcher has measured one.
-        public let fallbackLatency: Duration
         /// How many times the expected latency the lead covers while dragging.
         public let latencyMultiplier: Double
         /// The share of motions assumed to turn back before the user's own motions say more: 0.2
@@ -63,7 +62,7 @@ extension PrefetchPolicies {
         public let aggressiveness: Double
 
         /// The defaults: margin 0.5, lead 1.25 to 4 viewports while dragging, 3 at rest, 0.1
-        /// behind, 3.5 × the expected latency, 300 ms until measured, reversal prior 0.2, 1.5
+        /// behind, 3.5 × the expected latency, reversal prior 0.2, 1.5
         /// viewports behind a coasting fling for users who turn back, aggressiveness 1.
         ///
         /// Chosen on generated training traces only (seeds 1–10 of each profile, every latency
@@ -76,7 +75,7 @@ extension PrefetchPolicies {
         /// `textureLike` without more blank time.
         public static let standard = Adaptive(
             validatedMargin: 0.5, minimumLead: 1.25, maximumLead: 4, idleLead: 3, behind: 0.1,
-            fallbackLatency: .milliseconds(300), latencyMultiplier: 3.5, reversalPrior: 0.2, reversalBehind: 1.5,
+            latencyMultiplier: 3.5, reversalPrior: 0.2, reversalBehind: 1.5,
             aggressiveness: 1)
 
         /// How many motions the ``reversalPrior`` counts as: 4.
@@ -86,11 +85,11 @@ extension PrefetchPolicies {
 
         /// Creates an adaptive policy.
         /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidConfiguration`` when a
-        ///   length is negative or not finite, `minimumLead > maximumLead`, the latency is
-        ///   negative, or `reversalPrior` is outside 0...1.
+        ///   length is negative or not finite, `minimumLead > maximumLead`, or `reversalPrior` is
+        ///   outside 0...1.
         public init(
             margin: Double = 0.5, minimumLead: Double = 1.25, maximumLead: Double = 4, idleLead: Double = 3,
-            behind: Double = 0.1, fallbackLatency: Duration = .milliseconds(300), latencyMultiplier: Double = 3.5,
+            behind: Double = 0.1, latencyMultiplier: Double = 3.5,
             reversalPrior: Double = 0.2, reversalBehind: Double = 1.5, aggressiveness: Double = 1
         ) throws {
             let lengths = [(margin, "margin"), (minimumLead, "minimumLead"), (maximumLead, "maximumLead"), (idleLead, "idleLead"),
@@ -104,26 +103,22 @@ extension PrefetchPolicies {
             guard minimumLead <= maximumLead else {
                 throw PrefetchError(.invalidConfiguration, "Adaptive minimumLead (\(minimumLead)) must not exceed maximumLead (\(maximumLead))")
             }
-            guard fallbackLatency >= .zero else {
-                throw PrefetchError(.invalidConfiguration, "Adaptive fallbackLatency is \(fallbackLatency), but it must not be negative")
-            }
             guard reversalPrior >= 0, reversalPrior <= 1 else {
                 throw PrefetchError(.invalidConfiguration, "Adaptive reversalPrior is \(reversalPrior), but it must be a share from 0 to 1")
             }
             self.init(validatedMargin: margin, minimumLead: minimumLead, maximumLead: maximumLead, idleLead: idleLead,
-                      behind: behind, fallbackLatency: fallbackLatency, latencyMultiplier: latencyMultiplier,
+                      behind: behind, latencyMultiplier: latencyMultiplier,
                       reversalPrior: reversalPrior, reversalBehind: reversalBehind, aggressiveness: aggressiveness)
         }
 
         private init(validatedMargin: Double, minimumLead: Double, maximumLead: Double, idleLead: Double, behind: Double,
-                     fallbackLatency: Duration, latencyMultiplier: Double, reversalPrior: Double, reversalBehind: Double,
+                     latencyMultiplier: Double, reversalPrior: Double, reversalBehind: Double,
                      aggressiveness: Double) {
             self.margin = validatedMargin
             self.minimumLead = minimumLead
             self.maximumLead = maximumLead
             self.idleLead = idleLead
             self.behind = behind
-            self.fallbackLatency = fallbackLatency
             self.latencyMultiplier = latencyMultiplier
             self.reversalPrior = reversalPrior
             self.reversalBehind = reversalBehind
@@ -135,7 +130,7 @@ extension PrefetchPolicies {
         ///   `aggressiveness` is negative or not finite.
         public func with(aggressiveness: Double) throws -> Adaptive {
             try Adaptive(margin: margin, minimumLead: minimumLead, maximumLead: maximumLead, idleLead: idleLead, behind: behind,
-                         fallbackLatency: fallbackLatency, latencyMultiplier: latencyMultiplier,
+                         latencyMultiplier: latencyMultiplier,
                          reversalPrior: reversalPrior, reversalBehind: reversalBehind, aggressiveness: aggressiveness)
         }
 
@@ -179,7 +174,7 @@ extension PrefetchPolicies {
                 let behindLength = max(behind * length, kept)
                 return PrefetchPlan(regions: [path.region(from: 0, to: idleLead * length), path.behind(behindLength)].compactMap { $0 })
             case .dragging:
-                let latency = (context.expectedLatency ?? fallbackLatency).seconds * latencyMultiplier
+                let latency = context.expectedLatency.seconds * latencyMultiplier
                 let path = Path(context: context, forward: context.direction == 0 ? context.heading >= 0 : context.direction > 0)
                 let lead = min(max(speed * latency + margin * length, minimumLead * length), maximumLead * length) * aggressiveness
                 return PrefetchPlan(regions: [path.region(from: 0, to: lead), slow ? path.behind(behind * length) : nil].compactMap { $0 })

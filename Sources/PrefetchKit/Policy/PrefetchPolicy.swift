@@ -8,7 +8,7 @@
 ///
 /// ```swift
 /// let plan = PrefetchPolicies.uikitLike.plan(for: context)
-/// for region in plan.regions { print(region.range) }
+/// for region in plan.regions { print(region) }
 /// ```
 public protocol PrefetchPolicy: Sendable {
     /// A short, stable name used in logs, tables and reports.
@@ -39,23 +39,26 @@ public struct ScrollContext: Sendable, Hashable {
     /// keeps the direction of the motion that ended (`1` before any motion), so a policy can keep
     /// looking the way the user was going.
     public var heading: Int
-    /// The expected time from starting a load to having its data, if the fetcher has measured one.
-    public var expectedLatency: Duration?
+    /// The expected time from starting a load to having its data (a high percentile): the
+    /// latency the controller ranks with, its fallback until the target has measured one.
+    public var expectedLatency: Duration
     /// The user's recent motions: how often they turned back, and how far the latest motion
     /// went. ``ScrollHistory/none`` unless a ``PrefetchController`` (or the caller) says more.
     public var history: ScrollHistory
 
     /// Creates a scroll context.
     ///
-    /// - Parameter heading: The direction of the latest motion; by default the sign of
-    ///   `velocity`, or `1` at rest.
+    /// - Parameters:
+    ///   - heading: The direction of the latest motion; by default the sign of `velocity`, or `1`
+    ///     at rest.
+    ///   - expectedLatency: By default 300 ms, the controller's standard fallback.
     public init(
         viewport: Range<Double>,
         contentLength: Double,
         velocity: Double = 0,
         phase: MotionPhase = .idle,
         heading: Int? = nil,
-        expectedLatency: Duration? = nil,
+        expectedLatency: Duration = LatencyEstimate.standardFallback,
         history: ScrollHistory = .none
     ) {
         self.viewport = viewport
@@ -71,22 +74,7 @@ public struct ScrollContext: Sendable, Hashable {
     public var viewportLength: Double { viewport.upperBound - viewport.lowerBound }
 
     /// The direction of travel: `1` toward the end, `-1` toward the start, `0` at rest.
-    public var direction: Int { velocity > 0 ? 1 : (velocity < 0 ? -1 : 0) }
-
-    /// Whether the view is coasting after a fling.
-    public var isDecelerating: Bool {
-        if case .decelerating = phase { true } else { false }
-    }
-
-    /// The offset of the viewport's leading edge where the current motion ends, if known: a
-    /// fling's resting offset or an animated scroll's destination.
-    public var destinationOffset: Double? {
-        switch phase {
-        case .idle, .dragging: nil
-        case .decelerating(let restingOffset, _): restingOffset
-        case .programmatic(let targetOffset, _): targetOffset
-        }
-    }
+    var direction: Int { velocity > 0 ? 1 : (velocity < 0 ? -1 : 0) }
 }
 
 /// The regions a ``PrefetchPolicy`` wants loaded.

@@ -1,10 +1,10 @@
 /// The consumers of one id, with the priority each asked for.
 ///
 /// Most ids have no consumer or one, so the first is stored inline and only a second one
-/// allocates: a load with one consumer costs no allocation here. ``FetchScheduler`` hands the
-/// list over in ``FetchScheduler/FinishAction/deliver(consumers:next:)`` without copying it.
+/// allocates: a load with one consumer costs no allocation here. `FetchScheduler` hands the
+/// list over in `FetchScheduler.FinishAction.deliver(consumers:next:)` without copying it.
 /// Order is not meaningful (removal moves the last consumer into the gap).
-public struct FetchConsumerList: RandomAccessCollection, Hashable, Sendable {
+@usableFromInline struct FetchConsumerList: RandomAccessCollection, Hashable, Sendable {
     @usableFromInline
     struct Member: Hashable, Sendable {
         @usableFromInline var consumer: FetchConsumerID
@@ -25,15 +25,15 @@ public struct FetchConsumerList: RandomAccessCollection, Hashable, Sendable {
 
     /// An empty list.
     @inlinable
-    public init() {}
+    init() {}
 
     /// The position of the first consumer.
-    @inlinable public var startIndex: Int { 0 }
+    @inlinable var startIndex: Int { 0 }
     /// One past the position of the last consumer.
-    @inlinable public var endIndex: Int { head == nil ? 0 : tail.count + 1 }
+    @inlinable var endIndex: Int { head == nil ? 0 : tail.count + 1 }
     /// The consumer at `position`.
     @inlinable
-    public subscript(position: Int) -> FetchConsumerID {
+    subscript(position: Int) -> FetchConsumerID {
         position == 0 ? head!.consumer : tail[position - 1].consumer
     }
 

@@ -1,105 +1,105 @@
 extension FetchScheduler {
     /// A load the scheduler started or cancelled: `id`, loaded as `load`.
-    public struct RunningLoad: Hashable, Sendable, CustomStringConvertible {
+    @usableFromInline struct RunningLoad: Hashable, Sendable, CustomStringConvertible {
         /// The id being loaded.
-        public let id: ID
+        @usableFromInline let id: ID
         /// The load.
-        public let load: LoadID
+        @usableFromInline let load: LoadID
 
         /// Creates a reference to a load.
         @inlinable
-        public init(_ id: ID, _ load: LoadID) {
+        init(_ id: ID, _ load: LoadID) {
             self.id = id
             self.load = load
         }
 
         /// The id and the load, such as `7 as L3`.
-        public var description: String { "\(id) as \(load)" }
+        @usableFromInline var description: String { "\(id) as \(load)" }
     }
 
-    /// What ``FetchScheduler/request(_:interest:priority:)`` asks for.
-    public struct RequestAction: Hashable, Sendable {
+    /// What `FetchScheduler.request(_:interest:priority:)` asks for.
+    @usableFromInline struct RequestAction: Hashable, Sendable {
         /// Whether `id` already had a load (waiting or running) that the interest joined.
-        public var joined: Bool
+        @usableFromInline var joined: Bool
         /// The load to start: the request created `id`'s load and a slot was free.
-        /// Report its end with ``FetchScheduler/finished(_:load:)``.
-        public var start: RunningLoad?
+        /// Report its end with `FetchScheduler.finished(_:load:)`.
+        @usableFromInline var start: RunningLoad?
 
         /// Creates the action.
         @inlinable
-        public init(joined: Bool, start: RunningLoad?) {
+        init(joined: Bool, start: RunningLoad?) {
             self.joined = joined
             self.start = start
         }
     }
 
-    /// What ``FetchScheduler/release(_:interest:)->FetchScheduler<ID>.ReleaseAction`` asks for.
-    public enum ReleaseAction: Hashable, Sendable {
+    /// What `FetchScheduler.release(_:interest:)` asks for.
+    @usableFromInline enum ReleaseAction: Hashable, Sendable {
         /// Nothing: the interest was not held, other interests still hold the load, or the
         /// load was only queued and is dropped.
         case none
         /// The last interest left a running load: cancel it. Its slot is already free, and a
-        /// later ``FetchScheduler/finished(_:load:)`` for it is ignored. `next` took the slot.
+        /// later `FetchScheduler.finished(_:load:)` for it is ignored. `next` took the slot.
         case cancel(RunningLoad, next: RunningLoad?)
     }
 
-    /// What a batch release (``FetchScheduler/release(_:interest:)->FetchScheduler<ID>.BatchAction``) asks for.
-    public struct BatchAction: Hashable, Sendable {
+    /// What a batch release (`FetchScheduler.release(_:interest:)`) asks for.
+    @usableFromInline struct BatchAction: Hashable, Sendable {
         /// Running loads that lost their last interest: cancel them (their slots are free).
-        public var cancel: [RunningLoad] = []
+        @usableFromInline var cancel: [RunningLoad] = []
         /// Loads to start, in start order.
-        public var start: [RunningLoad] = []
+        @usableFromInline var start: [RunningLoad] = []
 
         /// Creates an empty action.
         @inlinable
-        public init() {}
+        init() {}
     }
 
-    /// An id that gained the prefetch interest in ``FetchScheduler/updatePrefetch(_:releasing:)``.
-    public struct Added: Hashable, Sendable {
+    /// An id that gained the prefetch interest in `FetchScheduler.updatePrefetch(_:releasing:)`.
+    @usableFromInline struct Added: Hashable, Sendable {
         /// The id.
-        public let id: ID
+        @usableFromInline let id: ID
         /// Whether it already had a load (held by consumers) that the prefetch joined.
-        public let joined: Bool
+        @usableFromInline let joined: Bool
 
         /// Creates the record.
         @inlinable
-        public init(_ id: ID, joined: Bool) {
+        init(_ id: ID, joined: Bool) {
             self.id = id
             self.joined = joined
         }
     }
 
-    /// What ``FetchScheduler/updatePrefetch(_:releasing:)`` asks for.
-    public struct UpdateAction: Hashable, Sendable {
+    /// What `FetchScheduler.updatePrefetch(_:releasing:)` asks for.
+    @usableFromInline struct UpdateAction: Hashable, Sendable {
         /// The ids that gained the prefetch interest (not those only re-prioritised), in request order.
-        public var added: [Added] = []
+        @usableFromInline var added: [Added] = []
         /// Running loads that lost their last interest: cancel them (their slots are free).
-        public var cancel: [RunningLoad] = []
+        @usableFromInline var cancel: [RunningLoad] = []
         /// Loads to start, in start order.
-        public var start: [RunningLoad] = []
+        @usableFromInline var start: [RunningLoad] = []
 
         /// Creates an empty action.
         @inlinable
-        public init() {}
+        init() {}
     }
 
-    /// What ``FetchScheduler/finished(_:load:)`` asks for.
-    public enum FinishAction: Hashable, Sendable {
+    /// What `FetchScheduler.finished(_:load:)` asks for.
+    @usableFromInline enum FinishAction: Hashable, Sendable {
         /// The load was cancelled, or had finished already: nobody hears about this result.
         case stale
         /// Give the result to these consumers, each exactly once, and start `next` in the freed slot.
         case deliver(consumers: FetchConsumerList, next: RunningLoad?)
     }
 
-    /// What ``FetchScheduler/cancelAll()`` asks for.
-    public struct CancelAllAction: Hashable, Sendable {
+    /// What `FetchScheduler.cancelAll()` asks for.
+    @usableFromInline struct CancelAllAction: Hashable, Sendable {
         /// The loads that were running: cancel them.
-        public var cancel: [RunningLoad] = []
+        @usableFromInline var cancel: [RunningLoad] = []
         /// The consumers that were waiting: tell each that no result will come.
-        public var abandon: [ConsumerID] = []
+        @usableFromInline var abandon: [ConsumerID] = []
 
         /// Creates an empty action.
-        public init() {}
+        @usableFromInline init() {}
     }
 }

@@ -31,16 +31,16 @@ import HeapModule
 /// scheduler.request(2, interest: .prefetch, priority: .prefetch)   // queued
 /// scheduler.release(1, interest: .prefetch)                        // .cancel(1 as L1, next: 2 as L2)
 /// ```
-public struct FetchScheduler<ID: Hashable & Sendable>: Sendable {
-    /// Identifies one load; see ``FetchLoadID``.
-    public typealias LoadID = FetchLoadID
-    /// Identifies one consumer; see ``FetchConsumerID``.
-    public typealias ConsumerID = FetchConsumerID
-    /// Something that wants an id's value; see ``FetchInterest``.
-    public typealias Interest = FetchInterest
+@usableFromInline struct FetchScheduler<ID: Hashable & Sendable>: Sendable {
+    /// Identifies one load; see `FetchLoadID`.
+    @usableFromInline typealias LoadID = FetchLoadID
+    /// Identifies one consumer; see `FetchConsumerID`.
+    @usableFromInline typealias ConsumerID = FetchConsumerID
+    /// Something that wants an id's value; see `FetchInterest`.
+    @usableFromInline typealias Interest = FetchInterest
 
     /// Where an id stands.
-    public enum Phase: Hashable, Sendable {
+    @usableFromInline enum Phase: Hashable, Sendable {
         /// Queued, waiting for a slot.
         case waiting
         /// Loading, as the given load.
@@ -100,7 +100,7 @@ public struct FetchScheduler<ID: Hashable & Sendable>: Sendable {
     }
 
     /// The most loads that run at once.
-    public let maxConcurrentLoads: Int
+    @usableFromInline let maxConcurrentLoads: Int
 
     @usableFromInline var entries: [ID: Entry] = [:]
     /// Waiting ids by priority; items whose version no longer matches their entry are stale and skipped.
@@ -114,7 +114,7 @@ public struct FetchScheduler<ID: Hashable & Sendable>: Sendable {
     /// Creates a scheduler that runs at most `maxConcurrentLoads` loads at once.
     ///
     /// - Precondition: `maxConcurrentLoads >= 1` (``FetcherConfiguration`` validates it with a thrown error).
-    public init(maxConcurrentLoads: Int) {
+    @usableFromInline init(maxConcurrentLoads: Int) {
         precondition(maxConcurrentLoads >= 1, "FetchScheduler: maxConcurrentLoads must be at least 1, got \(maxConcurrentLoads)")
         self.maxConcurrentLoads = maxConcurrentLoads
     }
@@ -122,28 +122,28 @@ public struct FetchScheduler<ID: Hashable & Sendable>: Sendable {
     // MARK: Queries
 
     /// The number of loads running now.
-    @inlinable public var runningCount: Int { running }
+    @inlinable var runningCount: Int { running }
     /// The number of ids waiting for a slot.
-    @inlinable public var waitingCount: Int { waiting }
+    @inlinable var waitingCount: Int { waiting }
     /// Whether `id` is waiting or running.
-    @inlinable public func contains(_ id: ID) -> Bool { entries[id] != nil }
+    @inlinable func contains(_ id: ID) -> Bool { entries[id] != nil }
     /// Where `id` stands, or `nil` when nothing wants it.
-    @inlinable public func phase(of id: ID) -> Phase? { entries[id]?.phase }
+    @inlinable func phase(of id: ID) -> Phase? { entries[id]?.phase }
     /// The effective priority of `id`'s load, or `nil` when nothing wants it.
-    @inlinable public func priority(of id: ID) -> FetchPriority? { entries[id]?.priority }
+    @inlinable func priority(of id: ID) -> FetchPriority? { entries[id]?.priority }
     /// Whether `id` has the prefetch interest.
-    @inlinable public func isPrefetched(_ id: ID) -> Bool { entries[id]?.prefetch != nil }
+    @inlinable func isPrefetched(_ id: ID) -> Bool { entries[id]?.prefetch != nil }
     /// Whether `id` has a load (waiting or running), and whether it has the prefetch interest: one look-up.
     @inlinable
-    public func interestState(of id: ID) -> (held: Bool, prefetched: Bool) {
+    func interestState(of id: ID) -> (held: Bool, prefetched: Bool) {
         guard let entry = entries[id] else { return (false, false) }
         return (true, entry.prefetch != nil)
     }
     /// The consumers waiting for `id`.
-    public func consumers(of id: ID) -> [ConsumerID] { entries[id].map { Array($0.consumers) } ?? [] }
+    @usableFromInline func consumers(of id: ID) -> [ConsumerID] { entries[id].map { Array($0.consumers) } ?? [] }
     /// The ids running now, with their loads, in start order.
     /// - Complexity: O(n) in the number of ids held.
-    public var runningLoads: [RunningLoad] {
+    @usableFromInline var runningLoads: [RunningLoad] {
         entries.compactMap { id, entry -> RunningLoad? in
             if case .running(let load) = entry.phase { RunningLoad(id, load) } else { nil }
         }.sorted { $0.load < $1.load }
@@ -160,7 +160,7 @@ public struct FetchScheduler<ID: Hashable & Sendable>: Sendable {
     ///   set its priority is lowered.
     @inlinable
     @discardableResult
-    public mutating func request(_ id: ID, interest: Interest, priority: FetchPriority) -> RequestAction {
+    mutating func request(_ id: ID, interest: Interest, priority: FetchPriority) -> RequestAction {
         guard place(id, interest: interest, priority: priority) else { return RequestAction(joined: true, start: nil) }
         return RequestAction(joined: false, start: startNext())
     }
@@ -170,7 +170,7 @@ public struct FetchScheduler<ID: Hashable & Sendable>: Sendable {
     /// - Returns: whether the interest was held.
     @inlinable
     @discardableResult
-    public mutating func setPriority(_ id: ID, interest: Interest, priority: FetchPriority) -> Bool {
+    mutating func setPriority(_ id: ID, interest: Interest, priority: FetchPriority) -> Bool {
         guard let entry = entries[id] else { return false }
         switch interest {
         case .prefetch: guard entry.prefetch != nil else { return false }
@@ -187,7 +187,7 @@ public struct FetchScheduler<ID: Hashable & Sendable>: Sendable {
     /// - Complexity: O(log n) amortized, plus O(k) in the number of consumers of `id`.
     @inlinable
     @discardableResult
-    public mutating func release(_ id: ID, interest: Interest) -> ReleaseAction {
+    mutating func release(_ id: ID, interest: Interest) -> ReleaseAction {
         guard let cancelled = withdraw(id, interest: interest) else { return .none }
         return .cancel(cancelled, next: startNext())
     }
@@ -199,7 +199,7 @@ public struct FetchScheduler<ID: Hashable & Sendable>: Sendable {
     /// - Complexity: O(m log n) for m ids.
     @inlinable
     @discardableResult
-    public mutating func release(_ ids: some Sequence<ID>, interest: Interest) -> BatchAction {
+    mutating func release(_ ids: some Sequence<ID>, interest: Interest) -> BatchAction {
         var action = BatchAction()
         for id in ids {
             if let cancelled = withdraw(id, interest: interest) { action.cancel.append(cancelled) }
@@ -217,7 +217,7 @@ public struct FetchScheduler<ID: Hashable & Sendable>: Sendable {
     /// - Complexity: O((m + r) log n) for m requests and r withdrawals.
     @inlinable
     @discardableResult
-    public mutating func updatePrefetch(_ prefetching: [(ID, FetchPriority)], releasing: [ID]) -> UpdateAction {
+    mutating func updatePrefetch(_ prefetching: [(ID, FetchPriority)], releasing: [ID]) -> UpdateAction {
         var action = UpdateAction()
         for (id, priority) in prefetching {
             let before = interestState(of: id)
@@ -240,7 +240,7 @@ public struct FetchScheduler<ID: Hashable & Sendable>: Sendable {
     /// ``FinishAction/stale`` for a load that was cancelled or had finished already.
     @inlinable
     @discardableResult
-    public mutating func finished(_ id: ID, load: LoadID) -> FinishAction {
+    mutating func finished(_ id: ID, load: LoadID) -> FinishAction {
         guard let index = entries.index(forKey: id), entries.values[index].phase == .running(load) else { return .stale }
         let entry = entries.remove(at: index).value
         running -= 1
@@ -249,7 +249,7 @@ public struct FetchScheduler<ID: Hashable & Sendable>: Sendable {
 
     /// Drops everything: cancels running loads and abandons every consumer. The scheduler is empty afterwards.
     @discardableResult
-    public mutating func cancelAll() -> CancelAllAction {
+    @usableFromInline mutating func cancelAll() -> CancelAllAction {
         var action = CancelAllAction()
         for (id, entry) in entries {
             if case .running(let load) = entry.phase { action.cancel.append(RunningLoad(id, load)) }

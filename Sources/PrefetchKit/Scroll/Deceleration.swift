@@ -21,22 +21,22 @@ import Foundation
 /// same `Double` as before; where two callers compute one quantity in two orders (the offset
 /// with `rate^ms` or with `e^(k·t)`, a speed from a mean at either end of the interval), both
 /// forms are here, each documented. The enum depends on nothing else in PrefetchKit.
-public enum Deceleration {
+package enum Deceleration {
     /// UIKit's normal rate (`UIScrollView.DecelerationRate.normal`): the fraction of its velocity
     /// a coasting scroll view keeps per millisecond, 0.998.
-    public static let normalRate = 0.998
+    package static let normalRate = 0.998
 
     /// UIKit's fast rate (`UIScrollView.DecelerationRate.fast`): 0.99 per millisecond.
-    public static let fastRate = 0.99
+    package static let fastRate = 0.99
 
     /// The speed, in points per second, below which a coasting view stops (and a drag counts as
     /// no motion): 1.
-    public static let restingSpeed = 1.0
+    package static let restingSpeed = 1.0
 
     /// Whether `rate` can be a deceleration rate: strictly between 0 and 1 (NaN cannot).
     ///
     /// - Complexity: O(1).
-    public static func isValid(rate: Double) -> Bool {
+    package static func isValid(rate: Double) -> Bool {
         rate > 0 && rate < 1
     }
 
@@ -44,14 +44,14 @@ public enum Deceleration {
     /// `t` seconds is `v₀·e^(k·t)`.
     ///
     /// - Complexity: O(1).
-    public static func decayConstant(rate: Double) -> Double {
+    package static func decayConstant(rate: Double) -> Double {
         1000 * log(rate)
     }
 
     /// The fraction of its velocity a fling keeps after `milliseconds`: `rate^milliseconds`.
     ///
     /// - Complexity: O(1).
-    public static func retainedFraction(afterMilliseconds milliseconds: Double, rate: Double) -> Double {
+    package static func retainedFraction(afterMilliseconds milliseconds: Double, rate: Double) -> Double {
         pow(rate, milliseconds)
     }
 
@@ -59,7 +59,7 @@ public enum Deceleration {
     /// `velocity · rate^milliseconds`.
     ///
     /// - Complexity: O(1).
-    public static func velocity(from velocity: Double, afterMilliseconds milliseconds: Double, rate: Double) -> Double {
+    package static func velocity(from velocity: Double, afterMilliseconds milliseconds: Double, rate: Double) -> Double {
         velocity * pow(rate, milliseconds)
     }
 
@@ -70,7 +70,7 @@ public enum Deceleration {
     /// release velocity; the two may differ in the last bits.
     ///
     /// - Complexity: O(1).
-    public static func distance(from velocity: Double, afterMilliseconds milliseconds: Double, rate: Double) -> Double {
+    package static func distance(from velocity: Double, afterMilliseconds milliseconds: Double, rate: Double) -> Double {
         velocity / 1000 * (pow(rate, milliseconds) - 1) / log(rate)
     }
 
@@ -84,7 +84,7 @@ public enum Deceleration {
     /// At 0.998 and 6,006 points per second that is 6.006 / 0.0020020 ≈ 3,000 points.
     ///
     /// - Complexity: O(1).
-    public static func restingDistance(from velocity: Double, rate: Double) -> Double {
+    package static func restingDistance(from velocity: Double, rate: Double) -> Double {
         velocity / 1_000 / -log(rate)
     }
 
@@ -92,7 +92,7 @@ public enum Deceleration {
     /// clamping: `offset` plus ``restingDistance(from:rate:)``.
     ///
     /// - Complexity: O(1).
-    public static func restingOffset(from offset: Double, velocity: Double, rate: Double) -> Double {
+    package static func restingOffset(from offset: Double, velocity: Double, rate: Double) -> Double {
         offset + restingDistance(from: velocity, rate: rate)
     }
 
@@ -102,7 +102,7 @@ public enum Deceleration {
     /// `−distance` times ``decayConstant(rate:)``).
     ///
     /// - Complexity: O(1).
-    public static func releaseVelocity(restingAfter distance: Double, rate: Double) -> Double {
+    package static func releaseVelocity(restingAfter distance: Double, rate: Double) -> Double {
         -distance * 1000 * log(rate)
     }
 
@@ -113,7 +113,7 @@ public enum Deceleration {
     /// offset with `e^(k·t)`; the two may differ in the last bits.
     ///
     /// - Complexity: O(1).
-    public static func offset(after elapsed: Double, from start: Double, restingAt rest: Double, decay: Double) -> Double {
+    package static func offset(after elapsed: Double, from start: Double, restingAt rest: Double, decay: Double) -> Double {
         rest + (start - rest) * exp(decay * elapsed)
     }
 
@@ -124,7 +124,7 @@ public enum Deceleration {
     /// to rest is this at `1 − stoppingDistance / |rest − start|`.
     ///
     /// - Complexity: O(1).
-    public static func elapsed(toCover fraction: Double, decay: Double) -> Double {
+    package static func elapsed(toCover fraction: Double, decay: Double) -> Double {
         log(1 - fraction) / decay
     }
 
@@ -132,7 +132,7 @@ public enum Deceleration {
     /// speed falls below ``restingSpeed``, `restingSpeed / (−decay)`.
     ///
     /// - Complexity: O(1).
-    public static func stoppingDistance(decay: Double) -> Double {
+    package static func stoppingDistance(decay: Double) -> Double {
         restingSpeed / -decay
     }
 
@@ -141,7 +141,7 @@ public enum Deceleration {
     /// proportional to the way left).
     ///
     /// - Complexity: O(1).
-    public static func speed(remainingDistance: Double, decay: Double) -> Double {
+    package static func speed(remainingDistance: Double, decay: Double) -> Double {
         remainingDistance * -decay
     }
 
@@ -151,7 +151,7 @@ public enum Deceleration {
     /// For the speed at the end of a measured interval see ``finalSpeedFactor(overSeconds:rate:)``.
     ///
     /// - Complexity: O(1).
-    public static func initialSpeed(fromMeanSpeed meanSpeed: Double, overMilliseconds milliseconds: Double, rate: Double) -> Double {
+    package static func initialSpeed(fromMeanSpeed meanSpeed: Double, overMilliseconds milliseconds: Double, rate: Double) -> Double {
         meanSpeed * milliseconds * log(rate) / (pow(rate, milliseconds) - 1)
     }
 
@@ -161,7 +161,7 @@ public enum Deceleration {
     /// keep the mean then.
     ///
     /// - Complexity: O(1).
-    public static func finalSpeedFactor(overSeconds seconds: Double, rate: Double) -> Double {
+    package static func finalSpeedFactor(overSeconds seconds: Double, rate: Double) -> Double {
         let exponent = decayConstant(rate: rate) * seconds
         let kept = exp(exponent)
         return exponent * kept / (kept - 1)

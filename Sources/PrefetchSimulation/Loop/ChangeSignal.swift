@@ -9,7 +9,7 @@ import PrefetchKit
 ///
 /// Data sources hop to the main actor through ``MainActorDeliveries``, which reports the
 /// deliveries in progress here.
-public final class ChangeSignal: Sendable {
+package final class ChangeSignal: Sendable {
     private struct State: Sendable {
         var version = 0
         var pendingDeliveries = 0
@@ -19,16 +19,16 @@ public final class ChangeSignal: Sendable {
     private let state = Locked(State())
 
     /// Creates a signal at version 0.
-    public init() {}
+    package init() {}
 
     /// A counter that grows with every change.
-    public var version: Int { state.withLock { $0.version } }
+    package var version: Int { state.withLock { $0.version } }
 
     /// Completion handlers that were called and have not finished their main-actor work.
-    public var pendingDeliveries: Int { state.withLock { $0.pendingDeliveries } }
+    package var pendingDeliveries: Int { state.withLock { $0.pendingDeliveries } }
 
     /// Records a change and wakes the waiters.
-    public func bump() {
+    package func bump() {
         let ready = state.withLock { s -> [CheckedContinuation<Void, Never>] in
             s.version += 1
             defer { s.waiters.removeAll() }
@@ -38,19 +38,19 @@ public final class ChangeSignal: Sendable {
     }
 
     /// A completion handler scheduled main-actor work.
-    public func deliveryScheduled() {
+    package func deliveryScheduled() {
         state.withLock { $0.pendingDeliveries += 1 }
         bump()
     }
 
     /// That main-actor work finished.
-    public func deliveryFinished() {
+    package func deliveryFinished() {
         state.withLock { $0.pendingDeliveries -= 1 }
         bump()
     }
 
     /// Returns once the version is past `version`.
-    public func wait(after version: Int) async {
+    package func wait(after version: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now = state.withLock { s -> Bool in
                 if s.version > version { return true }
@@ -74,15 +74,20 @@ public final class ChangeSignal: Sendable {
 public final class MainActorDeliveries<ID: Hashable & Sendable>: Sendable {
     private let live = Locked([ID: Int]())
     /// The signal told of every delivery.
-    public let signal: ChangeSignal
+    package let signal: ChangeSignal
+
+    /// Creates a ledger with a signal of its own.
+    public convenience init() {
+        self.init(signal: ChangeSignal())
+    }
 
     /// Creates a ledger that reports to `signal`.
-    public init(signal: ChangeSignal = ChangeSignal()) {
+    package init(signal: ChangeSignal) {
         self.signal = signal
     }
 
     /// Whether a consumer of `id` made here has not run its main-actor work yet.
-    public func hasLiveConsumers(_ id: ID) -> Bool {
+    package func hasLiveConsumers(_ id: ID) -> Bool {
         live.withLock { $0[id] != nil }
     }
 

@@ -25,7 +25,7 @@ import PrefetchKit
 /// }
 /// ```
 @MainActor
-public struct GestureDriver {
+public struct GestureDriver: FrameInput {
     private enum Active {
         case idle
         case drag(speed: Double, until: Double)

@@ -74,19 +74,19 @@ public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: D
     }
 
     /// What the network holds now, for a driver's test of rest.
-    public struct Occupancy: Sendable, Hashable {
+    package struct Occupancy: Sendable, Hashable {
         /// Calls waiting for their deadline.
-        public var waiting: Int
+        package var waiting: Int
         /// Loads between a failed attempt and their retry.
-        public var backingOff: Int
+        package var backingOff: Int
         /// Back-offs woken by the driver whose retry has not arrived.
-        public var inTransit: Int
+        package var inTransit: Int
         /// Calls whose load ordinal is not known yet (their start event has not been recorded).
-        public var undrawn: Int
+        package var undrawn: Int
         /// Loads that ended here (with a value, or a last failure) that the fetcher is still finishing.
-        public var finishing: Int = 0
+        package var finishing: Int = 0
         /// Loads running by the fetcher's events: started, less completed, cancelled and failed for good.
-        public var running: Int = 0
+        package var running: Int = 0
     }
 
     private let state: Locked<State>
@@ -106,7 +106,7 @@ public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: D
     ///   - retry: the fetcher's retry policy, to know whether a failed attempt is the load's last.
     ///   - item: the item index of an id: draws are keyed by it.
     ///   - value: the value a successful load returns.
-    public init(
+    package init(
         latency: LatencyModel, seed: UInt64, payloadBytes: Int = 0, retry: RetryPolicy, clock: ManualClock,
         signal: ChangeSignal, item: @escaping @Sendable (ID) -> Int, value: @escaping @Sendable (ID) -> Value
     ) {
@@ -162,7 +162,7 @@ public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: D
 
     /// Records one of the fetcher's events: a load start numbers the item's loads, a
     /// cancellation ends a back-off.
-    public func record(_ event: FetchEvent<ID>) {
+    package func record(_ event: FetchEvent<ID>) {
         switch event {
         case .loadStarted(let id):
             let item = itemOf(id)
@@ -200,14 +200,14 @@ public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: D
     private static func drawn(_ call: Call, _ latency: LatencyModel, _ seed: UInt64, _ payloadBytes: Int) -> Call {
         guard let ordinal = call.ordinal, call.deadline == nil else { return call }
         var call = call
-        let draw = latency.draw(seed: seed, item: call.item, load: ordinal, attempt: call.attempt, payloadBytes: payloadBytes)
+        let draw = latency.drawSeconds(seed: seed, item: call.item, load: ordinal, attempt: call.attempt, payloadBytes: payloadBytes)
         call.deadline = call.start + .seconds(exactly: draw.latency)
         call.fails = draw.fails
         return call
     }
 
     /// What the network holds now.
-    public var occupancy: Occupancy {
+    package var occupancy: Occupancy {
         state.withLock { s in
             Occupancy(waiting: s.calls.count, backingOff: s.backingOff.count, inTransit: s.inTransit,
                       undrawn: s.calls.values.filter { $0.deadline == nil }.count, finishing: s.finishing, running: s.running)
@@ -215,17 +215,17 @@ public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: D
     }
 
     /// The driver woke `count` back-off sleepers on the clock: their next attempts are on their way.
-    public func wokeBackOffs(_ count: Int) {
+    package func wokeBackOffs(_ count: Int) {
         state.withLock { $0.inTransit += count }
     }
 
     /// The earliest deadline of a waiting call.
-    public var nextDeadline: Duration? {
+    package var nextDeadline: Duration? {
         state.withLock { $0.calls.values.compactMap(\.deadline).min() }
     }
 
     /// The deadlines of the attempts waiting now, by item.
-    public var deadlines: [Int: Duration] {
+    package var deadlines: [Int: Duration] {
         state.withLock { s in
             var result: [Int: Duration] = [:]
             for call in s.calls.values { if let deadline = call.deadline { result[call.item] = deadline } }
@@ -234,17 +234,17 @@ public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: D
     }
 
     /// Whether a load of `item` waits here or backs off before its next attempt.
-    public func isLoading(_ item: Int) -> Bool {
+    package func isLoading(_ item: Int) -> Bool {
         state.withLock { s in s.backingOff[item] != nil || s.calls.values.contains { $0.item == item } }
     }
 
     /// How long the next load of `item` will take, every attempt and back-off included (each
     /// back-off at its longest, without jitter), and whether it will succeed.
-    public func plannedLoad(of item: Int) -> (seconds: Double, succeeds: Bool) {
+    package func plannedLoad(of item: Int) -> (seconds: Double, succeeds: Bool) {
         let (ordinal, latency) = state.withLock { ($0.loadsStarted[item, default: 0], $0.latency) }
         var total = 0.0
         for attempt in 1...max(1, retry.maxAttempts) {
-            let draw = latency.draw(seed: seed, item: item, load: ordinal, attempt: attempt, payloadBytes: payloadBytes)
+            let draw = latency.drawSeconds(seed: seed, item: item, load: ordinal, attempt: attempt, payloadBytes: payloadBytes)
             total += draw.latency
             if !draw.fails { return (total, true) }
             if attempt < retry.maxAttempts { total += retry.delay(afterAttempt: attempt, random: 0).seconds }
@@ -255,7 +255,7 @@ public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: D
     /// Ends the waiting attempt with the earliest deadline at or before `limit` (ties by item),
     /// after moving the clock to that deadline. Returns its id and whether its load ended (with a
     /// value or its last failure; `false` when the fetcher will retry), or nil when none is due.
-    public func completeNext(upTo limit: Duration) -> (id: ID, loadEnded: Bool)? {
+    package func completeNext(upTo limit: Duration) -> (id: ID, loadEnded: Bool)? {
         let due = state.withLock { s -> Call? in
             let drawn = s.calls.filter { $0.value.deadline != nil }
             guard let (key, call) = drawn.min(by: { ($0.value.deadline!, $0.value.item, $0.key) < ($1.value.deadline!, $1.value.item, $1.key) }),

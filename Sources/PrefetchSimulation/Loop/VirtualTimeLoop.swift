@@ -6,7 +6,8 @@ import PrefetchTesting
 /// The app loop on virtual time: a real ``PrefetchKit/AsyncFetcher`` on a `ManualClock`,
 /// loading from a ``SimulatedNetwork``, and a driver that moves time only when everything is at rest.
 ///
-/// The simulator (`prefetch-bench`) and the demo's scripted runs both run on it. Time moves in
+/// ``Simulation`` runs on it (the bench, and the demo over the simulated network); a
+/// ``FrameDriver`` plays the frames, calling ``advance(to:afterEach:)`` before each. Time moves in
 /// ``advance(to:afterEach:)``: the due events (attempts reaching their deadline, retry back-offs
 /// ending on the clock) are taken one at a time in time order, and after each the loop waits
 /// until the fetcher has settled (``settle(delivering:)``): every running load waits in the
@@ -17,7 +18,7 @@ import PrefetchTesting
 ///
 /// ```swift
 /// let loop = try VirtualTimeLoop<Int, String>(configuration: FetcherConfiguration(),
-///                                            latency: .mobile, seed: 1,
+///                                            latency: LatencyProfile.lte.model, seed: 1,
 ///                                            item: { $0 }, value: { "item \($0)" })
 /// loop.fetcher.prefetch([1, 2, 3])
 /// await loop.settle()
@@ -28,7 +29,7 @@ public final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
     /// The virtual clock: the fetcher measures latencies and waits out back-offs on it.
     public let clock: ManualClock
     /// Wakes the loop when something it waits for changed.
-    public let signal: ChangeSignal
+    package let signal: ChangeSignal
     /// The completion handlers a data source gives the fetcher: the loop waits for them.
     public let deliveries: MainActorDeliveries<ID>
     /// The loader.
@@ -133,53 +134,5 @@ public final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
             await settle()
         }
         clock.advance(to: ManualClock.Instant(offset: limit))
-    }
-
-    /// One frame of ``play(_:on:frameRate:tail:duration:step:afterLoad:afterFrame:)``.
-    public struct Frame: Sendable, Hashable {
-        /// The frame's number: 0 for the first layout at time 0, then 1, 2, ...
-        public var index: Int
-        /// The frame's virtual time, in seconds.
-        public var time: Double
-    }
-
-    /// Plays `gestures` on `view` frame by frame and returns the virtual time of the last frame.
-    ///
-    /// Frame 0 steps the view to time 0 (the first screen) and settles. Then each frame at
-    /// `index / frameRate` seconds: finishes the events due by then (``advance(to:afterEach:)``),
-    /// gives the view its gesture input, calls `step` (which steps the view), settles, and calls
-    /// `afterFrame`. The run ends `tail` seconds after the gestures are over and the view rests,
-    /// after `duration` seconds, or when `afterFrame` returns false.
-    ///
-    /// - Throws: what `afterFrame` or a gesture throws (a jump the view refuses).
-    public func play(
-        _ gestures: inout GestureDriver, on view: ItemScrollView, frameRate: Double = 60, tail: Double = 1,
-        duration: Double? = nil, step: (Double) -> Void, afterLoad: (ID?) -> Void = { _ in },
-        afterFrame: (Frame) async throws -> Bool = { _ in true }
-    ) async throws -> Double {
-        precondition(frameRate.isFinite && frameRate > 0, "play(frameRate:) is \(frameRate), but it must be a finite number greater than 0")
-        precondition(tail.isFinite && tail >= 0, "play(tail:) is \(tail), but it must be a finite number, at least 0")
-        precondition(duration.map { !$0.isNaN && $0 >= 0 } ?? true, "play(duration:) is \(duration ?? 0), but it must be at least 0")
-        let dt = 1 / frameRate
-        step(0)
-        await settle()
-        guard try await afterFrame(Frame(index: 0, time: 0)) else { return 0 }
-        var motionEnded: Double?
-        var index = 0
-        var last = 0.0
-        while true {
-            index += 1
-            let t = Double(index) * dt
-            if let duration, t > duration + 1e-9 { break }
-            if let ended = motionEnded, t > ended + tail + 1e-9 { break }
-            await advance(to: t, afterEach: afterLoad)
-            try gestures.input(to: view, at: t, frameDuration: dt)
-            step(t)
-            await settle()
-            last = t
-            if motionEnded == nil, gestures.isFinished, !view.isDecelerating { motionEnded = t }
-            guard try await afterFrame(Frame(index: index, time: t)) else { break }
-        }
-        return last
     }
 }

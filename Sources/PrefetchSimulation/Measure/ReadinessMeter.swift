@@ -1,52 +1,6 @@
 import Foundation
 import PrefetchKit
 
-/// What a user would see, in numbers: the figures ``ReadinessMeter`` measures.
-///
-/// The definitions are in the article <doc:Metrics>.
-public struct Readiness: Sendable, Hashable, Codable {
-    /// Cell appearances counted (after the first screen).
-    public var displayed = 0
-    /// The share of counted appearances whose data was there, from 0 to 1 (1 before any).
-    public var displayReadyRate = 1.0
-    /// The mean time a counted appearance waited for its data, zeros included, in ms.
-    public var visibleWaitMeanMs = 0.0
-    /// The 95th percentile (nearest rank) of those waits, in ms.
-    public var visibleWaitP95Ms = 0.0
-    /// The total time counted cells were on screen without their data, in seconds.
-    public var blankCellSeconds = 0.0
-    /// Loads started.
-    public var loadsStarted = 0
-    /// Loads that ended with a value.
-    public var loadsCompleted = 0
-    /// Loads cancelled because every interest left.
-    public var loadsCancelled = 0
-    /// Loads that failed after their retries.
-    public var loadsFailed = 0
-    /// Completed loads of items never displayed.
-    public var loadsWasted = 0
-    /// The wasted loads whose items were still in the view's prefetch window when the run ended:
-    /// loaded for where the user was heading when the run stopped. A longer session would have
-    /// shown many of them; the other wasted loads went where the user turned away from or
-    /// jumped past.
-    public var loadsWastedAtEnd = 0
-    /// Completed loads whose item never showed its data on screen: the wasted loads, and the loads
-    /// of items that were on screen only while blank (a fling carried them past, say). What a
-    /// user's data plan paid for and the user never saw.
-    public var loadsNeverShown = 0
-    /// The most loads in flight at once.
-    public var peakInFlight = 0
-    /// Times scrolling stopped (counted), each one settle time.
-    public var settles = 0
-    /// The mean settle time: from a stop of scrolling until every visible cell shows its data, in ms.
-    public var settleMeanMs = 0.0
-    /// The 95th percentile (nearest rank) of settle times, in ms.
-    public var settleP95Ms = 0.0
-
-    /// Creates the figures of a run in which nothing happened.
-    public init() {}
-}
-
 /// Measures what a user would see: the one readiness meter of the simulator, the demo and the tests.
 ///
 /// Feed it what the app sees: cells appearing (``cellAppeared(item:ready:)``) and leaving
@@ -56,13 +10,14 @@ public struct Readiness: Sendable, Hashable, Codable {
 /// screen). Safe to call from any thread; times come from `now`.
 ///
 /// ```swift
-/// let meter = ReadinessMeter(now: { loop.now })
+/// let clock = ContinuousClock(), start = clock.now
+/// let meter = ReadinessMeter(now: { (clock.now - start) / .seconds(1) })
 /// // in willDisplay:       meter.cellAppeared(item: indexPath.item, ready: cell.data != nil)
 /// // in didEndDisplaying:  meter.cellDisappeared(item: indexPath.item)
 /// // in the completion:    if cell.isDisplayed { meter.dataShown(item: item) }
 /// // in the fetcher's onEvent: meter.record(event, item: { index(of: $0) })
 /// meter.finish()
-/// print(meter.readiness.displayReadyRate)
+/// print(meter.result().displayReadyRate)
 /// ```
 public final class ReadinessMeter: Sendable {
     private struct State: Sendable {
@@ -212,7 +167,7 @@ public final class ReadinessMeter: Sendable {
     /// Ends the run: closes every open wait and load at the time now.
     ///
     /// - Parameter stillPlanned: The items the view still wanted prefetched (its prefetch
-    ///   window) at the end; their wasted loads count as ``Readiness/loadsWastedAtEnd``.
+    ///   window) at the end; their wasted loads count as ``SimulationResult/loadsWastedAtEnd``.
     public func finish(stillPlanned: some Sequence<Int> = [Int]()) {
         let t = now()
         state.withLock { s in
@@ -231,14 +186,19 @@ public final class ReadinessMeter: Sendable {
         }
     }
 
-    /// The figures so far; open waits count up to now.
-    public var readiness: Readiness {
+    /// The figures so far (open waits count up to now) as the result of a run of `scenario`
+    /// under `policy` lasting `duration` seconds (now, by default); wasted bytes count
+    /// `payloadBytes` a load, and `frameTimes` are the real microseconds each frame took.
+    public func result(
+        scenario: String = "", policy: String = "", duration: Double? = nil, payloadBytes: Int = 0, frameTimes: [Double] = []
+    ) -> SimulationResult {
         let t = now()
+        let duration = duration ?? t
         return state.withLock { s in
             var waits = s.waits
             for blank in s.blankSince.values { waits[blank.wait] = t - blank.start }
             let sorted = waits.sorted()
-            var r = Readiness()
+            var r = SimulationResult(scenario: scenario, policy: policy)
             r.displayed = s.appearances
             r.displayReadyRate = s.appearances == 0 ? 1 : Double(s.ready) / Double(s.appearances)
             r.blankCellSeconds = waits.reduce(0, +)
@@ -251,6 +211,7 @@ public final class ReadinessMeter: Sendable {
             let wasted = s.completedItems.filter { !s.everDisplayed.contains($0) }
             r.loadsWasted = wasted.count
             r.loadsWastedAtEnd = wasted.filter { s.plannedAtEnd.contains($0) }.count
+            r.bytesWasted = r.loadsWasted * payloadBytes
             // Shown only counts for an item that was displayed, so never-shown includes every wasted load.
             r.loadsNeverShown = s.completedItems.filter { !(s.shown.contains($0) && s.everDisplayed.contains($0)) }.count
             r.peakInFlight = s.peak
@@ -259,6 +220,10 @@ public final class ReadinessMeter: Sendable {
             r.settles = settles.count
             r.settleMeanMs = settles.isEmpty ? 0 : settles.reduce(0, +) / Double(settles.count) * 1000
             r.settleP95Ms = percentile(settles.sorted(), 0.95) * 1000
+            r.requestsPerSecond = duration > 0 ? Double(r.loadsStarted) / duration : 0
+            r.duration = duration
+            r.frameTime.meanMicroseconds = frameTimes.isEmpty ? 0 : frameTimes.reduce(0, +) / Double(frameTimes.count)
+            r.frameTime.p95Microseconds = percentile(frameTimes.sorted(), 0.95)
             return r
         }
     }

@@ -22,7 +22,7 @@ final class ClairvoyantPlanner {
     static let plannedLevel = FetchPriority.Level(rawValue: FetchPriority.Level.visible.rawValue + 100)
 
     private let schedule: [Appearance]
-    private let loop: SimulatedApp.Loop
+    private let loop: VirtualTimeLoop<Int, SimulatedData>
     private let cap: Int
     private let horizon: Int
     /// How far ahead it sees, in seconds (nil: the whole trace).
@@ -31,7 +31,7 @@ final class ClairvoyantPlanner {
     /// Planned items not started yet, in request order (so runs repeat across processes).
     private var waiting: [Int] = []
 
-    init(schedule: [Appearance], loop: SimulatedApp.Loop, cap: Int, horizon: Int, lookahead: Double? = nil) {
+    init(schedule: [Appearance], loop: VirtualTimeLoop<Int, SimulatedData>, cap: Int, horizon: Int, lookahead: Double? = nil) {
         self.lookahead = lookahead
         self.schedule = schedule
         self.loop = loop

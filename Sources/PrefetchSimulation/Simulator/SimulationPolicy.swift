@@ -1,4 +1,5 @@
 import PrefetchKit
+import PrefetchTesting
 
 /// A policy the simulator can run: any `PrefetchPolicy`, or the clairvoyant reference.
 public enum SimulationPolicy: Sendable, CustomStringConvertible {
@@ -53,7 +54,7 @@ public enum SimulationPolicy: Sendable, CustomStringConvertible {
 /// The settings of a simulation run.
 public struct SimulationConfiguration: Sendable {
     /// How long loads take and how often they fail.
-    public var latency: LatencyModel = .mobile
+    public var latency = LatencyProfile.lte.model
     /// The most loads at once (as `FetcherConfiguration/maxConcurrentLoads`).
     public var maxConcurrentLoads = 6
     /// Seeds every random draw: the same seed gives the same numbers.

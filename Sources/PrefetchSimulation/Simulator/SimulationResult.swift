@@ -1,50 +1,54 @@
-/// The measurements of one scenario under one policy.
+/// The measurements of one run: one scenario under one policy in the simulator, or a session of the
+/// demo; what ``ReadinessMeter/result(scenario:policy:duration:payloadBytes:frameTimes:)`` returns.
 ///
-/// Every field but ``frameTime`` is deterministic: the same scenario, policy and seed give the same values.
+/// The definitions are in the article <doc:Metrics>. On virtual time every field but
+/// ``frameTime`` is deterministic: the same scenario, policy and seed give the same values.
 public struct SimulationResult: Sendable, Codable, Hashable {
     /// The scenario's name.
     public var scenario: String
     /// The policy's name.
     public var policy: String
-    /// Cell appearances (`willDisplay` calls).
-    public var displayed: Int
+    /// Cell appearances (`willDisplay` calls) after the first screen.
+    public var displayed = 0
     /// The share of appearances whose data was already there, from 0 to 1.
-    public var displayReadyRate: Double
-    /// The mean time an appearing cell waited for its data, in ms (0 for ready cells).
-    public var visibleWaitMeanMs: Double
+    public var displayReadyRate = 1.0
+    /// The mean time an appearing cell waited for its data, zeros included, in ms.
+    public var visibleWaitMeanMs = 0.0
     /// The 95th percentile of that wait, in ms.
-    public var visibleWaitP95Ms: Double
+    public var visibleWaitP95Ms = 0.0
     /// The total time cells were on screen without their data, in seconds.
-    public var blankCellSeconds: Double
+    public var blankCellSeconds = 0.0
     /// Loads started.
-    public var loadsStarted: Int
+    public var loadsStarted = 0
     /// Loads that ended with a value.
-    public var loadsCompleted: Int
+    public var loadsCompleted = 0
     /// Loads cancelled because every interest left.
-    public var loadsCancelled: Int
+    public var loadsCancelled = 0
+    /// Loads that failed after their retries (not encoded: the bench's JSON has no such key).
+    public var loadsFailed = 0
     /// Loads completed for items never displayed during the run.
-    public var loadsWasted: Int
-    /// The wasted loads whose items were still in the view's prefetch window when the run ended
-    /// (``Readiness/loadsWastedAtEnd``): the part of the waste a longer session would likely
-    /// have shown.
-    public var loadsWastedAtEnd: Int
+    public var loadsWasted = 0
+    /// The wasted loads whose items were still in the view's prefetch window when the run ended:
+    /// loaded for where the user was heading. A longer session would likely have shown them; the
+    /// other wasted loads went where the user turned away from or jumped past.
+    public var loadsWastedAtEnd = 0
     /// The bytes those wasted loads fetched: `loadsWasted × payloadBytes`.
-    public var bytesWasted: Int
+    public var bytesWasted = 0
     /// Completed loads whose item never showed its data on screen: the wasted ones, plus loads of
     /// items that were on screen only while blank. Never fewer than ``loadsWasted``.
-    public var loadsNeverShown: Int
+    public var loadsNeverShown = 0
     /// Times scrolling stopped, each with a settle time.
-    public var settles: Int
+    public var settles = 0
     /// The mean settle time (from a stop of scrolling until every visible cell shows its data), in ms.
-    public var settleMeanMs: Double
+    public var settleMeanMs = 0.0
     /// The 95th percentile of settle times, in ms.
-    public var settleP95Ms: Double
+    public var settleP95Ms = 0.0
     /// The most loads in flight at once.
-    public var peakInFlight: Int
-    /// Loads started per simulated second.
-    public var requestsPerSecond: Double
-    /// The simulated duration, in seconds.
-    public var duration: Double
+    public var peakInFlight = 0
+    /// Loads started per second.
+    public var requestsPerSecond = 0.0
+    /// The run's duration, in seconds.
+    public var duration = 0.0
     /// Real time spent per frame in the view and the data source (not deterministic; not encoded).
     public var frameTime = FrameTime()
 
@@ -58,52 +62,10 @@ public struct SimulationResult: Sendable, Codable, Hashable {
         public init() {}
     }
 
-    /// Creates a result from a meter's figures.
-    public init(scenario: String, policy: String, readiness r: Readiness, duration: Double, payloadBytes: Int = 0, frameTimes: [Double] = []) {
+    /// An empty result of `scenario` under `policy`.
+    public init(scenario: String = "", policy: String = "") {
         self.scenario = scenario
         self.policy = policy
-        displayed = r.displayed
-        displayReadyRate = r.displayReadyRate
-        visibleWaitMeanMs = r.visibleWaitMeanMs
-        visibleWaitP95Ms = r.visibleWaitP95Ms
-        blankCellSeconds = r.blankCellSeconds
-        loadsStarted = r.loadsStarted
-        loadsCompleted = r.loadsCompleted
-        loadsCancelled = r.loadsCancelled
-        loadsWasted = r.loadsWasted
-        loadsWastedAtEnd = r.loadsWastedAtEnd
-        bytesWasted = r.loadsWasted * payloadBytes
-        loadsNeverShown = r.loadsNeverShown
-        settles = r.settles
-        settleMeanMs = r.settleMeanMs
-        settleP95Ms = r.settleP95Ms
-        peakInFlight = r.peakInFlight
-        requestsPerSecond = duration > 0 ? Double(r.loadsStarted) / duration : 0
-        self.duration = duration
-        let sorted = frameTimes.sorted()
-        frameTime.meanMicroseconds = frameTimes.isEmpty ? 0 : frameTimes.reduce(0, +) / Double(frameTimes.count)
-        frameTime.p95Microseconds = percentile(sorted, 0.95)
-    }
-
-    /// The figures the meter measured (without `loadsFailed`, which a result does not keep).
-    public var readiness: Readiness {
-        var r = Readiness()
-        r.displayed = displayed
-        r.displayReadyRate = displayReadyRate
-        r.visibleWaitMeanMs = visibleWaitMeanMs
-        r.visibleWaitP95Ms = visibleWaitP95Ms
-        r.blankCellSeconds = blankCellSeconds
-        r.loadsStarted = loadsStarted
-        r.loadsCompleted = loadsCompleted
-        r.loadsCancelled = loadsCancelled
-        r.loadsWasted = loadsWasted
-        r.loadsWastedAtEnd = loadsWastedAtEnd
-        r.loadsNeverShown = loadsNeverShown
-        r.peakInFlight = peakInFlight
-        r.settles = settles
-        r.settleMeanMs = settleMeanMs
-        r.settleP95Ms = settleP95Ms
-        return r
     }
 
     private enum CodingKeys: String, CodingKey {

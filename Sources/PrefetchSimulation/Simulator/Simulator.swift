@@ -3,17 +3,126 @@ import PrefetchCollectionView
 import PrefetchKit
 import PrefetchTesting
 
-/// Replays a ``Scenario`` on virtual time through the real `CollectionView` (or `TableView`),
-/// Apple's sample's data source and the real `AsyncFetcher`, and measures what a user would see.
+/// One scenario played on virtual time through the real `CollectionView` (or `TableView`),
+/// Apple's sample's data source (``SampleApp``) and the real `AsyncFetcher`: the app loop of the
+/// bench and of the demo over its simulated network, which differ only in their identifiers.
 ///
-/// The run is the app loop of ``VirtualTimeLoop``: each frame the loop finishes the simulated
-/// loads due by then, one at a time in time order with the fetcher settling after each
-/// (retries wait out the fetcher's `RetryPolicy` back-off on the same virtual clock), then the
+/// Each frame (a ``FrameDriver`` on virtual time) the ``VirtualTimeLoop`` finishes the simulated
+/// loads due by then, one at a time in time order with the fetcher settling after each (retries
+/// wait out the fetcher's `RetryPolicy` back-off on the same virtual clock), then the
 /// ``GestureDriver`` gives the view its input and the view steps, calling the data source, the
-/// prefetch data source and the delegate exactly as an app's would be called. A
-/// ``ReadinessMeter`` measures. The same seed gives the same numbers.
+/// prefetch data source and the delegate as an app's would be called. A ``ReadinessMeter``
+/// measures. Latencies are drawn by item, so the same seed gives the same figures whatever the
+/// identifiers are.
 ///
 /// ```swift
+/// import PrefetchKit
+/// import PrefetchSimulation
+///
+/// let simulation = try Simulation(StandardSuite.scenario(.steady, layout: .grid), policy: PrefetchPolicies.uikitLike,
+///                                 identifier: { "item \($0)" }, item: { Int($0.dropFirst(5)) ?? 0 }, value: { $0 })
+/// let result = try await simulation.run()
+/// print(result.displayReadyRate)
+/// ```
+@MainActor
+public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
+    /// The scenario played.
+    public let scenario: Scenario
+    /// The settings.
+    public let configuration: SimulationConfiguration
+    /// The fetcher, its simulated network and the virtual clock.
+    public let loop: VirtualTimeLoop<ID, Value>
+    /// The view and its data source.
+    public let app: SampleApp<ID, Value>
+    /// Called whenever the loop is at rest: after every finished attempt and every frame.
+    var onRest: (() -> Void)?
+
+    /// A simulation of `scenario` with the view's `policy`; item `i` is loaded by `identifier(i)`,
+    /// whose item is `item(id)` (latencies are drawn by item) and whose load returns `value(id)`.
+    /// - Throws: ``SimulationError`` for an invalid scenario or configuration.
+    public init(
+        _ scenario: Scenario, policy: any PrefetchPolicy, configuration: SimulationConfiguration = SimulationConfiguration(),
+        recordsTimeline: Bool = false, identifier: @escaping (Int) -> ID?, item: @escaping @Sendable (ID) -> Int,
+        value: @escaping @Sendable (ID) -> Value, cost: @escaping @Sendable (Value) -> Int = { _ in 1 },
+        onEvent: (@Sendable (FetchEvent<ID>) -> Void)? = nil
+    ) throws {
+        try scenario.validate()
+        try configuration.validate()
+        self.scenario = scenario
+        self.configuration = configuration
+        var fetcherConfiguration = FetcherConfiguration()
+        fetcherConfiguration.maxConcurrentLoads = configuration.maxConcurrentLoads
+        fetcherConfiguration.cacheCountLimit = configuration.cacheCountLimit
+        fetcherConfiguration.retry = configuration.retry
+        let clock = ManualClock()
+        let meter = ReadinessMeter(recordsTimeline: recordsTimeline, now: { clock.now.offset.seconds })
+        do {
+            loop = try VirtualTimeLoop(
+                configuration: fetcherConfiguration, clock: clock, latency: configuration.latency, seed: configuration.seed,
+                payloadBytes: scenario.payloadBytes, cost: cost, item: item, value: value,
+                onEvent: { event in
+                    meter.record(event, item: item)
+                    onEvent?(event)
+                })
+        } catch let error as PrefetchError {
+            throw SimulationError(error.message)
+        }
+        let view = try scenario.layout.makeView(viewport: scenario.viewport)
+        app = SampleApp(
+            view: view, itemCount: scenario.layout.itemCount, fetcher: loop.fetcher, deliveries: loop.deliveries, meter: meter,
+            identifier: identifier)
+        view.prefetchPolicy = policy
+    }
+
+    /// Plays the scenario to its end (or `configuration.maxDuration`), calling `onFrame` after
+    /// every frame but the first screen (it stops the run by returning false), then ends the run.
+    public func run(onFrame: (FrameDriver.Frame) async throws -> Bool = { _ in true }) async throws -> SimulationResult {
+        let (app, loop, meter) = (app, loop, app.meter)
+        var gestures = GestureDriver(scenario.motion)
+        var frameTimes: [Double] = []
+        var lastOffset = 0.0
+        let wallClock = ContinuousClock()
+        let driver = FrameDriver(frameRate: configuration.frameRate, tail: configuration.tail, duration: configuration.maxDuration)
+        let end = try await driver.play(
+            &gestures, on: app.view,
+            advance: { await loop.advance(to: $0, afterEach: { _ in self.onRest?() }) },
+            step: { t in
+                let started = wallClock.now
+                app.step(to: t)
+                if t > 0 { frameTimes.append(started.duration(to: wallClock.now).seconds * 1e6) }
+                await loop.settle()
+            },
+            afterFrame: { frame in
+                if frame.index == 0 { meter.startCounting() }
+                let view = app.view
+                let offset = view.contentOffset.y
+                meter.scrolling(view.isDragging || view.isDecelerating || view.isScrollAnimating || offset != lastOffset)
+                lastOffset = offset
+                self.onRest?()
+                if frame.index % 3 == 0, frame.index > 0 {
+                    let pending = view.indexPathsPendingPrefetch.map(\.item)
+                    meter.sampleFrame(visible: meter.visibleItems, prefetch: pending.min().flatMap { lo in pending.max().map { lo...$0 } })
+                }
+                return frame.index == 0 ? true : try await onFrame(frame)
+            })
+        app.finish()
+        return meter.result(
+            scenario: scenario.name, policy: app.view.prefetchPolicy.name, duration: end, payloadBytes: scenario.payloadBytes,
+            frameTimes: frameTimes)
+    }
+}
+
+/// What a simulated load returns: the item's data.
+struct SimulatedData: Sendable, Hashable {
+    var item: Int
+}
+
+/// Runs the bench's scenarios: ``Simulation``s on item numbers, and the clairvoyant references.
+///
+/// ```swift
+/// import PrefetchKit
+/// import PrefetchSimulation
+///
 /// let scenario = StandardSuite.scenario(.steady, layout: .grid)
 /// let result = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.Adaptive.standard))
 /// print(result.displayReadyRate)
@@ -39,119 +148,42 @@ public enum Simulator {
     private static func run(
         _ scenario: Scenario, policy: SimulationPolicy, configuration: SimulationConfiguration, recordsTimeline: Bool
     ) async throws -> (result: SimulationResult, timeline: SimulationTimeline) {
-        try scenario.validate()
-        try configuration.validate()
         var planned: [Appearance]?
         if policy.lookahead != nil {
             // The reference's recording pass: the same view and motion, nothing loads; it learns
             // when each item first appears.
-            let recording = try await play(scenario, configuration: configuration, policy: PrefetchPolicies.none, recording: true)
-            planned = ClairvoyantPlanner.firstAppearances(recording.app.appearances)
+            let recording = try simulation(scenario, configuration: configuration, policy: PrefetchPolicies.none, recording: true)
+            var appearances: [(time: Double, item: Int)] = []
+            recording.app.onAppear = { [loop = recording.loop] in appearances.append((loop.now, $0)) }
+            _ = try await recording.run()
+            planned = ClairvoyantPlanner.firstAppearances(appearances)
         }
-        let viewPolicy: any PrefetchPolicy
-        switch policy {
-        case .policy(let p): viewPolicy = p
-        case .clairvoyant, .shortSightedClairvoyant: viewPolicy = PrefetchPolicies.none
+        var viewPolicy: any PrefetchPolicy = PrefetchPolicies.none
+        if case .policy(let p) = policy { viewPolicy = p }
+        let simulation = try simulation(scenario, configuration: configuration, policy: viewPolicy, recordsTimeline: recordsTimeline)
+        if let planned {
+            let planner = ClairvoyantPlanner(
+                schedule: planned, loop: simulation.loop, cap: configuration.maxConcurrentLoads, horizon: configuration.cacheCountLimit / 2,
+                lookahead: policy.lookahead.flatMap { $0.isFinite ? $0 : nil })
+            simulation.onRest = { planner.topUp() }
         }
-        let lookahead = policy.lookahead.flatMap { $0.isFinite ? $0 : nil }
-        let run = try await play(
-            scenario, configuration: configuration, policy: viewPolicy, recordsTimeline: recordsTimeline, schedule: planned,
-            lookahead: lookahead)
-        var timeline = run.app.meter.timeline
+        var result = try await simulation.run()
+        result.policy = policy.name
+        var timeline = simulation.app.meter.timeline
         timeline.itemCount = scenario.layout.itemCount
-        let result = SimulationResult(
-            scenario: scenario.name, policy: policy.name, readiness: run.app.meter.readiness, duration: run.end,
-            payloadBytes: scenario.payloadBytes, frameTimes: run.frameTimes)
         return (result, timeline)
     }
 
-    /// One pass of the app loop over `scenario`.
-    ///
-    /// `inspect` sees the app, the view and the loop whenever they are at rest: after every
-    /// finished attempt and every frame (the property tests check their invariants there).
-    static func play(
-        _ scenario: Scenario, configuration: SimulationConfiguration, policy: any PrefetchPolicy, recording: Bool = false,
-        recordsTimeline: Bool = false, schedule: [Appearance]? = nil, lookahead: Double? = nil,
-        inspect: ((SimulatedApp, ItemScrollView) -> Void)? = nil, onPrefetchUpdate: ((PrefetchUpdate<IndexPath>) -> Void)? = nil
-    ) async throws -> (app: SimulatedApp, end: Double, frameTimes: [Double]) {
-        var fetcherConfiguration = FetcherConfiguration()
-        fetcherConfiguration.maxConcurrentLoads = configuration.maxConcurrentLoads
-        fetcherConfiguration.cacheCountLimit = configuration.cacheCountLimit
-        fetcherConfiguration.retry = configuration.retry
-        let clock = ManualClock()
-        let now: @Sendable () -> Double = { clock.now.offset.seconds }
-        let meter = ReadinessMeter(recordsTimeline: recordsTimeline, now: now)
-        let loop: SimulatedApp.Loop
-        do {
-            loop = try VirtualTimeLoop(
-                configuration: fetcherConfiguration, clock: clock, latency: configuration.latency, seed: configuration.seed,
-                payloadBytes: scenario.payloadBytes, item: { $0 }, value: { SimulatedData(item: $0) },
-                onEvent: { event in meter.record(event, item: { $0 }) })
-        } catch let error as PrefetchError {
-            throw SimulationError(error.message)
-        }
-        let app = SimulatedApp(loop: recording ? nil : loop, meter: meter, itemCount: scenario.layout.itemCount, now: now)
-        app.prefetcher?.onUpdate = onPrefetchUpdate
-        let (view, sources) = try makeView(scenario, app: app)
-        view.prefetchPolicy = policy
-        let planner = schedule.map {
-            ClairvoyantPlanner(
-                schedule: $0, loop: loop, cap: configuration.maxConcurrentLoads, horizon: configuration.cacheCountLimit / 2, lookahead: lookahead)
-        }
-        var gestures = GestureDriver(scenario.motion)
-        var frameTimes: [Double] = []
-        var lastOffset = 0.0
-        let wallClock = ContinuousClock()
-        let end = try await loop.play(
-            &gestures, on: view, frameRate: configuration.frameRate, tail: configuration.tail, duration: configuration.maxDuration,
-            step: { t in
-                let started = wallClock.now
-                app.releasePooledConsumers()
-                view.step(to: t)
-                app.releasePooledConsumers()
-                if t > 0 { frameTimes.append(started.duration(to: wallClock.now).seconds * 1e6) }
-            },
-            afterLoad: { _ in
-                planner?.topUp()
-                inspect?(app, view)
-            },
-            afterFrame: { frame in
-                if frame.index == 0 { meter.startCounting() }
-                let offset = view.contentOffset.y
-                meter.scrolling(view.isDragging || view.isDecelerating || view.isScrollAnimating || offset != lastOffset)
-                lastOffset = offset
-                planner?.topUp()
-                inspect?(app, view)
-                if recordsTimeline, frame.index % 3 == 0, frame.index > 0 {
-                    let pending = view.indexPathsPendingPrefetch.map(\.item)
-                    meter.sampleFrame(visible: meter.visibleItems, prefetch: pending.min().flatMap { lo in pending.max().map { lo...$0 } })
-                }
-                return true
-            })
-        meter.finish(stillPlanned: view.indexPathsPendingPrefetch.map(\.item))
-        loop.fetcher.shutdown()
-        withExtendedLifetime(sources) {}
-        return (app, end, frameTimes)
-    }
-
-    /// The scenario's view, wired to `app`; the sources are returned to be kept alive (the
-    /// view holds them weakly, as UIKit does).
-    private static func makeView(_ scenario: Scenario, app: SimulatedApp) throws -> (ItemScrollView, AnyObject) {
-        switch try scenario.layout.makeView(viewport: scenario.viewport) {
-        case .collection(let collectionView):
-            let source = SimulatedGridSource(app: app)
-            collectionView.register(SimulatedGridCell.self, forCellWithReuseIdentifier: SimulatedGridCell.reuseIdentifier)
-            collectionView.dataSource = source
-            collectionView.prefetchDataSource = app.prefetcher
-            collectionView.delegate = source
-            return (collectionView, source)
-        case .table(let tableView):
-            let source = SimulatedListSource(app: app)
-            tableView.register(SimulatedListCell.self, forCellReuseIdentifier: SimulatedListCell.reuseIdentifier)
-            tableView.dataSource = source
-            tableView.prefetchDataSource = app.prefetcher
-            tableView.delegate = source
-            return (tableView, source)
-        }
+    /// The bench's simulation of `scenario`: items are their own identifiers. A recording pass
+    /// loads nothing (every cell waits for a model that never comes) and the view does not prefetch.
+    static func simulation(
+        _ scenario: Scenario, configuration: SimulationConfiguration, policy: any PrefetchPolicy, recordsTimeline: Bool = false,
+        recording: Bool = false
+    ) throws -> Simulation<Int, SimulatedData> {
+        let simulation = try Simulation(
+            scenario, policy: policy, configuration: configuration, recordsTimeline: recordsTimeline, identifier: { recording ? nil : $0 },
+            item: { $0 }, value: { SimulatedData(item: $0) })
+        if recording { simulation.app.view.isPrefetchingEnabled = false }
+        return simulation
     }
 }

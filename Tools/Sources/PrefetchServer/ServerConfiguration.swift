@@ -1,26 +1,16 @@
 import Foundation
-
-/// How long the server waits before it answers a request.
-public enum LatencyModel: Sendable, Hashable {
-    /// No added latency.
-    case none
-    /// The same latency for every request.
-    case fixed(Duration)
-    /// A log-normal latency with this median and 99th percentile (p99 at least the median).
-    case logNormal(median: Duration, p99: Duration)
-}
+import PrefetchTesting
 
 /// Faults the server injects, each decided per request from the seed, the path and the attempt.
 ///
 /// The same seed gives the same faults for the n-th request to a path, whatever the order in
 /// which requests to different paths arrive.
 public struct FaultConfiguration: Sendable, Hashable {
-    /// Added latency before the response head.
-    public var latency: LatencyModel = .none
+    /// Added latency before the response head (at most 60 s), and the share of requests answered
+    /// `503 Service Unavailable` (the model's `failureRate`); none by default.
+    public var latency = try! LatencyModel(.fixed(.zero))
     /// The most body bytes per second per response, or `nil` for no cap.
     public var bandwidth: Int?
-    /// The share of requests answered `503 Service Unavailable`, from 0 to 1.
-    public var errorRate: Double = 0
     /// The share of responses whose connection is reset (TCP RST) half-way through the body, from 0 to 1.
     public var resetRate: Double = 0
     /// The share of responses whose body pauses ``slowBodyDelay`` between chunks, from 0 to 1.
@@ -99,16 +89,12 @@ public struct ServerConfiguration: Sendable {
         try check("itemCount", itemCount, Limits.itemCount)
         try check("thumbnailSize", thumbnailSize, Limits.thumbnailSize)
         try check("maxPageSize", maxPageSize, Limits.maxPageSize)
-        switch faults.latency {
-        case .none: break
-        case .fixed(let d):
-            try check("latency (ms)", Self.milliseconds(d), 0...Double(Limits.latencyMilliseconds.upperBound))
-        case .logNormal(let median, let p99):
-            try check("latency median (ms)", Self.milliseconds(median), 0.001...Double(Limits.latencyMilliseconds.upperBound))
-            try check("latency p99 (ms)", Self.milliseconds(p99), Self.milliseconds(median)...Double(Limits.latencyMilliseconds.upperBound))
+        let longest = switch faults.latency.distribution {
+        case .fixed(let latency), .logNormal(_, let latency), .bandwidth(let latency, _): latency   // a log-normal's p99
         }
+        try check("latency (ms)", Self.milliseconds(longest), 0...Double(Limits.latencyMilliseconds.upperBound))
         if let bandwidth = faults.bandwidth { try check("bandwidth (bytes/s)", bandwidth, Limits.bandwidth) }
-        for (name, rate) in [("errorRate", faults.errorRate), ("resetRate", faults.resetRate), ("slowBodyRate", faults.slowBodyRate)] {
+        for (name, rate) in [("resetRate", faults.resetRate), ("slowBodyRate", faults.slowBodyRate)] {
             guard rate.isFinite else { throw ServerConfigurationError("\(name) must be in 0.0...1.0, got \(rate)") }
             try check(name, rate, Limits.rate)
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PrefetchToolSupport
 
 /// The `prefetch-server` command-line flags, checked with ranges named in every error.
 ///
@@ -32,25 +33,13 @@ public struct ServerOptions: ParsableArguments, Sendable {
     @Option(help: "The seed of payloads and injected faults.")
     public var seed: UInt64 = 1
 
-    /// A fixed latency.
-    @Option(name: .customLong("latency-ms"), help: "A fixed latency before each response, 0...60000 ms.")
-    public var latencyMs: Double?
-
-    /// The log-normal latency's median.
-    @Option(name: .customLong("latency-median-ms"), help: "Log-normal latency: the median, in ms (needs --latency-p99-ms).")
-    public var latencyMedianMs: Double?
-
-    /// The log-normal latency's 99th percentile.
-    @Option(name: .customLong("latency-p99-ms"), help: "Log-normal latency: the 99th percentile, median...60000 ms.")
-    public var latencyP99Ms: Double?
+    /// The latency and the share of requests answered 503 (`--error-rate`, or `--failure-rate`).
+    @OptionGroup(title: "Latency and 503s (none unless these say otherwise)")
+    public var latency: LatencyOptions
 
     /// The bandwidth cap.
     @Option(help: "The most body bytes per second per response, 1024...10737418240.")
     public var bandwidth: Int?
-
-    /// The error rate.
-    @Option(name: .customLong("error-rate"), help: "The share of requests answered 503, 0...1.")
-    public var errorRate: Double = 0
 
     /// The reset rate.
     @Option(name: .customLong("reset-rate"), help: "The share of responses reset mid-body, 0...1.")
@@ -98,10 +87,10 @@ public struct ServerOptions: ParsableArguments, Sendable {
                 throw ServerConfigurationError("\(flag) must be in 0...1, got \(value)")
             }
         }
-        func milliseconds(_ flag: String, _ value: Double, from lower: Double = 0) throws -> Duration {
+        func milliseconds(_ flag: String, _ value: Double) throws -> Duration {
             let upper = Double(ServerConfiguration.Limits.latencyMilliseconds.upperBound)
-            guard value.isFinite, value >= lower, value <= upper else {
-                throw ServerConfigurationError("\(flag) must be in \(lower.formatted())...\(upper.formatted()) ms, got \(value)")
+            guard value.isFinite, value >= 0, value <= upper else {
+                throw ServerConfigurationError("\(flag) must be in 0...\(upper.formatted()) ms, got \(value)")
             }
             return .microseconds(Int64((value * 1000).rounded()))
         }
@@ -114,20 +103,11 @@ public struct ServerOptions: ParsableArguments, Sendable {
         try range("--thumb-size", thumbSize, Limits.thumbnailSize); c.thumbnailSize = thumbSize
         try range("--max-page", maxPage, Limits.maxPageSize); c.maxPageSize = maxPage
         c.seed = seed
-        switch (latencyMs, latencyMedianMs, latencyP99Ms) {
-        case (nil, nil, nil): c.faults.latency = .none
-        case (let fixed?, nil, nil): c.faults.latency = .fixed(try milliseconds("--latency-ms", fixed))
-        case (nil, let median?, let p99?):
-            let m = try milliseconds("--latency-median-ms", median, from: 0.001)
-            c.faults.latency = .logNormal(median: m, p99: try milliseconds("--latency-p99-ms", p99, from: median))
-        case (_?, _, _):
-            throw ServerConfigurationError("--latency-ms cannot be combined with --latency-median-ms/--latency-p99-ms: choose fixed or log-normal")
-        default:
-            throw ServerConfigurationError("--latency-median-ms and --latency-p99-ms must be given together")
+        do { c.faults.latency = try latency.model(default: c.faults.latency) } catch let error as ValidationError {
+            throw ServerConfigurationError(error.message)
         }
         if let bandwidth { try range("--bandwidth", bandwidth, Limits.bandwidth) }
         c.faults.bandwidth = bandwidth
-        try rate("--error-rate", errorRate); c.faults.errorRate = errorRate
         try rate("--reset-rate", resetRate); c.faults.resetRate = resetRate
         try rate("--slow-body-rate", slowBodyRate); c.faults.slowBodyRate = slowBodyRate
         c.faults.slowBodyDelay = try milliseconds("--slow-body-delay-ms", slowBodyDelayMs)

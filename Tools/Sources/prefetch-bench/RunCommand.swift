@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import PrefetchSimulation
+import PrefetchTesting
+import PrefetchToolSupport
 
 /// Runs the scenario suite (or trace files) for every policy and prints, writes and draws the results.
 struct RunCommand: AsyncParsableCommand {
@@ -28,20 +30,8 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Run every trace (*.json) in this folder instead of the suite, in name order.")
     var traces: String?
 
-    @Option(name: .long, help: "A named network: \(LatencyProfile.allCases.map(\.rawValue).joined(separator: ", ")) (default lte: median 150 ms, p99 1.5 s).")
-    var latencyProfile: String?
-
-    @Option(name: .long, help: "Median load latency in milliseconds (log-normal); default 150, or the profile's.")
-    var latencyMedianMs: Double?
-
-    @Option(name: .long, help: "99th-percentile load latency in milliseconds (log-normal); at least the median; default 1500, or the profile's.")
-    var latencyP99Ms: Double?
-
-    @Option(name: .long, help: "Use a fixed latency in milliseconds instead of the log-normal model.")
-    var latencyFixedMs: Double?
-
-    @Option(name: .long, help: "Share of load attempts that fail, from 0 to 1; default 0, or the profile's.")
-    var failureRate: Double?
+    @OptionGroup(title: "Latency (the lte profile unless these say otherwise)")
+    var latency: LatencyOptions
 
     @Option(name: .long, help: "Most loads at once (1 to 64).")
     var cap: Int = 6
@@ -60,7 +50,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...64).contains(cap) else { throw ValidationError("--cap \(cap) is out of range; use 1 to 64") }
-        _ = try latency()
+        _ = try latency.model(default: LatencyProfile.lte.model)
         let known = StandardSuite.all.map(\.name)
         for name in scenario where !known.contains(name) {
             throw ValidationError("--scenario '\(name)' is unknown; known scenarios: \(known.joined(separator: ", "))")
@@ -70,43 +60,12 @@ struct RunCommand: AsyncParsableCommand {
         if trace != nil, traces != nil { throw ValidationError("--trace and --traces cannot be combined") }
     }
 
-    /// The latency model the flags ask for: a profile, adjusted by any explicit value.
-    func latency() throws -> LatencyModel {
-        var median = 150.0, p99 = 1_500.0, rate = 0.0
-        if let name = latencyProfile {
-            let profile: LatencyProfile
-            do { profile = try LatencyProfile.named(name) } catch {
-                throw ValidationError("--latency-profile '\(name)' is unknown; use one of \(LatencyProfile.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            if case .logNormal(let m, let p) = profile.model.distribution { (median, p99) = (m * 1000, p * 1000) }
-            rate = profile.model.failureRate
-            if latencyFixedMs != nil { throw ValidationError("--latency-profile and --latency-fixed-ms cannot be combined") }
-        }
-        median = latencyMedianMs ?? median
-        p99 = latencyP99Ms ?? p99
-        rate = failureRate ?? rate
-        guard rate.isFinite, (0...1).contains(rate) else {
-            throw ValidationError("--failure-rate \(rate) is out of range; use 0 to 1")
-        }
-        if let fixed = latencyFixedMs {
-            guard fixed.isFinite, fixed >= 0 else { throw ValidationError("--latency-fixed-ms \(fixed) is out of range; use 0 or more") }
-            return try .fixed(fixed / 1000, failureRate: rate)
-        }
-        guard median.isFinite, median > 0 else {
-            throw ValidationError("--latency-median-ms \(median) is out of range; use a number greater than 0")
-        }
-        guard p99.isFinite, p99 >= median else {
-            throw ValidationError("--latency-p99-ms \(p99) is below --latency-median-ms \(median); the 99th percentile must be at least the median")
-        }
-        return try .logNormal(median: median / 1000, p99: p99 / 1000, failureRate: rate)
-    }
-
     @MainActor
     mutating func run() async throws {
         var configuration = SimulationConfiguration()
         configuration.seed = seed
         configuration.maxConcurrentLoads = cap
-        configuration.latency = try latency()
+        configuration.latency = try latency.model(default: LatencyProfile.lte.model)
         let scenarios: [Scenario]
         if let trace {
             scenarios = [try TraceFile.load(from: URL(fileURLWithPath: trace))]
@@ -162,7 +121,7 @@ struct RunCommand: AsyncParsableCommand {
 extension RunCommand {
     @MainActor
     func runFrontier(_ scenarios: [Scenario], configuration: SimulationConfiguration) async throws {
-        let profiles = try latencyProfile.map { [try LatencyProfile.named($0)] } ?? LatencyProfile.allCases
+        let profiles = latency.latencyProfile.map { [$0] } ?? LatencyProfile.allCases
         var sweeps: [(profile: String, points: [Frontier.Point])] = []
         for profile in profiles {
             var configuration = configuration

@@ -112,6 +112,8 @@ struct DemoNetworkTests {
         (["--serve", "--server-latency-ms", "70000"], ["--server-latency-ms", "0 to 60000"]),
         (["--serve", "--server-latency-ms", "150", "--server-latency-p99-ms", "100"], ["--server-latency-p99-ms", "150", "60000", "got 100"]),
         (["--serve", "--latency-ms", "100"], ["--latency-ms", "--server-latency-ms"]),
+        (["--source", "http://127.0.0.1:9", "--latency-profile", "lte"], ["--latency-profile sets the simulated network's delay", "--serve or --source"]),
+        (["--serve", "--server-latency-p99-ms", "100"], ["--server-latency-p99-ms needs a log-normal median above 0 ms: give it with --server-latency-ms"]),
         (["--cold"], ["--cold", "--serve", "--source"]),
         (["--disk-cache", "/tmp/x.sqlite"], ["--disk-cache", "--serve", "--source"]),
         (["--serve", "--disk-cache", "/tmp"], ["--disk-cache", "'/tmp' is a directory"]),

@@ -1,5 +1,6 @@
 import Foundation
 import PrefetchDemoKit
+import PrefetchTesting
 import Testing
 
 @Suite("The screen and the keys")
@@ -15,15 +16,16 @@ struct ScreenTests {
     @Test func aScriptedSceneDrawsTheFrameTheCellsAndTheStatus() async throws {
         // Given a steady scroll half a second in, on a fixed 400 ms network
         var settings = DemoSettings()
-        settings.latency = try .fixed(0.4)
-        let run = try ScriptedRun(settings: settings, script: .steady, duration: 1.2)
+        settings.latency = try LatencyModel(.fixed(.milliseconds(400)))
+        (settings.script, settings.duration) = (.steady, 1.2)
+        let scene = try DemoScene(settings: settings)
         var screen: [String] = []
-        _ = try await run.run { frame in
+        _ = try await scene.play { frame in
             if abs(frame.time - 1.2) < 1e-9 {
                 let geometry = ScreenGeometry(columns: 100, rows: 40)
-                let model = ScreenModel(columns: 100, rows: 40, layout: .grid, viewport: run.scene.view.bounds,
-                                        title: "title", status: run.scene.status, footer: "keys")
-                screen = ScreenRenderer(colorMode: .none).render(model, tiles: run.scene.tiles(in: geometry.drawnRect(for: run.scene.view.bounds)))
+                let model = ScreenModel(columns: 100, rows: 40, layout: .grid, viewport: scene.view.bounds,
+                                        title: "title", status: scene.status, footer: "keys")
+                screen = ScreenRenderer(colorMode: .none).render(model, tiles: scene.tiles(in: geometry.drawnRect(for: scene.view.bounds)))
             }
             return true
         }
@@ -39,9 +41,9 @@ struct ScreenTests {
         #expect(screen[37].contains("visible #"))
         #expect(screen[39].hasPrefix("keys"))
         // And the colour renderer writes escape codes for the same screen
-        let model = ScreenModel(columns: 60, rows: 20, layout: .grid, viewport: run.scene.view.bounds,
-                                title: "t", status: run.scene.status, footer: "k")
-        let coloured = ScreenRenderer(colorMode: .trueColor).render(model, tiles: run.scene.tiles(in: run.scene.view.bounds))
+        let model = ScreenModel(columns: 60, rows: 20, layout: .grid, viewport: scene.view.bounds,
+                                title: "t", status: scene.status, footer: "k")
+        let coloured = ScreenRenderer(colorMode: .trueColor).render(model, tiles: scene.tiles(in: scene.view.bounds))
         #expect(coloured.joined().contains("\u{1B}[0;48;2;"))
     }
 }

@@ -2,12 +2,24 @@ import Foundation
 import PrefetchDemoKit
 import PrefetchKit
 import PrefetchSimulation
+import PrefetchTesting
 import Testing
 
-/// The demo's virtual-time driver, in process: the data source of Apple's sample on the real fetcher.
+/// The demo's scripted runs over the simulated network, in process: the simulator's app loop
+/// (`Simulation`, the code `prefetch-bench` runs) on the demo's models. Since both are one code
+/// path, these tests check what the demo's figures say, not that they match the bench's.
 @Suite("Scripted runs on virtual time")
 @MainActor
 struct ScriptedRunTests {
+    /// Plays `script` in `settings` over the simulated network.
+    static func run(_ settings: DemoSettings, _ script: Script, duration: Double?) async throws -> SimulationResult {
+        var settings = settings
+        (settings.script, settings.duration) = (script, duration)
+        var result = try await DemoScene(settings: settings).play()
+        result.frameTime = SimulationResult.FrameTime()  // real time, never the same twice
+        return result
+    }
+
     func settings(_ change: (inout DemoSettings) throws -> Void) rethrows -> DemoSettings {
         var settings = DemoSettings()
         try change(&settings)
@@ -18,22 +30,24 @@ struct ScriptedRunTests {
     func aRunRepeatsExactly(script: Script) async throws {
         // Given a log-normal network and the adaptive policy
         let settings = try settings {
-            $0.latency = try .logNormal(median: 0.12, p99: 1.2)
+            $0.latency = try LatencyModel(.logNormal(median: .milliseconds(120), p99: .milliseconds(1_200)))
             $0.policy = PrefetchPolicies.Adaptive.standard
             $0.seed = 9
         }
         // When the same script runs twice
-        let first = try await ScriptedRun(settings: settings, script: script, duration: 3).run()
-        let second = try await ScriptedRun(settings: settings, script: script, duration: 3).run()
+        let first = try await Self.run(settings, script, duration: 3)
+        let second = try await Self.run(settings, script, duration: 3)
         // Then every figure is the same
         #expect(first == second)
         #expect(first.displayed > 0)
+        // And the result names the script and the policy, as the bench's rows do
+        #expect(first.scenario == script.rawValue && first.policy == "adaptive")
     }
 
     @Test func theFirstScreenIsNotCountedAndAFastNetworkIsAlwaysReady() async throws {
         // Given a 10 ms network and a steady scroll of one simulated second
-        let settings = try settings { $0.latency = try .fixed(0.01) }
-        let summary = try await ScriptedRun(settings: settings, script: .steady, duration: 1).run()
+        let settings = try settings { $0.latency = try LatencyModel(.fixed(.milliseconds(10))) }
+        let summary = try await Self.run(settings, .steady, duration: 1)
         // Then the cells that scrolled in were ready, and the first screen's blank start is not counted
         #expect(summary.displayed > 0)
         #expect(summary.displayReadyRate == 1)
@@ -44,10 +58,10 @@ struct ScriptedRunTests {
     @Test func withoutPrefetchingEveryAppearanceWaitsOneLatency() async throws {
         // Given a fixed 200 ms network and no prefetching
         let settings = try settings {
-            $0.latency = try .fixed(0.2)
+            $0.latency = try LatencyModel(.fixed(.milliseconds(200)))
             $0.prefetching = false
         }
-        let summary = try await ScriptedRun(settings: settings, script: .steady, duration: 4).run()
+        let summary = try await Self.run(settings, .steady, duration: 4)
         // Then nothing was ready, and each cell waited the latency (a frame's rounding aside)
         #expect(summary.displayReadyRate == 0)
         #expect(abs(summary.visibleWaitMeanMs - 200) < 17)
@@ -57,10 +71,10 @@ struct ScriptedRunTests {
     @Test func aReusedCellReleasesItsConsumerSoAFlungPastLoadIsCancelled() async throws {
         // Given no prefetching, a slow network and flings: cells appear and leave before their data
         let settings = try settings {
-            $0.latency = try .fixed(1.5)
+            $0.latency = try LatencyModel(.fixed(.milliseconds(1_500)))
             $0.prefetching = false
         }
-        let summary = try await ScriptedRun(settings: settings, script: .fling, duration: 3).run()
+        let summary = try await Self.run(settings, .fling, duration: 3)
         // Then loads of cells that went back to the pool were cancelled, none completed unseen
         #expect(summary.loadsCancelled > 0)
         #expect(summary.loadsWasted == 0)
@@ -70,9 +84,9 @@ struct ScriptedRunTests {
     @Test func theListCapsLoadsAtFour() async throws {
         let settings = try settings {
             $0.layout = .list
-            $0.latency = try .fixed(0.5)
+            $0.latency = try LatencyModel(.fixed(.milliseconds(500)))
         }
-        let summary = try await ScriptedRun(settings: settings, script: .jump, duration: 4).run()
+        let summary = try await Self.run(settings, .jump, duration: 4)
         #expect(summary.peakInFlight == 4)
         #expect(summary.loadsStarted > 4)
     }

@@ -159,7 +159,7 @@ struct PagedFeedServerTests {
 
     @Test("pages through a flaky server (30% 503s), retrying, and every item arrives in place")
     func pagingWithFailures() async throws {
-        try await DataServer.withServer(configuration({ $0.faults.errorRate = 0.3; $0.seed = 42 }), logger: Self.logger) { server in
+        try await DataServer.withServer(configuration({ $0.faults.latency = try! LatencyModel(.fixed(.zero), failureRate: 0.3); $0.seed = 42 }), logger: Self.logger) { server in
             var feedConfiguration = FeedConfiguration()
             feedConfiguration.retry = RetryPolicy(maxAttempts: 8, initialDelay: .milliseconds(5), maxDelay: .milliseconds(20), jitter: 0)
             let feed = try PagedFeed(configuration: feedConfiguration, loader: HTTPFeedPageLoader(baseURL: server.baseURL))
@@ -182,7 +182,7 @@ struct PagedFeedServerTests {
 
     @Test("a server that keeps failing leaves a clear failed state with the HTTP error")
     func persistentFailure() async throws {
-        try await DataServer.withServer(configuration({ $0.faults.errorRate = 1 }), logger: Self.logger) { server in
+        try await DataServer.withServer(configuration({ $0.faults.latency = try! LatencyModel(.fixed(.zero), failureRate: 1) }), logger: Self.logger) { server in
             var feedConfiguration = FeedConfiguration()
             feedConfiguration.retry = RetryPolicy(maxAttempts: 2, initialDelay: .milliseconds(5), jitter: 0)
             let feed = try PagedFeed(configuration: feedConfiguration, loader: HTTPFeedPageLoader(baseURL: server.baseURL))

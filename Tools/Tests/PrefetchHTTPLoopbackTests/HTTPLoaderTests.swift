@@ -70,7 +70,7 @@ struct HTTPLoaderTests {
 
     @Test("coalesces concurrent requests for one id into one GET, through AsyncFetcher")
     func coalesce() async throws {
-        try await withServer({ $0.faults.latency = .fixed(.milliseconds(100)) }) { server in
+        try await withServer({ $0.faults.latency = try! LatencyModel(.fixed(.milliseconds(100))) }) { server in
             let base = server.baseURL
             let loader = try HTTPLoader<Int>(configuration: .scaledForTests) { id in base.appendingPathComponent("thumb/\(id)") }
             let fetcher = try AsyncFetcher(loader: loader)
@@ -117,7 +117,7 @@ struct HTTPLoaderTests {
         // The head would come after 20 s (60 s under a scaled build): far past the 0.2 s connect
         // timeout even when the machine is so loaded that the loader's timer runs seconds late.
         let latency = min(TestTime.scaled(.seconds(20)), .seconds(60))
-        try await withServer({ $0.faults.latency = .fixed(latency) }) { server in
+        try await withServer({ $0.faults.latency = try! LatencyModel(.fixed(latency)) }) { server in
             var configuration = HTTPLoaderConfiguration.scaledForTests
             configuration.connectTimeout = .milliseconds(200)
             configuration.totalTimeout = latency * 2
@@ -263,7 +263,7 @@ struct HTTPLoaderTests {
 
     @Test("connections per host are capped")
     func connectionsPerHost() async throws {
-        try await withServer({ $0.faults.latency = .fixed(.milliseconds(150)) }) { server in
+        try await withServer({ $0.faults.latency = try! LatencyModel(.fixed(.milliseconds(150))) }) { server in
             var configuration = HTTPLoaderConfiguration.scaledForTests
             configuration.maxConnectionsPerHost = 2
             let base = server.baseURL

@@ -5,6 +5,7 @@ import FoundationNetworking
 import IOTestSupport
 import Logging
 import PrefetchServer
+import PrefetchTesting
 import Testing
 
 @Suite("ServerOptions")
@@ -20,9 +21,8 @@ struct ServerOptionsTests {
                            "--fail-first", "2"])
         #expect(c.port == 0)
         #expect(c.itemCount == 500)
-        #expect(c.faults.latency == .logNormal(median: .milliseconds(40), p99: .milliseconds(400)))
+        #expect(c.faults.latency == (try LatencyModel(.logNormal(median: .milliseconds(40), p99: .milliseconds(400)), failureRate: 0.1)))
         #expect(c.faults.bandwidth == 65_536)
-        #expect(c.faults.errorRate == 0.1)
         #expect(c.faults.failFirst == 2)
         #expect(c.seed == 9)
         #expect(c.host == "127.0.0.1")
@@ -31,12 +31,15 @@ struct ServerOptionsTests {
     @Test("out-of-range flags fail, naming the flag, the value and the accepted range", arguments: [
         (["--port", "70000"], "--port must be in 0...65535, got 70000"),
         (["--items", "0"], "--items must be in 1...10000000, got 0"),
-        (["--error-rate", "1.5"], "--error-rate must be in 0...1, got 1.5"),
+        (["--error-rate", "1.5"], "--failure-rate (or --error-rate) must be from 0 to 1; got 1.5"),
         (["--reset-rate=-0.1"], "--reset-rate must be in 0...1, got -0.1"),
         (["--bandwidth", "10"], "--bandwidth must be in 1024...10737418240, got 10"),
-        (["--latency-ms=-5"], "--latency-ms must be in 0...60,000 ms, got -5.0"),
-        (["--latency-median-ms", "50", "--latency-p99-ms", "10"], "--latency-p99-ms must be in 50...60,000 ms, got 10.0"),
-        (["--latency-median-ms", "50"], "--latency-median-ms and --latency-p99-ms must be given together"),
+        (["--latency-ms=-5"], "--latency-ms must be from 0 to 60000 ms; got -5"),
+        (["--latency-median-ms", "50", "--latency-p99-ms", "10"], "--latency-p99-ms must be from the median (50 ms) to 60000 ms; got 10"),
+        (["--latency-median-ms", "50"], "--latency-median-ms needs --latency-p99-ms: a log-normal distribution needs its 99th percentile"),
+        (["--latency-p99-ms", "400"], "--latency-p99-ms needs a log-normal median above 0 ms: give it with --latency-ms"),
+        (["--latency-ms", "40", "--latency-median-ms", "50"], "--latency-ms and --latency-median-ms cannot be combined: choose a fixed latency or a distribution"),
+        (["--latency-profile", "mars"], "The value 'mars' is invalid for '--latency-profile <latency-profile>'. Please provide one of 'wifi', 'lte' or 'emerging'."),
         (["--fail-first", "5000"], "--fail-first must be in 0...1000, got 5000"),
     ])
     func outOfRange(arguments: [String], message: String) {
@@ -49,12 +52,20 @@ struct ServerOptionsTests {
         }
     }
 
-    @Test("the fault plan is seeded: the same seed gives the same latencies")
-    func seededConfiguration() throws {
+    @Test("a latency profile is the simulator's network, its failed attempts the server's 503s; --latency-ms with a p99 is the median")
+    func sharedLatencyFlags() throws {
+        #expect(try parse(["--latency-profile", "emerging"]).faults.latency == LatencyProfile.emerging.model)
+        #expect(try parse(["--latency-profile", "wifi", "--error-rate", "0.5"]).faults.latency.failureRate == 0.5)
+        #expect(try parse(["--latency-ms", "40", "--latency-p99-ms", "400"]).faults.latency == parse(["--latency-median-ms", "40", "--latency-p99-ms", "400"]).faults.latency)
+        #expect(try parse([]).faults.latency == LatencyModel(.fixed(.zero)))
+    }
+
+    @Test("the server refuses a latency over 60 s that did not come from the flags")
+    func latencyOverAMinute() throws {
         var configuration = ServerConfiguration()
-        configuration.faults.latency = .logNormal(median: .milliseconds(10), p99: .milliseconds(5))
+        configuration.faults.latency = try LatencyModel(.logNormal(median: .seconds(1), p99: .seconds(61)))
         let error = #expect(throws: ServerConfigurationError.self) { try configuration.validate() }
-        #expect(error?.message.hasPrefix("latency p99 (ms) must be in 10.0...") == true)
+        #expect(error?.message == "latency (ms) must be in 0.0...60000.0, got 61000.0")
     }
 }
 

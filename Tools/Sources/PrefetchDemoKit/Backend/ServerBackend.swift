@@ -2,6 +2,7 @@ import Foundation
 import PrefetchDiskCache
 import PrefetchFeed
 import PrefetchHTTP
+import PrefetchCollectionView
 import PrefetchKit
 import PrefetchSimulation
 import PrefetchToolSupport
@@ -17,7 +18,7 @@ import PrefetchToolSupport
 /// never held whole: scroll back past the dropped pages and they load again.
 ///
 /// The fetcher runs on the real clock: memory cache, then the disk cache, then the network.
-/// ``frameEnded(_:)`` brings the feed's pages in once a frame.
+/// ``frameEnded()`` brings the feed's pages in once a frame.
 @MainActor
 package final class ServerBackend: DemoBackend {
     /// The server's base URL.
@@ -35,10 +36,9 @@ package final class ServerBackend: DemoBackend {
     private var requestedRange: Range<Int>?
     private var lastFailureRetry: ContinuousClock.Instant?
     private var isClosed = false
-    package let fetcher: AsyncFetcher<UUID, DisplayData>
-    package let deliveries = MainActorDeliveries<UUID>()
-    package let meter: ReadinessMeter
+    package let app: SampleApp<UUID, DisplayData>
     package let board: LoadBoard
+    private let settings: DemoSettings
     private let start: Locked<ContinuousClock.Instant>
     /// The item index of every identifier whose page has arrived, for the meter.
     private let indexes: Locked<[UUID: Int]>
@@ -63,13 +63,13 @@ package final class ServerBackend: DemoBackend {
         self.start = start
         let meter = ReadinessMeter(now: { (ContinuousClock.now - start.withLock { $0 }).seconds })
         let board = LoadBoard()
+        self.board = board
         let indexes = Locked([UUID: Int]())
         self.indexes = indexes
-        self.meter = meter
-        self.board = board
         var settings = settings
         settings.itemCount = models.count
-        fetcher = try AsyncFetcher(
+        self.settings = settings
+        let fetcher = try AsyncFetcher(
             configuration: Self.fetcherConfiguration(for: settings), clock: ContinuousClock(), store: ThumbnailDiskStore(disk),
             cost: { $0.payload.count + 64 },
             onEvent: { event in
@@ -77,6 +77,13 @@ package final class ServerBackend: DemoBackend {
                 meter.record(event, item: { id in indexes.withLock { $0[id] ?? -1 } })
             },
             loader: thumbnails)
+        var layout = settings.scenarioLayout
+        layout.itemCount = max(models.count, 1)
+        app = SampleApp(
+            view: try layout.makeView(viewport: settings.viewport), itemCount: models.count, fetcher: fetcher, meter: meter,
+            identifier: { models.model(at: $0)?.identifier })
+        app.view.prefetchPolicy = settings.policy
+        app.view.isPrefetchingEnabled = settings.prefetching
     }
 
     /// Opens the disk cache at `diskCache` (emptied first when `cold`), loads the first page of
@@ -156,44 +163,47 @@ package final class ServerBackend: DemoBackend {
         return configuration
     }
 
-    package var now: Double { (ContinuousClock.now - start.withLock { $0 }).seconds }
-
     package var label: String { baseURL.absoluteString }
 
     package func scaleLatency(by factor: Double) -> String {
         "the server sets the latency (--server-latency-ms with --serve)"
     }
 
-    /// Restarts the run's clock: time 0 is now.
-    package func restartClock() {
-        start.withLock { $0 = ContinuousClock.now }
-    }
-
     /// Real time moves by itself: nothing to do.
     package func advance(to time: Double) async {}
 
-    package func frameEnded(_ scene: DemoScene) async {
-        await update(scene)
-    }
-
-    package func play(
-        _ script: Script, on scene: DemoScene, duration: Double?, onFrame: (ScriptedRun.Frame) async throws -> Bool
-    ) async throws {
-        try await RealTimeScriptedRun(scene: scene, backend: self, script: script, duration: duration).run(onFrame: onFrame)
+    /// Plays the settings' script in real time: the same gestures as over the simulated network,
+    /// but each frame (about 60 a second) is stepped to the wall clock's time, and loads take as
+    /// long as the server and the disk take, so a run is not repeatable the way a virtual-time run is.
+    package func play(on scene: DemoScene, onFrame: (FrameDriver.Frame) async throws -> Bool) async throws -> SimulationResult {
+        var gestures = GestureDriver(gestures: settings.script?.gestures ?? [])
+        start.withLock { $0 = ContinuousClock.now }
+        let end = try await FrameDriver(duration: settings.duration, realTime: true).play(
+            &gestures, on: app.view, step: { app.step(to: $0); await frameEnded() },
+            afterFrame: { frame in
+                guard frame.index > 0 else {
+                    app.meter.startCounting()
+                    return true
+                }
+                return try await onFrame(frame)
+            })
+        app.finish()
+        return app.meter.result(scenario: settings.scenario.name, policy: settings.policy.name, duration: end)
     }
 
     /// Tells the feed what is on screen and brings the pages that arrived (or were dropped)
     /// since the last call into the model list, filling the placeholder cells they cover.
     ///
-    /// Call once a frame, after stepping `scene`'s view.
-    package func update(_ scene: DemoScene) async {
-        let visible = scene.visibleItems.map { $0.lowerBound..<($0.upperBound + 1) } ?? 0..<1
+    /// Call once a frame, after stepping the view.
+    package func frameEnded() async {
+        let shown = app.view.visibleIndexPaths.map(\.item)
+        let visible = shown.min().flatMap { lo in shown.max().map { lo..<($0 + 1) } } ?? 0..<1
         if visible != requestedRange {
             requestedRange = visible
             await feed.loadMoreIfNeeded(visibleRange: visible)
         }
         let (arrived, missing) = await syncPages()
-        for page in arrived { scene.modelsArrived(models.indexes(ofPage: page)) }
+        if !arrived.isEmpty { app.fillPlaceholders() }
         // A page that failed after its retries is asked for again, at most once a second.
         if missing, case .failed = await feed.phase {
             let now = ContinuousClock.now
@@ -248,16 +258,11 @@ package final class ServerBackend: DemoBackend {
 }
 
 extension ServerBackend {
-    /// The scene's summary with this source's figures: disk hits, HTTP requests, failures.
-    package func summary(of scene: DemoScene) async -> DemoSummary {
-        var summary = scene.summary
-        let stats = scene.fetcher.statistics
-        summary.source = baseURL.absoluteString
-        summary.diskCache = diskCacheURL.path
-        summary.diskHits = stats.storeHits
-        summary.networkLoads = thumbnails.requestCount
-        summary.pageLoads = await feed.requestCount
-        summary.loadsFailed = stats.loadsFailed
-        return summary
+    /// This source's figures: disk hits, HTTP requests, failures.
+    package func networkFigures() async -> NetworkFigures? {
+        let stats = app.fetcher.statistics
+        return NetworkFigures(
+            source: baseURL.absoluteString, diskCache: diskCacheURL.path, diskHits: stats.storeHits, networkLoads: thumbnails.requestCount,
+            pageLoads: await feed.requestCount, loadsFailed: stats.loadsFailed)
     }
 }

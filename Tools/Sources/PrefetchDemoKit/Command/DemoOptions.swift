@@ -4,26 +4,19 @@ import PrefetchDiskCache
 import PrefetchHTTP
 import PrefetchKit
 import PrefetchSimulation
+import PrefetchTesting
+import PrefetchToolSupport
 
 extension DemoLayout: ExpressibleByArgument {}
 extension Script: ExpressibleByArgument {}
 
 /// The accepted ranges of the numeric options, used by the parser, the help and `validate()`.
 enum Limits {
-    static let latencyMs = 0.0...10_000
-    static let latencyP99Ms = 1.0...60_000
     static let duration = 0.1...600.0
-    static let serverLatencyMs = 0.0...60_000
     static let serverItems = 1...10_000_000
-    /// The default simulated latency, in ms.
-    static let defaultLatencyMs = 300.0
 
     static func describe(_ range: ClosedRange<Double>) -> String {
-        "\(format(range.lowerBound)) to \(format(range.upperBound))"
-    }
-
-    static func format(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+        "\(LatencyOptions.format(range.lowerBound)) to \(LatencyOptions.format(range.upperBound))"
     }
 
     /// Parses a number for `flag`, naming the accepted range when it is not one.
@@ -73,17 +66,9 @@ public struct DemoOptions: ParsableArguments, Sendable {
             })
     public var seed: UInt64 = 1
 
-    /// The simulated network's latency (the median when log-normal); 300 ms when not given.
-    @Option(name: .customLong("latency-ms"),
-            help: ArgumentHelp("Simulated network delay per load in ms (\(Limits.describe(Limits.latencyMs)), default 300); the median when --latency-p99-ms is given.", valueName: "ms"),
-            transform: { try Limits.number($0, "--latency-ms", Limits.latencyMs, unit: "ms") })
-    public var latencyMs: Double?
-
-    /// The 99th percentile of a log-normal latency.
-    @Option(name: .customLong("latency-p99-ms"),
-            help: ArgumentHelp("Make the delay log-normal with this 99th percentile in ms (\(Limits.describe(Limits.latencyP99Ms)), at least --latency-ms).", valueName: "ms"),
-            transform: { try Limits.number($0, "--latency-p99-ms", Limits.latencyP99Ms, unit: "ms") })
-    public var latencyP99Ms: Double?
+    /// The simulated network's latency (a fixed 300 ms, ``DemoSettings/latency``, unless the flags say otherwise).
+    @OptionGroup(title: "The simulated network (a fixed 300 ms unless these say otherwise)")
+    public var latency: LatencyOptions
 
     /// The prefetch policy's name, from `PrefetchPolicies.names`.
     @Option(help: ArgumentHelp("The prefetch policy: \(PrefetchPolicies.names.joined(separator: ", ")).", valueName: "name"),
@@ -109,15 +94,13 @@ public struct DemoOptions: ParsableArguments, Sendable {
     public var serve = false
 
     /// The started server's latency (the median when log-normal).
-    @Option(name: .customLong("server-latency-ms"),
-            help: ArgumentHelp("With --serve: the server's delay per response in ms (\(Limits.describe(Limits.serverLatencyMs))); the median when --server-latency-p99-ms is given.", valueName: "ms"),
-            transform: { try Limits.number($0, "--server-latency-ms", Limits.serverLatencyMs, unit: "ms") })
+    @Option(name: .customLong("server-latency-ms"), help: ArgumentHelp(
+        "With --serve: the server's delay per response in ms (0 to 60000); the median when --server-latency-p99-ms is given.", valueName: "ms"))
     public var serverLatencyMs: Double?
 
     /// The started server's 99th-percentile latency.
-    @Option(name: .customLong("server-latency-p99-ms"),
-            help: ArgumentHelp("With --serve: make the server's delay log-normal with this 99th percentile in ms (from --server-latency-ms to 60000).", valueName: "ms"),
-            transform: { try Limits.number($0, "--server-latency-p99-ms", Limits.serverLatencyMs, unit: "ms") })
+    @Option(name: .customLong("server-latency-p99-ms"), help: ArgumentHelp(
+        "With --serve: make the server's delay log-normal with this 99th percentile in ms (from --server-latency-ms to 60000).", valueName: "ms"))
     public var serverLatencyP99Ms: Double?
 
     /// The started server's item count.
@@ -160,22 +143,8 @@ public struct DemoOptions: ParsableArguments, Sendable {
 
     /// Checks every value against its range, naming the option and the range.
     public func validate() throws {
-        func outside(_ flag: String, _ value: Double, _ range: ClosedRange<Double>, _ unit: String) -> ValidationError {
-            ValidationError("\(flag) must be from \(Limits.describe(range)) \(unit); got \(Limits.format(value))")
-        }
-        let latencyMs = self.latencyMs ?? Limits.defaultLatencyMs
-        guard Limits.latencyMs.contains(latencyMs) else { throw outside("--latency-ms", latencyMs, Limits.latencyMs, "ms") }
-        if let p99 = latencyP99Ms {
-            guard Limits.latencyP99Ms.contains(p99) else { throw outside("--latency-p99-ms", p99, Limits.latencyP99Ms, "ms") }
-            guard latencyMs > 0 else {
-                throw ValidationError("--latency-ms must be from 1 to \(Limits.format(Limits.latencyMs.upperBound)) ms when --latency-p99-ms is given (it is the log-normal median); got 0")
-            }
-            guard p99 >= latencyMs else {
-                throw ValidationError("--latency-p99-ms must be from --latency-ms (\(Limits.format(latencyMs))) to \(Limits.format(Limits.latencyP99Ms.upperBound)) ms; got \(Limits.format(p99))")
-            }
-        }
         if let duration, !Limits.duration.contains(duration) {
-            throw outside("--duration", duration, Limits.duration, "seconds")
+            throw ValidationError("--duration must be from \(Limits.describe(Limits.duration)) seconds; got \(LatencyOptions.format(duration))")
         }
         if let record {
             if script != nil || plain || json {
@@ -183,6 +152,7 @@ public struct DemoOptions: ParsableArguments, Sendable {
             }
         }
         try validateNetwork()
+        if !isRemote { _ = try latency.model(default: DemoSettings().latency) }
     }
 
     /// Checks the real-network flags: `--serve` or `--source`, never both, and the flags that
@@ -203,26 +173,17 @@ public struct DemoOptions: ParsableArguments, Sendable {
             if cold { throw ValidationError("--cold only applies with --serve or --source (the simulated network has no disk cache)") }
             return
         }
-        for (flag, given) in [("--latency-ms", latencyMs != nil), ("--latency-p99-ms", latencyP99Ms != nil)] where given {
+        for flag in latency.given {
             throw ValidationError("\(flag) sets the simulated network's delay and does not apply with --serve or --source; with --serve, use --server-latency-ms and --server-latency-p99-ms")
         }
         if let restart = serverRestartAfter, !(0.1...3_600).contains(restart) {
-            throw ValidationError("--server-restart-after must be from 0.1 to 3600 seconds; got \(Limits.format(restart))")
+            throw ValidationError("--server-restart-after must be from 0.1 to 3600 seconds; got \(LatencyOptions.format(restart))")
         }
         if let items, !Limits.serverItems.contains(items) {
             throw ValidationError("--items must be from \(Limits.serverItems.lowerBound) to \(Limits.serverItems.upperBound); got \(items)")
         }
-        if let median = serverLatencyMs, !Limits.serverLatencyMs.contains(median) {
-            throw ValidationError("--server-latency-ms must be from \(Limits.describe(Limits.serverLatencyMs)) ms; got \(Limits.format(median))")
-        }
-        if let p99 = serverLatencyP99Ms {
-            guard let median = serverLatencyMs, median > 0 else {
-                throw ValidationError("--server-latency-p99-ms needs --server-latency-ms from 1 to 60000 ms (the log-normal median)\(serverLatencyMs == nil ? "" : "; got 0")")
-            }
-            guard p99 >= median, p99 <= Limits.serverLatencyMs.upperBound else {
-                throw ValidationError("--server-latency-p99-ms must be from --server-latency-ms (\(Limits.format(median))) to 60000 ms; got \(Limits.format(p99))")
-            }
-        }
+        // Checked as the server will check them, naming the demo's flags.
+        _ = try LatencyOptions.parse(serverLatencyArguments).model(default: LatencyModel(.fixed(.zero)), prefix: "server-")
         if let diskCache {
             var isDirectory: ObjCBool = false
             if diskCache.isEmpty {
@@ -257,17 +218,18 @@ public struct DemoOptions: ParsableArguments, Sendable {
 
     /// The arguments of `prefetch-server` for `--serve`, after `--port 0`.
     public var serverArguments: [String] {
-        var arguments = ["--items", String(items ?? 100_000)]
-        switch (serverLatencyMs, serverLatencyP99Ms) {
-        case (let median?, let p99?):
-            arguments += ["--latency-median-ms", Limits.format(median), "--latency-p99-ms", Limits.format(p99)]
-        case (let fixed?, nil):
-            arguments += ["--latency-ms", Limits.format(fixed)]
-        default:
-            if serverFaults { arguments += FaultSoak.serverArguments.prefix(4) }   // the soak's latency spikes
+        var arguments = ["--items", String(items ?? 100_000)] + serverLatencyArguments
+        if serverFaults {   // the soak's faults; its latency spikes unless --server-latency-ms is given
+            arguments += FaultSoak.serverArguments.dropFirst(serverLatencyArguments.isEmpty ? 0 : 4)
         }
-        if serverFaults { arguments += FaultSoak.serverArguments.dropFirst(4) }
         return arguments
+    }
+
+    /// `--server-latency-ms` and `--server-latency-p99-ms` as the server's flags.
+    private var serverLatencyArguments: [String] {
+        [("--latency-ms", serverLatencyMs), ("--latency-p99-ms", serverLatencyP99Ms)].flatMap { flag, value in
+            value.map { [flag, LatencyOptions.format($0)] } ?? []
+        }
     }
 
     /// The run's settings.
@@ -277,12 +239,7 @@ public struct DemoOptions: ParsableArguments, Sendable {
         settings.prefetching = !noPrefetch
         settings.policy = try PrefetchPolicies.named(policy)
         settings.seed = seed
-        let latencyMs = self.latencyMs ?? Limits.defaultLatencyMs
-        if let p99 = latencyP99Ms {
-            settings.latency = try .logNormal(median: latencyMs / 1000, p99: p99 / 1000)
-        } else {
-            settings.latency = try .fixed(latencyMs / 1000)
-        }
+        settings.latency = try latency.model(default: settings.latency)
         return settings
     }
 }

@@ -4,7 +4,7 @@ import PrefetchSimulation
 
 /// Runs `prefetch-demo`: chooses the mode from the options and the terminal, and runs it.
 @MainActor
-public enum DemoRunner {
+package enum DemoRunner {
     /// How a run is shown.
     package enum Mode: Equatable {
         case interactive
@@ -21,30 +21,23 @@ public enum DemoRunner {
 
     /// Runs the demo for `options`: interactive, scripted on screen, or plain; over the
     /// simulated network, or a real one with `--serve` or `--source`.
-    public static func run(_ options: DemoOptions) async throws {
-        if options.isRemote { return try await runRemote(options) }
-        let settings = try options.settings()
+    package static func run(_ options: DemoOptions) async throws {
+        var settings = try options.settings()
+        let mode = mode(for: options, interactive: Terminal.isInteractive)
+        if case .plain(let script) = mode { settings.script = script }
+        if case .scriptedScreen(let script) = mode { settings.script = script }
+        settings.duration = options.duration
+        if options.isRemote { return try await runRemote(options, settings: settings, mode: mode) }
         let terminal = Terminal()
-        switch mode(for: options, interactive: Terminal.isInteractive) {
-        case .interactive:
-            let run = try InteractiveRun(settings: settings, backend: SimulatedBackend(settings: settings), terminal: terminal,
-                                         renderer: ScreenRenderer(colorMode: ScreenRenderer.colorModeFromEnvironment()),
-                                         duration: options.duration, record: options.record.map { URL(fileURLWithPath: $0) })
-            let summary = try await run.run()
-            print(summary.text(title: "prefetch-demo: interactive session, \(describe(settings))"))
-            if terminal.wasInterrupted { throw ExitCode(130) }
-        case .scriptedScreen(let script):
-            let summary = try await runScriptedScreen(script, settings: settings, duration: options.duration, terminal: terminal)
-            print(summary.text(title: "prefetch-demo: --script \(script.rawValue), \(describe(settings))"))
-            if terminal.wasInterrupted { throw ExitCode(130) }
-        case .plain(let script):
-            let summary = try await runPlain(script, settings: settings, duration: options.duration, progress: !options.json) { print($0) }
-            if options.json {
-                print(summary.json)
-            } else {
-                print(summary.text(title: "prefetch-demo summary: --script \(script.rawValue), \(describe(settings))"))
-            }
+        let summary = DemoSummary(result: try await run(mode, scene: DemoScene(settings: settings), options: options, terminal: terminal))
+        if options.json { return print(summary.json) }
+        let title = switch mode {
+        case .interactive: "prefetch-demo: interactive session, \(describe(settings))"
+        case .scriptedScreen(let script): "prefetch-demo: --script \(script.rawValue), \(describe(settings))"
+        case .plain(let script): "prefetch-demo summary: --script \(script.rawValue), \(describe(settings))"
         }
+        print(summary.text(title: title))
+        if terminal.wasInterrupted { throw ExitCode(130) }
     }
 
     /// A one-line description of the settings.
@@ -52,13 +45,48 @@ public enum DemoRunner {
         "\(settings.layout.rawValue), policy \(settings.policy.name), prefetching \(settings.prefetching ? "on" : "off"), latency \(settings.latency), seed \(settings.seed)"
     }
 
-    /// Runs `script` on virtual time, with a progress line per simulated second when `progress` is on.
+    /// Runs `mode` on `scene`: the interactive app, the script drawn on the terminal (a virtual-time
+    /// run paced to the wall clock), or the script with a progress line per second when `progress` is on.
+    private static func run(_ mode: Mode, scene: DemoScene, options: DemoOptions, terminal: Terminal) async throws -> SimulationResult {
+        let renderer = ScreenRenderer(colorMode: ScreenRenderer.colorModeFromEnvironment())
+        switch mode {
+        case .interactive:
+            return try await InteractiveRun(settings: scene.settings, backend: scene.backend, terminal: terminal, renderer: renderer,
+                                            record: options.record.map { URL(fileURLWithPath: $0) }).run()
+        case .scriptedScreen(let script):
+            let painter = ScreenPainter(terminal: terminal, renderer: renderer)
+            let virtual = scene.backend is SimulatedBackend
+            let title = ScreenPainter.title(scene.settings, prefetching: scene.settings.prefetching, data: scene.backend.label,
+                                            mode: "script \(script.rawValue)\(virtual ? "" : ", real time")")
+            let clock = ContinuousClock()
+            let start = clock.now
+            terminal.enter()
+            let sources = virtual ? terminal.installSignalHandlers() : []
+            defer {
+                for source in sources { source.cancel() }
+                terminal.restore()
+            }
+            return try await scene.play { frame in
+                if terminal.wasInterrupted || Key.parse(terminal.readAvailable()).contains(.quit) { return false }
+                // Draw every other frame; a virtual-time run is paced to real time.
+                guard frame.index % 2 == 0 else { return true }
+                let time = String(format: "t=%.1fs of --script %@", frame.time, script.rawValue)
+                painter.paint(scene, title: title, footer: virtual ? "simulated \(time)   q quits" : "\(time) from the server   q quits")
+                if virtual { try await clock.sleep(until: start + .nanoseconds(Int64(frame.time * 1e9))) }
+                return true
+            }
+        case .plain:
+            return try await runPlain(scene, progress: !options.json, terminal: terminal) { print($0) }
+        }
+    }
+
+    /// Plays the scene's script with a progress line per second when `progress` is on.
     package static func runPlain(
-        _ script: Script, settings: DemoSettings, duration: Double?, progress: Bool, output: (String) -> Void
-    ) async throws -> DemoSummary {
-        let run = try ScriptedRun(settings: settings, script: script, duration: duration)
-        return try await run.run { frame in
-            if progress, frame.isWholeSecond { output(progressLine(run.scene, time: frame.time)) }
+        _ scene: DemoScene, progress: Bool, terminal: Terminal? = nil, output: (String) -> Void
+    ) async throws -> SimulationResult {
+        try await scene.play { frame in
+            if terminal?.wasInterrupted == true { return false }
+            if progress, frame.isWholeSecond { output(progressLine(scene, time: frame.time)) }
             return true
         }
     }
@@ -77,10 +105,8 @@ public enum DemoRunner {
     /// Runs the demo over a server: starts `prefetch-server` first for `--serve`, opens the
     /// source and the disk cache, runs the mode, and on every way out (the end, an error,
     /// Ctrl-C or SIGTERM) closes the source and stops the server before returning.
-    private static func runRemote(_ options: DemoOptions) async throws {
-        let settings = try options.settings()
+    private static func runRemote(_ options: DemoOptions, settings: DemoSettings, mode: Mode) async throws {
         let terminal = Terminal()
-        let mode = mode(for: options, interactive: Terminal.isInteractive)
         // Signals become a flag from here on, so a Ctrl-C always goes through the clean-up below.
         let signalSources = terminal.installSignalHandlers()
         defer { for source in signalSources { source.cancel() } }
@@ -110,7 +136,8 @@ public enum DemoRunner {
                 baseURL: baseURL, diskCache: options.diskCacheURL, cold: options.cold, settings: settings,
                 shouldStop: { terminal.wasInterrupted })
             do {
-                summary = try await runRemoteMode(mode, remote: remote, settings: settings, options: options, terminal: terminal)
+                let result = try await run(mode, scene: DemoScene(settings: settings, backend: remote), options: options, terminal: terminal)
+                summary = DemoSummary(result: result, network: await remote.networkFigures())
             } catch {
                 await remote.close()
                 throw error
@@ -141,42 +168,6 @@ public enum DemoRunner {
         if terminal.wasInterrupted { throw ExitCode(130) }
     }
 
-    private static func runRemoteMode(
-        _ mode: Mode, remote: ServerBackend, settings: DemoSettings, options: DemoOptions, terminal: Terminal
-    ) async throws -> DemoSummary {
-        switch mode {
-        case .interactive:
-            let run = try InteractiveRun(settings: settings, backend: remote, terminal: terminal,
-                                         renderer: ScreenRenderer(colorMode: ScreenRenderer.colorModeFromEnvironment()),
-                                         duration: options.duration, record: options.record.map { URL(fileURLWithPath: $0) })
-            return try await run.run()
-        case .scriptedScreen(let script):
-            let scene = try DemoScene(settings: settings, backend: remote)
-            let painter = ScreenPainter(terminal: terminal, renderer: ScreenRenderer(colorMode: ScreenRenderer.colorModeFromEnvironment()))
-            let title = ScreenPainter.title(settings, prefetching: settings.prefetching, data: remote.label,
-                                            mode: "script \(script.rawValue), real time")
-            terminal.enter()
-            defer { terminal.restore() }
-            var painted = 0
-            return try await scene.play(script, duration: options.duration) { frame in
-                if terminal.wasInterrupted || Key.parse(terminal.readAvailable()).contains(.quit) { return false }
-                painted += 1
-                guard painted % 2 == 0 else { return true }
-                painter.paint(scene, title: title, footer: String(format: "t=%.1fs of --script %@ from the server   q quits", frame.time, script.rawValue))
-                return true
-            }
-        case .plain:
-            let script = options.script ?? .steady
-            let scene = try DemoScene(settings: settings, backend: remote)
-            let progress = !options.json
-            return try await scene.play(script, duration: options.duration) { frame in
-                if terminal.wasInterrupted { return false }
-                if progress, frame.isWholeSecond { print(progressLine(scene, time: frame.time)) }
-                return true
-            }
-        }
-    }
-
     /// A one-line description of a run over a server.
     package static func describeRemote(_ settings: DemoSettings, options: DemoOptions, cold: Bool) -> String {
         let source = options.serve ? "--serve \(options.serverArguments.joined(separator: " "))" : "--source \(options.source ?? "")"
@@ -185,27 +176,5 @@ public enum DemoRunner {
 
     private static func standardError(_ line: String) {
         try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
-    }
-
-    private static func runScriptedScreen(_ script: Script, settings: DemoSettings, duration: Double?, terminal: Terminal) async throws -> DemoSummary {
-        let run = try ScriptedRun(settings: settings, script: script, duration: duration)
-        let painter = ScreenPainter(terminal: terminal, renderer: ScreenRenderer(colorMode: ScreenRenderer.colorModeFromEnvironment()))
-        let title = ScreenPainter.title(settings, prefetching: settings.prefetching, data: run.backend.label, mode: "script \(script.rawValue)")
-        let clock = ContinuousClock()
-        let start = clock.now
-        terminal.enter()
-        let sources = terminal.installSignalHandlers()
-        defer {
-            for source in sources { source.cancel() }
-            terminal.restore()
-        }
-        return try await run.run { frame in
-            if terminal.wasInterrupted || Key.parse(terminal.readAvailable()).contains(.quit) { return false }
-            // Draw every other frame, paced to real time.
-            guard Int((frame.time * ScriptedRun.frameRate).rounded()) % 2 == 0 else { return true }
-            painter.paint(run.scene, title: title, footer: String(format: "simulated t=%.1fs of --script %@   q quits", frame.time, script.rawValue))
-            try await clock.sleep(until: start + .seconds(exactly: frame.time))
-            return true
-        }
     }
 }

@@ -3,16 +3,16 @@ import PrefetchKit
 import PrefetchToolSupport
 
 /// One item of the demo: the model of Apple's sample, an identifier per cell.
-public struct Model: Hashable, Sendable {
+package struct Model: Hashable, Sendable {
     /// The item's position in the list.
-    public let index: Int
+    package let index: Int
     /// The identifier the fetcher loads by, as in Apple's sample.
-    public let identifier: UUID
+    package let identifier: UUID
     /// The row title of the list layout (the tutorial's `Item.title`).
-    public let title: String
+    package let title: String
 
     /// Creates a model titled "Item <index + 1>" unless `title` is given.
-    public init(index: Int, identifier: UUID, title: String? = nil) {
+    package init(index: Int, identifier: UUID, title: String? = nil) {
         self.index = index
         self.identifier = identifier
         self.title = title ?? "Item \(index + 1)"
@@ -20,7 +20,7 @@ public struct Model: Hashable, Sendable {
 
     /// The model of a feed item at `index`: its identifier comes from the feed's item id (see
     /// ``feedIdentifier(_:)``), its title from the feed.
-    public init(index: Int, feedItemID: Int, title: String) {
+    package init(index: Int, feedItemID: Int, title: String) {
         self.init(index: index, identifier: Self.feedIdentifier(feedItemID), title: title)
     }
 
@@ -31,7 +31,7 @@ public struct Model: Hashable, Sendable {
     /// ```swift
     /// Model.feedIdentifier(42)   // 00000000-0000-4000-8000-00000000002A
     /// ```
-    public static func feedIdentifier(_ id: Int) -> UUID {
+    package static func feedIdentifier(_ id: Int) -> UUID {
         let raw = UInt64(truncatingIfNeeded: id)
         var b = [UInt8](repeating: 0, count: 16)
         b[6] = 0x40  // version 4
@@ -42,7 +42,7 @@ public struct Model: Hashable, Sendable {
     }
 
     /// `count` models whose identifiers depend only on `seed`: the same seed gives the same UUIDs.
-    public static func make(count: Int, seed: UInt64) -> [Model] {
+    package static func make(count: Int, seed: UInt64) -> [Model] {
         var random = SplitMix64(seed: seed ^ 0xD1B5_4A32_D192_ED03)
         return (0..<count).map { index in
             Model(index: index, identifier: UUID.random(using: &random))
@@ -67,23 +67,23 @@ extension UUID {
 }
 
 /// A colour with 8-bit channels.
-public struct RGB: Hashable, Sendable {
+package struct RGB: Hashable, Sendable {
     /// The red channel.
-    public var r: UInt8
+    package var r: UInt8
     /// The green channel.
-    public var g: UInt8
+    package var g: UInt8
     /// The blue channel.
-    public var b: UInt8
+    package var b: UInt8
 
     /// Creates a colour.
-    public init(r: UInt8, g: UInt8, b: UInt8) {
+    package init(r: UInt8, g: UInt8, b: UInt8) {
         self.r = r
         self.g = g
         self.b = b
     }
 
     /// A saturated colour of `hue` (0..<1), for cell backgrounds.
-    public init(hue: Double, saturation: Double = 0.65, value: Double = 0.92) {
+    package init(hue: Double, saturation: Double = 0.65, value: Double = 0.92) {
         let h = (hue - hue.rounded(.down)) * 6
         let sector = Int(h) % 6
         let f = h - Double(Int(h))
@@ -101,7 +101,7 @@ public struct RGB: Hashable, Sendable {
     }
 
     /// This colour mixed with black: `fraction` 0 keeps it, 1 gives black.
-    public func darkened(_ fraction: Double) -> RGB {
+    package func darkened(_ fraction: Double) -> RGB {
         let keep = 1 - min(max(fraction, 0), 1)
         return RGB(r: UInt8(Double(r) * keep), g: UInt8(Double(g) * keep), b: UInt8(Double(b) * keep))
     }
@@ -111,19 +111,19 @@ public struct RGB: Hashable, Sendable {
 ///
 /// The grid shows ``color``; the list (the tutorial's table view) shows a title from the model
 /// and ``thumbnail``, a small image payload.
-public struct DisplayData: Hashable, Sendable {
+package struct DisplayData: Hashable, Sendable {
     /// The identifier the data was loaded for.
-    public let identifier: UUID
+    package let identifier: UUID
     /// The cell's background colour.
-    public let color: RGB
+    package let color: RGB
     /// The list row's thumbnail: a strip of pixels.
-    public let thumbnail: [RGB]
+    package let thumbnail: [RGB]
     /// The thumbnail as the server sent it (empty for the simulated network): what the disk
     /// cache keeps, and what ``init(identifier:payload:)`` decodes the colours from.
-    public let payload: Data
+    package let payload: Data
 
     /// The data the simulated server sends for `identifier`; always the same for the same identifier.
-    public init(identifier: UUID) {
+    package init(identifier: UUID) {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         withUnsafeBytes(of: identifier.uuid) { bytes in
             for byte in bytes {
@@ -138,7 +138,7 @@ public struct DisplayData: Hashable, Sendable {
     /// the same payload always looks the same, whichever cache it came from.
     ///
     /// - Complexity: O(n) in the payload's size.
-    public init(identifier: UUID, payload: Data) {
+    package init(identifier: UUID, payload: Data) {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         payload.withUnsafeBytes { bytes in
             for byte in bytes {

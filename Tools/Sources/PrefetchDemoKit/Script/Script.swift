@@ -13,7 +13,7 @@ public enum Script: String, CaseIterable, Sendable {
     case jump
 
     /// The gestures, one after another.
-    public var gestures: [ScrollGesture] {
+    package var gestures: [ScrollGesture] {
         switch self {
         case .steady:
             [.pause(duration: 0.5), .drag(speed: 800, duration: 15)]

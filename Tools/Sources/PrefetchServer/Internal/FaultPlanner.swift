@@ -1,4 +1,3 @@
-import Foundation
 import NIOConcurrencyHelpers
 import PrefetchToolSupport
 
@@ -72,21 +71,11 @@ final class FaultPlanner: Sendable {
 
     func plan(path: String, attempt: Int, bodySize: Int) -> FaultPlan {
         let faults = configuration.faults
+        let draw = faults.latency.draw(seed: configuration.seed, item: Int(truncatingIfNeeded: stableHash(path)), load: 0, attempt: attempt, payloadBytes: bodySize)
+        var plan = FaultPlan(latency: min(draw.latency, .milliseconds(ServerConfiguration.Limits.latencyMilliseconds.upperBound)))
         var random = SplitMix64(seed: configuration.seed ^ stableHash(path) ^ (UInt64(attempt) &* 0xD6E8_FEB8_6659_FD93))
-        var plan = FaultPlan()
-        switch faults.latency {
-        case .none: break
-        case .fixed(let d): plan.latency = d
-        case .logNormal(let median, let p99):
-            let medianMs = ServerConfiguration.milliseconds(median)
-            let sigma = log(ServerConfiguration.milliseconds(p99) / medianMs) / 2.326_347_874
-            let u1 = max(random.nextUnitInterval(), 1e-12), u2 = random.nextUnitInterval()
-            let z = (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
-            let ms = min(medianMs * exp(sigma * z), Double(ServerConfiguration.Limits.latencyMilliseconds.upperBound))
-            plan.latency = .microseconds(Int64((ms * 1000).rounded()))
-        }
-        let errorDraw = random.nextUnitInterval(), resetDraw = random.nextUnitInterval(), slowDraw = random.nextUnitInterval(), resetPoint = random.nextUnitInterval()
-        if attempt < faults.failFirst || errorDraw < faults.errorRate {
+        let resetDraw = random.nextUnitInterval(), slowDraw = random.nextUnitInterval(), resetPoint = random.nextUnitInterval()
+        if attempt < faults.failFirst || draw.fails {
             plan.fail = true
             return plan
         }

@@ -6,6 +6,7 @@ import PrefetchDiskCache
 import PrefetchFeed
 import PrefetchHTTP
 import PrefetchKit
+import PrefetchSimulation
 import PrefetchToolSupport
 #if canImport(Glibc)
 import Glibc
@@ -33,7 +34,7 @@ func expectedThumbnail(id: Int) -> Data {
     return data
 }
 
-/// What a cell shows.
+/// What a visible cell shows.
 enum CellState: Equatable {
     /// The item's page has not arrived.
     case placeholder
@@ -41,75 +42,25 @@ enum CellState: Equatable {
     case shown(Int, Data)
     /// The load failed after its retries; the cell says so, and loads again when it is shown again.
     case failed(Int)
-}
+    /// Neither data nor a load (never right for a visible cell at rest).
+    case idle(Int)
 
-final class SoakCell: CollectionViewCell {
-    static let reuseIdentifier = "soak"
-    var represented: Int?
-    var state = CellState.placeholder
-    var handle: FetchHandle?
-
-    override func prepareForReuse() {
-        super.prepareForReuse()
-        handle?.cancel()
-        handle = nil
-        represented = nil
-        state = .placeholder
+    @MainActor init(_ content: SampleCellContent<Int, Data>) {
+        guard let id = content.identifier else {
+            self = .placeholder
+            return
+        }
+        if let data = content.data { self = .shown(id, data) }
+        else if content.isLoading { self = .loading(id) }
+        else if content.loadFailed { self = .failed(id) }
+        else { self = .idle(id) }
     }
 }
 
-/// The data source: the pattern of Apple's sample on the real pieces.
+/// The feed's titles mirrored each frame: an item's identifier is known once its page arrived.
 @MainActor
-final class SoakDataSource: CollectionViewDataSource, CollectionViewDataSourcePrefetching {
-    let fetcher: AsyncFetcher<Int, Data>
-    /// Titles of the items whose page arrived, mirrored from the feed each frame.
+final class FeedMirror {
     var titles: [Int: String] = [:]
-    let itemCount: Int
-
-    init(fetcher: AsyncFetcher<Int, Data>, itemCount: Int) {
-        self.fetcher = fetcher
-        self.itemCount = itemCount
-    }
-
-    func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int { itemCount }
-
-    func collectionView(_ collectionView: CollectionView, cellForItemAt indexPath: IndexPath) -> CollectionViewCell {
-        let cell = collectionView.dequeueReusableCell(withReuseIdentifier: SoakCell.reuseIdentifier, for: indexPath) as! SoakCell
-        configure(cell, index: indexPath.item)
-        return cell
-    }
-
-    func configure(_ cell: SoakCell, index: Int) {
-        cell.handle?.cancel()
-        cell.represented = index
-        guard titles[index] != nil else {
-            cell.state = .placeholder
-            return
-        }
-        if let data = fetcher.fetchedData(for: index) {
-            cell.state = .shown(index, data)
-            return
-        }
-        cell.state = .loading(index)
-        cell.handle = fetcher.fetchAsync(index) { result in
-            Task { @MainActor in
-                // The check of Apple's sample: the cell may show another item by now.
-                guard cell.represented == index else { return }
-                switch result {
-                case .success(let data): cell.state = .shown(index, data)
-                case .failure: cell.state = .failed(index)
-                }
-            }
-        }
-    }
-
-    func collectionView(_ collectionView: CollectionView, prefetchItemsAt indexPaths: [IndexPath]) {
-        for indexPath in indexPaths where titles[indexPath.item] != nil { _ = fetcher.fetchAsync(indexPath.item) }
-    }
-
-    func collectionView(_ collectionView: CollectionView, cancelPrefetchingForItemsAt indexPaths: [IndexPath]) {
-        for indexPath in indexPaths { fetcher.cancelFetch(indexPath.item) }
-    }
 }
 
 /// Resident memory and open descriptors of a process, from /proc.
@@ -227,71 +178,60 @@ final class Soak {
         feedConfiguration.retry = RetryPolicy(maxAttempts: 4, initialDelay: .milliseconds(50), maxDelay: .milliseconds(400))
         let feed = try PagedFeed(configuration: feedConfiguration, loader: HTTPFeedPageLoader(baseURL: URL(string: base)!, configuration: httpConfiguration))
 
-        let dataSource = SoakDataSource(fetcher: fetcher, itemCount: SoakSettings.itemCount)
-        let view = CollectionView(frame: CGRect(x: 0, y: 0, width: 375, height: 660), collectionViewLayout: try ListLayout(rowHeight: 66))
-        view.register(SoakCell.self, forCellWithReuseIdentifier: SoakCell.reuseIdentifier)
-        view.dataSource = dataSource
-        view.prefetchDataSource = dataSource
+        let mirror = FeedMirror()
+        let view = try ScenarioLayout.list(itemCount: SoakSettings.itemCount).makeView(viewport: Viewport(width: 375, height: 660))
+        let app = SampleApp(
+            view: view, itemCount: SoakSettings.itemCount, fetcher: fetcher, meter: ReadinessMeter(now: { 0 }),
+            identifier: { mirror.titles[$0] != nil ? $0 : nil })
 
         let start = clock.now
         var elapsed: Double { (clock.now - start).seconds }
         var restarted = false
-        var nextGesture = 0.0
         var nextSample = 0.0
         var lastFeedRetry = 0.0
-        var gesture = ScrollGesture.rest
-        var gestures = 0
-        // Scripted scrolling in real time, about 30 frames a second.
-        while elapsed < seconds {
-            let t = elapsed
-            if !restarted, t >= min(FaultSoak.restartAfter, seconds / 2) {
-                // A server crash mid-run: every connection is cut; a second later it is back on the same port.
-                server.kill()
-                try await clock.sleep(for: .seconds(1))
-                try await server.start(port: server.port)
-                restarted = true
-            }
-            if t >= nextGesture {
-                gesture = ScrollGesture.next(&random, itemCount: SoakSettings.itemCount)
-                gestures += 1
-                nextGesture = t + gesture.duration
-                try gesture.begin(on: view)
-            }
-            gesture.frame(on: view, frameDuration: 1.0 / 30)
-            try await frame(view: view, dataSource: dataSource, feed: feed, at: elapsed, lastFeedRetry: &lastFeedRetry)
-            if t >= nextSample {
-                sample(server: server)
-                nextSample = t + 1
-            }
-            try await clock.sleep(for: .milliseconds(33))
+        let step = { (t: Double) async throws in
+            app.step(to: t)
+            try await self.frame(app, mirror: mirror, feed: feed, at: t, lastFeedRetry: &lastFeedRetry)
         }
+        // Scripted scrolling in real time, about 30 frames a second.
+        let script = Self.gestures(&random, lasting: seconds)
+        var gestures = GestureDriver(gestures: script)
+        _ = try await FrameDriver(frameRate: 30, tail: seconds, duration: seconds, realTime: true).play(
+            &gestures, on: view, step: step,
+            afterFrame: { frame in
+                if !restarted, frame.time >= min(FaultSoak.restartAfter, seconds / 2) {
+                    // A server crash mid-run: every connection is cut; a second later it is back on the same port.
+                    server.kill()
+                    try await clock.sleep(for: .seconds(1))
+                    try await server.start(port: server.port)
+                    restarted = true
+                }
+                if frame.time >= nextSample {
+                    sample(server: server)
+                    nextSample = frame.time + 1
+                }
+                return true
+            })
         if view.isDragging { view.endDragging() }
         let scrolled = elapsed
 
         // Settle: no more gestures; give every visible cell its data or its failed state.
-        let settleDeadline = elapsed + 30
-        while elapsed < settleDeadline {
-            try await frame(view: view, dataSource: dataSource, feed: feed, at: elapsed, lastFeedRetry: &lastFeedRetry)
-            if !view.isDecelerating, visibleStates(view).allSatisfy({ if case .shown = $0 { true } else if case .failed = $0 { true } else { false } }) { break }
-            try await clock.sleep(for: .milliseconds(33))
+        var none = GestureDriver(gestures: [])
+        _ = try await FrameDriver(frameRate: 30, tail: 30, duration: 30, realTime: true).play(&none, on: view, from: elapsed, step: step) { _ in
+            view.isDecelerating || !visibleStates(app).allSatisfy { if case .shown = $0 { true } else if case .failed = $0 { true } else { false } }
         }
-        let failedAtRest = visibleStates(view).filter { if case .failed = $0 { true } else { false } }.count
+        let failedAtRest = visibleStates(app).filter { if case .failed = $0 { true } else { false } }.count
         // Failed cells retry when shown again: scroll away and back, then settle again.
         var recovered = 0
         if failedAtRest > 0 {
-            let home = view.indexPathsForVisibleItems.first ?? IndexPath(item: 0, section: 0)
-            try view.scrollToItem(at: IndexPath(item: (home.item + 500) % SoakSettings.itemCount, section: 0), at: .top, animated: false)
-            try await frame(view: view, dataSource: dataSource, feed: feed, at: elapsed, lastFeedRetry: &lastFeedRetry)
-            try view.scrollToItem(at: home, at: .top, animated: false)
-            let deadline = elapsed + 30
-            while elapsed < deadline {
-                try await frame(view: view, dataSource: dataSource, feed: feed, at: elapsed, lastFeedRetry: &lastFeedRetry)
-                if visibleStates(view).allSatisfy({ if case .shown = $0 { true } else { false } }) { break }
-                try await clock.sleep(for: .milliseconds(33))
+            let home = view.visibleIndexPaths.first?.item ?? 0
+            var away = GestureDriver(gestures: [.jump(item: (home + 500) % SoakSettings.itemCount), .pause(duration: 0), .jump(item: home)])
+            _ = try await FrameDriver(frameRate: 30, tail: 30, duration: 30, realTime: true).play(&away, on: view, from: elapsed, step: step) { frame in
+                frame.index < 3 || !visibleStates(app).allSatisfy { if case .shown = $0 { true } else { false } }
             }
-            recovered = failedAtRest - visibleStates(view).filter { if case .failed = $0 { true } else { false } }.count
+            recovered = failedAtRest - visibleStates(app).filter { if case .failed = $0 { true } else { false } }.count
         }
-        let finalStates = visibleStates(view)
+        let finalStates = visibleStates(app)
         let stuck = finalStates.filter { if case .shown = $0 { false } else { true } }.count
         sample(server: server)
 
@@ -314,7 +254,7 @@ final class Soak {
         return [
             "secondsScrolled": (scrolled * 10).rounded() / 10,
             "frames": frames,
-            "gestures": gestures,
+            "gestures": script.count,
             "serverRestarts": restarted ? 1 : 0,
             "wrongCells": wrongCells.count,
             "wrongCellExamples": Array(wrongCells.prefix(5)),
@@ -341,12 +281,11 @@ final class Soak {
         ]
     }
 
-    /// One frame: step the view, mirror the feed's items for what is on screen, fill placeholder
+    /// After the view stepped: mirror the feed's items for what is on screen, fill placeholder
     /// cells whose page arrived, check every visible cell.
-    func frame(view: CollectionView, dataSource: SoakDataSource, feed: PagedFeed, at time: Double, lastFeedRetry: inout Double) async throws {
+    func frame(_ app: SampleApp<Int, Data>, mirror: FeedMirror, feed: PagedFeed, at time: Double, lastFeedRetry: inout Double) async throws {
         frames += 1
-        view.step(to: time)
-        let visible = view.indexPathsForVisibleItems.map(\.item)
+        let visible = app.view.visibleIndexPaths.map(\.item)
         guard let first = visible.min(), let last = visible.max() else { return }
         await feed.loadMoreIfNeeded(visibleRange: first..<(last + 1))
         if case .failed = await feed.phase, time - lastFeedRetry > 1 {
@@ -355,45 +294,66 @@ final class Soak {
             await feed.retryFailedPages()
         }
         let window = max(0, first - 20)..<min(SoakSettings.itemCount, last + 21)
-        for index in window where dataSource.titles[index] == nil {
+        for index in window where mirror.titles[index] == nil {
             guard let item = await feed.item(at: index) else { continue }
             if item.id != index || item.title != "Item \(index)" {
                 wrongCells.append("row \(index) got feed item \(item.id) \"\(item.title)\"")
             }
-            dataSource.titles[index] = item.title
+            mirror.titles[index] = item.title
         }
         // Pages the feed dropped are forgotten too, so the mirror stays as bounded as the feed.
-        if dataSource.titles.count > 2_000 {
-            dataSource.titles = dataSource.titles.filter { window.contains($0.key) }
+        if mirror.titles.count > 2_000 {
+            mirror.titles = mirror.titles.filter { window.contains($0.key) }
         }
-        for indexPath in view.indexPathsForVisibleItems {
-            guard let cell = view.cellForItem(at: indexPath) as? SoakCell else {
-                wrongCells.append("no cell at \(indexPath.item)")
+        app.fillPlaceholders()
+        for index in visible {
+            guard let content = app.content(at: index) else {
+                wrongCells.append("no cell at \(index)")
                 continue
             }
-            if cell.state == .placeholder, dataSource.titles[indexPath.item] != nil { dataSource.configure(cell, index: indexPath.item) }
-            check(cell, at: indexPath.item)
-        }
-    }
-
-    func check(_ cell: SoakCell, at index: Int) {
-        guard cell.represented == index else {
-            wrongCells.append("cell at row \(index) represents \(String(describing: cell.represented))")
-            return
-        }
-        switch cell.state {
-        case .placeholder: break
-        case .loading(let id), .failed(let id):
-            if id != index { wrongCells.append("cell at row \(index) is loading or failed for \(id)") }
-        case .shown(let id, let data):
-            if id != index || data != expectedThumbnail(id: index) {
-                wrongCells.append("cell at row \(index) shows item \(id)'s data (\(data.count) bytes)")
+            guard content.item == index else {
+                wrongCells.append("cell at row \(index) represents \(String(describing: content.item))")
+                continue
+            }
+            switch CellState(content) {
+            case .placeholder: break
+            case .loading(let id), .failed(let id), .idle(let id):
+                if id != index { wrongCells.append("cell at row \(index) is loading or failed for \(id)") }
+            case .shown(let id, let data):
+                if id != index || data != expectedThumbnail(id: index) {
+                    wrongCells.append("cell at row \(index) shows item \(id)'s data (\(data.count) bytes)")
+                }
             }
         }
     }
 
-    func visibleStates(_ view: CollectionView) -> [CellState] {
-        view.indexPathsForVisibleItems.compactMap { (view.cellForItem(at: $0) as? SoakCell)?.state }
+    func visibleStates(_ app: SampleApp<Int, Data>) -> [CellState] {
+        app.view.visibleIndexPaths.compactMap { app.content(at: $0.item).map(CellState.init) }
+    }
+
+    /// Seeded drags, flings, reversals, jumps and pauses for about `seconds` of scrolling (more
+    /// than enough: a fling lasts until the view rests).
+    static func gestures(_ random: inout SplitMix64, lasting seconds: Double) -> [ScrollGesture] {
+        var gestures: [ScrollGesture] = [.pause(duration: 0.5)]
+        var total = 0.5
+        while total < 2 * seconds {
+            let u = random.nextUnitInterval(), v = random.nextUnitInterval()
+            switch u {
+            case ..<0.35:
+                gestures.append(.drag(speed: (v < 0.3 ? -1 : 1) * (300 + 1_200 * v), duration: 1 + 2 * v))
+                total += 1 + 2 * v
+            case ..<0.65:
+                gestures.append(.fling(velocity: (v < 0.35 ? -1 : 1) * (2_000 + 6_000 * v)))
+                total += 2.5
+            case ..<0.75:
+                gestures += [.jump(item: Int(v * Double(SoakSettings.itemCount - 20))), .pause(duration: 1)]
+                total += 1
+            default:
+                gestures.append(.pause(duration: 0.5 + 2 * v))
+                total += 0.5 + 2 * v
+            }
+        }
+        return gestures
     }
 
     func sample(server: ServerChild) {
@@ -406,48 +366,6 @@ final class Soak {
             serverRSSPeak = max(serverRSSPeak, ProcessUsage.residentMiB(pid) ?? 0)
             serverFDsPeak = max(serverFDsPeak, ProcessUsage.openFiles(pid) ?? 0)
         }
-    }
-}
-
-/// The scripted gestures: drags, flings, reversals, jumps and pauses, drawn from a seed.
-enum ScrollGesture {
-    case drag(speed: Double, duration: Double)
-    case fling(velocity: Double)
-    case jump(item: Int)
-    case pause(duration: Double)
-
-    static let rest = ScrollGesture.pause(duration: 0.5)
-
-    static func next(_ random: inout SplitMix64, itemCount: Int) -> ScrollGesture {
-        let u = random.nextUnitInterval(), v = random.nextUnitInterval()
-        switch u {
-        case ..<0.35: return .drag(speed: (v < 0.3 ? -1 : 1) * (300 + 1_200 * v), duration: 1 + 2 * v)
-        case ..<0.65: return .fling(velocity: (v < 0.35 ? -1 : 1) * (2_000 + 6_000 * v))
-        case ..<0.75: return .jump(item: Int(v * Double(itemCount - 20)))
-        default: return .pause(duration: 0.5 + 2 * v)
-        }
-    }
-
-    var duration: Double {
-        switch self {
-        case .drag(_, let duration): duration
-        case .fling: 2.5
-        case .jump: 1
-        case .pause(let duration): duration
-        }
-    }
-
-    @MainActor func begin(on view: CollectionView) throws {
-        if view.isDragging { view.endDragging() }
-        switch self {
-        case .fling(let velocity): view.fling(velocity: velocity)
-        case .jump(let item): try view.scrollToItem(at: IndexPath(item: item, section: 0), at: .top, animated: false)
-        case .drag, .pause: break
-        }
-    }
-
-    @MainActor func frame(on view: CollectionView, frameDuration: Double) {
-        if case .drag(let speed, _) = self { view.drag(by: speed * frameDuration) }
     }
 }
 

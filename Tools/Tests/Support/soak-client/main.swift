@@ -1,6 +1,6 @@
 // soak-client: a bounded fault soak of the real-I/O pieces, in a process of its own so its memory
 // and file descriptors can be measured alone. It starts `prefetch-server` with injected faults on
-// 127.0.0.1 (latency spikes, 503s, resets, slow bodies), scrolls a headless CollectionView for a
+// 127.0.0.1 (latency spikes, 503s, resets, slow bodies), scrolls a headless TableView (Apple's sample's data source, PrefetchSimulation's SampleApp) for a
 // given number of seconds of real time through PagedFeed → AsyncFetcher → DiskCache → HTTPLoader,
 // kills and restarts the server half-way, then settles, retries failed cells by scrolling away and
 // back, checks the disk cache, and prints one JSON report on standard output.

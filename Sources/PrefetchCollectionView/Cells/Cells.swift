@@ -45,3 +45,41 @@ open class ReusableCell {
     /// `super.prepareForReuse()`.
     open func prepareForReuse() {}
 }
+
+/// A cell of a ``CollectionView``, like `UICollectionViewCell`.
+///
+/// ```swift
+/// final class Cell: CollectionViewCell {
+///     static let reuseIdentifier = "Cell"
+///     var representedIdentifier: UUID?
+///     var color: String?
+///     func configure(with data: DisplayData?) { color = data?.color }
+/// }
+/// collectionView.register(Cell.self, forCellWithReuseIdentifier: Cell.reuseIdentifier)
+/// ```
+@MainActor
+open class CollectionViewCell: ReusableCell {}
+
+/// A cell of a ``TableView``, like `UITableViewCell`.
+@MainActor
+open class TableViewCell: ReusableCell {}
+
+/// Cells waiting for reuse, by reuse identifier.
+@MainActor
+struct ReusePool {
+    private var cells: [String: [ReusableCell]] = [:]
+    private(set) var count = 0
+
+    mutating func dequeue(_ identifier: String) -> ReusableCell? {
+        guard let cell = cells[identifier]?.popLast() else { return nil }
+        count -= 1
+        return cell
+    }
+
+    mutating func enqueue(_ cell: ReusableCell) {
+        cells[cell.reuseIdentifier ?? "", default: []].append(cell)
+        count += 1
+    }
+
+    var all: [ReusableCell] { cells.values.flatMap { $0 } }
+}

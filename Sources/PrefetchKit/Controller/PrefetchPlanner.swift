@@ -1,0 +1,189 @@
+/// Everything a ``PrefetchController`` decides, as a value: each frame's ``step(_:geometry:latency:planning:)``
+/// takes the surface's ``ScrollState``, its ``ItemGeometry`` and one ``LatencyEstimate``, and
+/// returns the frame's ``PrefetchUpdate``. It calls nothing outside itself, so a surface applies
+/// the update where it wants (the headless views, around their display changes) and a test reads
+/// it directly.
+///
+/// A step forecasts the viewport's motion (``MotionForecast``), follows the user's habits
+/// (``ScrollHistoryTracker``), asks the policy where to hold interest, ranks the items there
+/// (``Ranking``) and moves the held requests to the new plan (``HeldPlan``, with the withdrawal
+/// grace of ``LeavingItems``). Data changes between frames (``moveItems(_:)``,
+/// ``invalidateItems()``, ``invalidateLayout()``) are queued and sent with the next step.
+@usableFromInline
+package struct PrefetchPlanner<Item: Hashable> {
+    /// Chooses where to hold interest; a change takes effect at the next step.
+    @usableFromInline package var policy: any PrefetchPolicy
+    /// The planner's tuning.
+    @usableFromInline package let configuration: PrefetchController<Item>.Configuration
+    @usableFromInline var held = HeldPlan<Item>()
+    /// Renames and removals since the last step, named as the target knows the items.
+    @usableFromInline var pendingMoves: [PrefetchMove<Item>] = []
+    @usableFromInline var pendingRemovals: [Item] = []
+    @usableFromInline var forecast: MotionForecast?
+    /// The latencies the held priorities were computed with.
+    @usableFromInline var latency: PlanningLatency
+    /// Follows the motions frame by frame for ``history``.
+    @usableFromInline var tracker = ScrollHistoryTracker()
+    @usableFromInline var lastViewport: Range<Double>?
+    @usableFromInline var lastTime: Double?
+    @usableFromInline var heading = 1
+
+    /// Creates a planner that holds nothing.
+    package init(policy: any PrefetchPolicy = PrefetchPolicies.uikitLike,
+                 configuration: PrefetchController<Item>.Configuration = .standard) {
+        self.policy = policy
+        self.configuration = configuration
+        latency = PlanningLatency(fallback: configuration.fallbackLatency)
+    }
+
+    // MARK: Frames
+
+    /// Plans one frame (see ``PrefetchController/update(_:geometry:)``) and returns what changed,
+    /// with the renames and removals queued since the last step. Without `planning` (nobody to
+    /// send requests to) it follows the motion, withdraws what it holds and requests nothing.
+    @inlinable
+    package mutating func step<Geometry: ItemGeometry>(
+        _ state: ScrollState, geometry: Geometry, latency estimate: LatencyEstimate, planning: Bool = true
+    ) -> PrefetchUpdate<Item> where Geometry.Item == Item {
+        if let lastTime, state.time.isFinite {
+            precondition(!(state.time < lastTime),
+                         "PrefetchController.update: time \(state.time) is earlier than the previous frame's \(lastTime)")
+        }
+        guard (try? state.validate()) != nil, state.viewportLength > 0, state.contentLength > 0 else {
+            return planNothing()
+        }
+        lastTime = state.time
+        if state.velocity != 0 { heading = state.velocity > 0 ? 1 : -1 }
+        tracker.observe(state, previous: lastViewport)
+        var rerank = latency.take(estimate, fallback: configuration.fallbackLatency)
+        let next = MotionForecast(state)
+        let forecast: MotionForecast
+        if let last = self.forecast, last.agrees(with: next) {
+            forecast = last
+        } else {
+            forecast = next
+            self.forecast = next
+            rerank = true
+        }
+        guard planning else {
+            lastViewport = state.viewport
+            return withdrawAll()
+        }
+        let context = ScrollContext(
+            viewport: state.viewport, contentLength: state.contentLength, velocity: state.velocity,
+            phase: state.phase, heading: heading, expectedLatency: latency.expected, history: tracker.history)
+        var regions = policy.plan(for: context).regions
+        regions.append(state.viewport)
+        // A jump (a move of a viewport or more in one frame) or a programmatic scroll is no flap:
+        // what it left goes at once.
+        var jumped = lastViewport.map { abs($0.lowerBound - state.viewport.lowerBound) >= state.viewportLength } ?? true
+        if case .programmatic = state.phase { jumped = true }
+        var changes = Changes(moved: pendingMoves, removed: pendingRemovals)
+        pendingMoves = []
+        pendingRemovals = []
+        held.update(to: RangeUnion(regions, clippedTo: state.contentLength), of: state, previous: lastViewport, heading: heading,
+                    grace: jumped ? 0 : configuration.withdrawalGrace * latency.typicalSeconds, rerank: rerank,
+                    Ranking(forecast: forecast, now: state.time, latency: latency, tolerance: configuration.reprioritizationTolerance),
+                    geometry, &changes)
+        lastViewport = state.viewport
+        return changes.update()
+    }
+
+    @inlinable
+    mutating func planNothing() -> PrefetchUpdate<Item> {
+        forecast = nil
+        lastViewport = nil
+        return withdrawAll()
+    }
+
+    // MARK: Data changes
+
+    /// See ``PrefetchController/invalidateLayout()``.
+    package mutating func invalidateLayout() {
+        held.isStale = true
+    }
+
+    /// See ``PrefetchController/invalidateItems()``: each held item is removed under the name the
+    /// target knows it by (renames since the last step are not sent yet).
+    package mutating func invalidateItems() {
+        let knownAs = targetNames()
+        pendingRemovals += held.inSequence().map { knownAs[$0] ?? $0 }
+        pendingMoves = []
+        held.entries.removeAll(keepingCapacity: true)
+        held.leaving.removeAll()
+        held.isStale = true
+    }
+
+    /// See ``PrefetchController/moveItems(_:)``. Batch updates between two steps compose: the next
+    /// step renames each item from the name the target knows it by (as of the last step) straight
+    /// to its name now, and removes a deleted item under the name the target knows.
+    package mutating func moveItems(_ transform: (Item) -> Item?) {
+        let knownAs = targetNames()
+        var composed: [PrefetchMove<Item>] = []
+        for (item, new) in held.rename(transform) {
+            let known = knownAs[item] ?? item
+            if let new {
+                if new != known { composed.append(PrefetchMove(from: known, to: new)) }
+            } else {
+                pendingRemovals.append(known)
+            }
+        }
+        pendingMoves = composed
+    }
+
+    /// The name the target knows each renamed item by: pending renames, keyed by the item's name now.
+    private func targetNames() -> [Item: Item] {
+        Dictionary(pendingMoves.map { ($0.to, $0.from) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Forgets every request and returns the update that withdraws them (with the renames and
+    /// removals queued since the last step); the next step plans from scratch.
+    @inlinable
+    package mutating func withdrawAll() -> PrefetchUpdate<Item> {
+        let update = PrefetchUpdate(moved: pendingMoves, removed: pendingRemovals, withdrawals: held.inSequence())
+        reset()
+        return update
+    }
+
+    /// Forgets every request without a word (the target forgot them itself).
+    @inlinable
+    package mutating func reset() {
+        held.removeAll()
+        pendingMoves = []
+        pendingRemovals = []
+    }
+
+    // MARK: Questions
+
+    /// See ``PrefetchController/priority(for:extent:)``.
+    package func priority(for item: Item, extent: Range<Double>? = nil) -> FetchPriority {
+        if let entry = held.entries[item] { return entry.priority }
+        guard let extent, let forecast, let lastTime, extent.lowerBound.isFinite, extent.upperBound.isFinite else {
+            return .visible
+        }
+        return Ranking(forecast: forecast, now: lastTime, latency: latency, tolerance: configuration.reprioritizationTolerance)
+            .rank(of: extent).priority
+    }
+
+    /// See ``PrefetchController/requestedPriority(of:)``.
+    package func requestedPriority(of item: Item) -> FetchPriority? {
+        held.entries[item]?.priority ?? held.leaving.items[item]?.entry.priority
+    }
+
+    /// See ``PrefetchController/requestedCount``.
+    package var requestedCount: Int { held.entries.count + held.leaving.items.count }
+
+    /// See ``PrefetchController/requestedItems``.
+    package var requestedItems: [PrefetchRequest<Item>] {
+        held.all().sorted { a, b in a.entry.priority != b.entry.priority ? a.entry.priority > b.entry.priority : a.entry.sequence < b.entry.sequence }
+            .map { PrefetchRequest(item: $0.item, priority: $0.entry.priority) }
+    }
+
+    /// See ``PrefetchController/history``.
+    package var history: ScrollHistory { tracker.history }
+
+    /// See ``PrefetchController/_checkInvariants(geometry:)``.
+    package func _checkInvariants<Geometry: ItemGeometry>(geometry: Geometry) where Geometry.Item == Item {
+        held.checkInvariants(geometry: geometry, now: lastTime, grace: configuration.withdrawalGrace * latency.typicalSeconds)
+    }
+}

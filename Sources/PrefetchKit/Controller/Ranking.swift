@@ -1,0 +1,87 @@
+/// How a planner ranks items on one frame: the forecast, the time, the two latencies and the
+/// tolerance the held priorities are compared with.
+///
+/// Built once per frame and not nested in the generic planner, so that ranking an item reads
+/// nothing else and needs no generic metadata.
+@usableFromInline
+struct Ranking {
+    @usableFromInline let forecast: MotionForecast
+    /// Now, in seconds.
+    @usableFromInline let now: Double
+    /// `L`: the typical (median) latency, in seconds.
+    @usableFromInline let latency: Double
+    /// `E`: the expected (high-percentile) latency, in seconds.
+    @usableFromInline let expected: Double
+    /// How far, in seconds, an order must move to be worth re-sending.
+    @usableFromInline let tolerance: Double
+
+    @usableFromInline
+    init(forecast: MotionForecast, now: Double, latency: PlanningLatency, tolerance: Double) {
+        self.forecast = forecast
+        self.now = now
+        self.latency = latency.typicalSeconds
+        self.expected = latency.expectedSeconds
+        self.tolerance = tolerance
+    }
+
+    /// The priority of an item with `extent` under `forecast` at `now` (the rule and its reasons:
+    /// the PrefetchKit article "Scheduling by time to display").
+    ///
+    /// Loaded from now, the item would show its data for `shown = departure − max(arrival, now + E)`;
+    /// a load is worth its slot when `shown ≥ L`. Worth a slot: `visible` on screen, else
+    /// `prefetch`, both by arrival. Not worth one but shown after a typical load started now could
+    /// finish (`departure > now + L`): `speculative`, latest departure first (departures do not
+    /// move while the forecast holds). Gone before: `background`, by arrival. Never reached by the
+    /// motion: `speculative`, after every arrival, nearest first. A rank worth a slot holds until
+    /// ``Rank/until``, `departure − E − L`; the others as long as the forecast.
+    @usableFromInline
+    func rank(of extent: Range<Double>) -> Rank {
+        let (arrival, departure) = forecast.window(of: extent)
+        guard arrival.isFinite else {
+            return Rank(priority: FetchPriority(level: .speculative, order: Self.unreachedOrder + forecast.distance(to: extent) / forecast.length))
+        }
+        let onScreen = arrival <= now && forecast.shows(extent, at: now)
+        let worthASlot = departure - Swift.max(onScreen ? now : arrival, now + expected) >= latency
+        if worthASlot {
+            return Rank(priority: FetchPriority(level: onScreen ? .visible : .prefetch, order: arrival),
+                        until: departure - expected - latency)
+        }
+        guard departure > now + latency else { return Rank(priority: FetchPriority(level: .background, order: arrival)) }
+        return Rank(priority: FetchPriority(level: .speculative, order: -departure))
+    }
+
+    /// Whether a held request should move from `old` to `new`: a change of level, or (below the
+    /// visible level, where the order among items on screen matters little) an order that moved
+    /// by more than the tolerance.
+    @inlinable
+    func isMeaningful(from old: FetchPriority, to new: FetchPriority) -> Bool {
+        if old.level != new.level { return true }
+        if new.level == .visible { return false }
+        return abs(old.order - new.order) > tolerance
+    }
+
+    /// Orders of items the forecast never reaches start here: after any arrival time (seconds).
+    @usableFromInline static var unreachedOrder: Double { 1e9 }
+}
+
+/// An item's priority under one frame's ``Ranking``, and the time until which it holds.
+@usableFromInline
+struct Rank {
+    @usableFromInline var priority: FetchPriority
+    /// The time (seconds) after which the priority no longer holds as time passes, though the
+    /// forecast does; infinity when it holds for as long as the forecast.
+    @usableFromInline var until: Double
+
+    @inlinable
+    init(priority: FetchPriority, until: Double = .infinity) {
+        self.priority = priority
+        self.until = until
+    }
+}
+
+extension FetchPriority.Level {
+    /// Items a forecast shows on screen only for a moment (a fly-past: on screen for less than a
+    /// typical load) or not at all (behind, or past where the motion stops): worth loading only
+    /// with slots to spare. Between ``background`` and ``prefetch``.
+    public static let speculative = FetchPriority.Level(rawValue: 50)
+}

@@ -1,0 +1,97 @@
+import Foundation
+import PrefetchCollectionView
+import PrefetchKit
+
+/// The view a ``SampleApp`` fills: a `CollectionView` (the grid of Apple's sample) or a
+/// `TableView` (the tutorial's list), one protocol so no client switches on which.
+///
+/// Both views conform. A ``ScenarioLayout`` builds the right one with
+/// ``ScenarioLayout/makeView(viewport:)``.
+@MainActor
+public protocol SampleSurface: ItemScrollView {
+    /// Registers the app's cell and makes `app` the view's data source and delegate and
+    /// `prefetcher` its prefetch data source (held weakly, as UIKit does).
+    func install<ID, Value>(_ app: SampleApp<ID, Value>, prefetcher: FetcherPrefetchDataSource<ID, Value>)
+    /// The priority the view's controller gives the item now (`fetchPriority(forItemAt:)`).
+    func priority(forItemAt indexPath: IndexPath) -> FetchPriority
+    /// The items on screen, in order.
+    var visibleIndexPaths: [IndexPath] { get }
+    /// The cell the view holds for the item, if any.
+    func cell(at indexPath: IndexPath) -> ReusableCell?
+    /// Calls `body` with each item whose frame meets `rect` (content coordinates) and the frame.
+    func forEachItem(in rect: CGRect, _ body: (IndexPath, CGRect) -> Void)
+}
+
+extension CollectionView: SampleSurface {
+    /// Registers ``SampleGridCell`` and wires `app` and `prefetcher`.
+    public func install<ID, Value>(_ app: SampleApp<ID, Value>, prefetcher: FetcherPrefetchDataSource<ID, Value>) {
+        register(SampleGridCell<ID, Value>.self, forCellWithReuseIdentifier: sampleCellIdentifier)
+        dataSource = app
+        delegate = app
+        prefetchDataSource = prefetcher
+    }
+
+    /// `fetchPriority(forItemAt:)`.
+    public func priority(forItemAt indexPath: IndexPath) -> FetchPriority { fetchPriority(forItemAt: indexPath) }
+    /// `indexPathsForVisibleItems`.
+    public var visibleIndexPaths: [IndexPath] { indexPathsForVisibleItems }
+    /// `cellForItem(at:)`.
+    public func cell(at indexPath: IndexPath) -> ReusableCell? { cellForItem(at: indexPath) }
+    /// The layout's items in `rect`.
+    public func forEachItem(in rect: CGRect, _ body: (IndexPath, CGRect) -> Void) { collectionViewLayout.forEachItem(in: rect, body) }
+}
+
+extension TableView: SampleSurface {
+    /// Registers ``SampleListCell`` and wires `app` and `prefetcher`.
+    public func install<ID, Value>(_ app: SampleApp<ID, Value>, prefetcher: FetcherPrefetchDataSource<ID, Value>) {
+        register(SampleListCell<ID, Value>.self, forCellReuseIdentifier: sampleCellIdentifier)
+        dataSource = app
+        delegate = app
+        prefetchDataSource = prefetcher
+    }
+
+    /// `fetchPriority(forRowAt:)`.
+    public func priority(forItemAt indexPath: IndexPath) -> FetchPriority { fetchPriority(forRowAt: indexPath) }
+    /// `indexPathsForVisibleRows`.
+    public var visibleIndexPaths: [IndexPath] { indexPathsForVisibleRows }
+    /// `cellForRow(at:)`.
+    public func cell(at indexPath: IndexPath) -> ReusableCell? { cellForRow(at: indexPath) }
+    /// The rows in `rect`, each `rowHeight` high and as wide as the view.
+    public func forEachItem(in rect: CGRect, _ body: (IndexPath, CGRect) -> Void) {
+        let rows = numberOfSections > 0 ? numberOfRows(inSection: 0) : 0
+        let first = max(0, Int((rect.minY / rowHeight).rounded(.down)))
+        let last = min(rows - 1, Int((rect.maxY / rowHeight).rounded(.up)))
+        guard first <= last else { return }
+        for row in first...last {
+            body(IndexPath(indexes: [0, row]), CGRect(x: 0, y: Double(row) * rowHeight, width: bounds.width, height: rowHeight))
+        }
+    }
+}
+
+/// The reuse identifier of the sample's cells.
+let sampleCellIdentifier = "SampleCell"
+
+extension ScenarioLayout {
+    /// Builds the view of this layout in a viewport of `viewport`, without a data source: a
+    /// `CollectionView` with a `FlowLayout` for a grid, a `TableView` for a list. The simulator
+    /// and the demo build their views here, so both scroll the same geometry.
+    /// - Throws: ``SimulationError`` naming a value of the layout or the viewport out of range.
+    @MainActor
+    public func makeView(viewport: Viewport) throws -> any SampleSurface {
+        try validate()
+        try viewport.validate()
+        let frame = CGRect(x: 0, y: 0, width: viewport.width, height: viewport.height)
+        switch kind {
+        case .grid:
+            let inset = ContentInsets(top: sectionInset, left: sectionInset, bottom: sectionInset, right: sectionInset)
+            let layout = try FlowLayout(
+                itemSize: CGSize(width: itemWidth, height: itemHeight), minimumLineSpacing: spacing, minimumInteritemSpacing: spacing,
+                sectionInset: inset)
+            return CollectionView(frame: frame, collectionViewLayout: layout)
+        case .list:
+            let tableView = TableView(frame: frame)
+            tableView.rowHeight = itemHeight
+            return tableView
+        }
+    }
+}

@@ -1,0 +1,276 @@
+import Foundation
+import PrefetchCollectionView
+import PrefetchKit
+
+/// What a cell of Apple's sample holds: the item it represents, the data it shows, and the
+/// consumer it holds while that data loads.
+@MainActor
+public final class SampleCellContent<ID: Hashable & Sendable, Value: Sendable> {
+    /// The item the cell was last configured for.
+    public internal(set) var item: Int?
+    /// The identifier it represents: the check of Apple's sample against recycled cells (nil
+    /// while the item's model has not arrived: a placeholder).
+    public internal(set) var identifier: ID?
+    /// The data shown, or nil while blank.
+    public internal(set) var data: Value?
+    /// Whether the load failed after its retries (the cell asks again when it comes back on screen).
+    public internal(set) var loadFailed = false
+    /// The consumer of an in-flight load.
+    var fetchHandle: FetchHandle?
+
+    /// Whether the cell waits for a load now.
+    public var isLoading: Bool { fetchHandle != nil }
+
+    nonisolated init() {}
+
+    /// The `prepareForReuse` of Apple's sample: withdraw the consumer, forget the item and the data.
+    func reset() {
+        fetchHandle?.cancel()
+        (fetchHandle, item, identifier, data, loadFailed) = (nil, nil, nil, nil, false)
+    }
+}
+
+/// A cell of ``SampleApp``: the grid's ``SampleGridCell`` or the list's ``SampleListCell``.
+@MainActor
+public protocol SampleCell<ID, Value>: ReusableCell {
+    /// The identifier type.
+    associatedtype ID: Hashable & Sendable
+    /// The data type.
+    associatedtype Value: Sendable
+    /// What the cell shows.
+    var content: SampleCellContent<ID, Value> { get }
+}
+
+/// The grid's cell: the `Cell` of Apple's sample.
+public final class SampleGridCell<ID: Hashable & Sendable, Value: Sendable>: CollectionViewCell, SampleCell {
+    /// What the cell shows.
+    public let content = SampleCellContent<ID, Value>()
+    /// Withdraws the consumer and clears the cell.
+    public override func prepareForReuse() {
+        super.prepareForReuse()
+        content.reset()
+    }
+}
+
+/// The list's cell: the tutorial's `CustomTableViewCell`.
+public final class SampleListCell<ID: Hashable & Sendable, Value: Sendable>: TableViewCell, SampleCell {
+    /// What the cell shows.
+    public let content = SampleCellContent<ID, Value>()
+    /// Withdraws the consumer and clears the cell.
+    public override func prepareForReuse() {
+        super.prepareForReuse()
+        content.reset()
+    }
+}
+
+/// Apple's sample's `CustomDataSource` over an `AsyncFetcher`, for a grid or a list: the one app
+/// of the simulator, the demo and the fault soak.
+///
+/// `cellForItemAt` shows cached data or adds a consumer, at the priority the view's controller
+/// gives the item, whose completion hops to the main actor (through `deliveries`, which a
+/// virtual-time driver waits for) and fills the cell only if it still represents the item. A
+/// cell withdraws its consumer when it leaves the screen (and asks again if it comes back
+/// without its data) or goes back to the reuse pool: ``step(to:)`` withdraws the consumers of
+/// pooled cells in item order, so which loads stay alive never depends on the pool's order. The
+/// fetcher's own prefetch data source (`AsyncFetcher.prefetchDataSource(identifier:)`) takes
+/// the controller's decisions. An item whose identifier is not known yet (a feed's page that has
+/// not arrived) shows a placeholder until ``fillPlaceholders()``.
+///
+/// ```swift
+/// import PrefetchKit
+/// import PrefetchSimulation
+/// import PrefetchTesting
+///
+/// let loop = try VirtualTimeLoop<Int, String>(configuration: FetcherConfiguration(), latency: LatencyProfile.lte.model,
+///                                            seed: 1, item: { $0 }, value: { "item \($0)" })
+/// let view = try ScenarioLayout.grid(itemCount: 100).makeView(viewport: .seedGrid)
+/// let app = SampleApp(view: view, itemCount: 100, fetcher: loop.fetcher, deliveries: loop.deliveries,
+///                     meter: ReadinessMeter(now: { 0 }), identifier: { $0 })
+/// app.step(to: 0)            // the first screen: cells ask for their data
+/// await loop.advance(to: 2)  // their loads finish and fill them
+/// ```
+@MainActor
+public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>:
+    CollectionViewDataSource, CollectionViewDelegate, TableViewDataSource, TableViewDelegate
+{
+    /// The grid or the list.
+    public let view: any SampleSurface
+    /// The fetcher the cells and the prefetch data source use.
+    public let fetcher: AsyncFetcher<ID, Value>
+    /// Measures what the user sees.
+    public let meter: ReadinessMeter
+    /// The number of items.
+    public let itemCount: Int
+    /// Called with the item of each cell that comes on screen.
+    public var onAppear: ((Int) -> Void)?
+    private let deliveries: MainActorDeliveries<ID>
+    private let identifier: (Int) -> ID?
+    /// The fetcher's prefetch data source, which the view's controller drives.
+    let prefetcher: FetcherPrefetchDataSource<ID, Value>
+    /// Cells holding a consumer, with their item.
+    private var holders: [ObjectIdentifier: (cell: any SampleCell<ID, Value>, item: Int)] = [:]
+    /// Cells showing a placeholder, by item.
+    private var placeholders: [Int: any SampleCell<ID, Value>] = [:]
+    /// Every cell the app has configured, for tests to inspect.
+    private(set) var cells: [ObjectIdentifier: any SampleCell<ID, Value>] = [:]
+
+    /// Fills `view` (`itemCount` items, the identifier of each from `identifier`, nil while
+    /// unknown) from `fetcher`; completions go through `deliveries`.
+    public init(
+        view: any SampleSurface, itemCount: Int, fetcher: AsyncFetcher<ID, Value>,
+        deliveries: MainActorDeliveries<ID> = MainActorDeliveries(), meter: ReadinessMeter, identifier: @escaping (Int) -> ID?
+    ) {
+        self.view = view
+        self.itemCount = itemCount
+        self.fetcher = fetcher
+        self.deliveries = deliveries
+        self.meter = meter
+        self.identifier = identifier
+        prefetcher = fetcher.prefetchDataSource { identifier($0.item) }
+        view.install(self, prefetcher: prefetcher)
+    }
+
+    /// Steps the view to `time` (seconds), withdrawing the consumers of cells that went back to
+    /// the reuse pool before (a jump lays out at once) and after.
+    public func step(to time: Double) {
+        releasePooledConsumers()
+        view.step(to: time)
+        releasePooledConsumers()
+        if !placeholders.isEmpty {
+            placeholders = placeholders.filter { item, cell in cell.indexPath?.last == item && cell.content.identifier == nil }
+        }
+    }
+
+    /// What the view's cell for `item` shows, if the view holds one.
+    public func content(at item: Int) -> SampleCellContent<ID, Value>? {
+        (view.cell(at: IndexPath(indexes: [0, item])) as? any SampleCell<ID, Value>)?.content
+    }
+
+    /// Fills the cells showing placeholders whose identifiers are known now (a page arrived),
+    /// ending the blank wait of those whose data was cached.
+    public func fillPlaceholders() {
+        for (item, cell) in placeholders.sorted(by: { $0.key < $1.key }) where identifier(item) != nil {
+            placeholders[item] = nil
+            guard cell.indexPath?.last == item, cell.content.identifier == nil else { continue }
+            populate(cell, item: item, priority: view.priority(forItemAt: IndexPath(indexes: [0, item])))
+            if cell.isDisplayed, cell.content.data != nil { meter.dataShown(item: item) }
+        }
+    }
+
+    /// Ends the run: the meter closes its open waits (the view's prefetch window counts as still
+    /// planned), and the fetcher shuts down.
+    public func finish() {
+        meter.finish(stillPlanned: view.indexPathsPendingPrefetch.map(\.item))
+        fetcher.shutdown()
+    }
+
+    private func populate(_ cell: any SampleCell<ID, Value>, item: Int, priority: FetchPriority) {
+        let content = cell.content
+        cells[ObjectIdentifier(cell)] = cell
+        content.item = item
+        content.loadFailed = false
+        guard let id = identifier(item) else {
+            (content.identifier, content.data) = (nil, nil)
+            placeholders[item] = cell
+            return
+        }
+        content.identifier = id
+        // Check whether the fetcher has already fetched data for the identifier.
+        if let data = fetcher.fetchedData(for: id) {
+            content.data = data
+            return
+        }
+        // There is no data available; clear the cell until the fetched data arrives.
+        content.data = nil
+        let meter = self.meter
+        content.fetchHandle = fetcher.fetchAsync(id, priority: priority, completion: deliveries.completion(for: id) { result in
+            // Before updating the cell, check whether the view has recycled it for other data.
+            guard content.identifier == id else { return }
+            content.fetchHandle = nil
+            guard case .success(let data) = result else {
+                content.loadFailed = true
+                return
+            }
+            content.data = data
+            if cell.isDisplayed { meter.dataShown(item: item) }
+        })
+        if content.fetchHandle != nil { holders[ObjectIdentifier(cell)] = (cell, item) }
+    }
+
+    /// A cell came on screen: measured, then, if it holds neither its data nor a consumer (it
+    /// left the screen before its data came, or its load failed, and is back), asked for its data again.
+    private func appeared(_ cell: ReusableCell, item: Int, priority: @autoclosure () -> FetchPriority) {
+        onAppear?(item)
+        let content = (cell as? any SampleCell<ID, Value>)?.content
+        let id = identifier(item)
+        meter.cellAppeared(item: item, ready: content?.data != nil || id.flatMap(fetcher.fetchedData) != nil)
+        if let cell = cell as? any SampleCell<ID, Value>, let id, cell.content.identifier == id, cell.content.data == nil, cell.content.fetchHandle == nil {
+            populate(cell, item: item, priority: priority())
+        }
+    }
+
+    /// A cell left the screen: its consumer is withdrawn (the view may keep the cell a while
+    /// before reusing it; the load goes on only if the controller still plans the item).
+    private func disappeared(_ cell: ReusableCell, item: Int) {
+        meter.cellDisappeared(item: item)
+        guard let content = (cell as? any SampleCell<ID, Value>)?.content else { return }
+        content.fetchHandle?.cancel()
+        content.fetchHandle = nil
+    }
+
+    /// Withdraws the consumers of cells in the reuse pool, in item order, and forgets cells
+    /// whose consumer has heard.
+    private func releasePooledConsumers() {
+        let pooled = holders.filter { $0.value.cell.indexPath == nil || $0.value.cell.content.fetchHandle == nil }
+            .sorted { $0.value.item < $1.value.item }
+        for (key, holder) in pooled {
+            holders[key] = nil
+            holder.cell.content.fetchHandle?.cancel()
+            holder.cell.content.fetchHandle = nil
+        }
+    }
+
+    // MARK: The views' protocols
+
+    /// The number of items.
+    public func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int { itemCount }
+
+    /// Dequeues and fills the item's cell.
+    public func collectionView(_ collectionView: CollectionView, cellForItemAt indexPath: IndexPath) -> CollectionViewCell {
+        let cell = collectionView.dequeueReusableCell(withReuseIdentifier: sampleCellIdentifier, for: indexPath)
+        guard let sample = cell as? SampleGridCell<ID, Value> else { preconditionFailure("expected a SampleGridCell, got \(cell)") }
+        populate(sample, item: indexPath.item, priority: collectionView.fetchPriority(forItemAt: indexPath))
+        return cell
+    }
+
+    /// Measures the appearance; asks again for data the cell lacks.
+    public func collectionView(_ collectionView: CollectionView, willDisplay cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
+        appeared(cell, item: indexPath.item, priority: collectionView.fetchPriority(forItemAt: indexPath))
+    }
+
+    /// Measures the departure and withdraws the cell's consumer.
+    public func collectionView(_ collectionView: CollectionView, didEndDisplaying cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
+        disappeared(cell, item: indexPath.item)
+    }
+
+    /// The number of rows.
+    public func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int { itemCount }
+
+    /// Dequeues and fills the row's cell.
+    public func tableView(_ tableView: TableView, cellForRowAt indexPath: IndexPath) -> TableViewCell {
+        let cell = tableView.dequeueReusableCell(withIdentifier: sampleCellIdentifier, for: indexPath)
+        guard let sample = cell as? SampleListCell<ID, Value> else { preconditionFailure("expected a SampleListCell, got \(cell)") }
+        populate(sample, item: indexPath.row, priority: tableView.fetchPriority(forRowAt: indexPath))
+        return cell
+    }
+
+    /// Measures the appearance; asks again for data the cell lacks.
+    public func tableView(_ tableView: TableView, willDisplay cell: TableViewCell, forRowAt indexPath: IndexPath) {
+        appeared(cell, item: indexPath.row, priority: tableView.fetchPriority(forRowAt: indexPath))
+    }
+
+    /// Measures the departure and withdraws the cell's consumer.
+    public func tableView(_ tableView: TableView, didEndDisplaying cell: TableViewCell, forRowAt indexPath: IndexPath) {
+        disappeared(cell, item: indexPath.row)
+    }
+}
