@@ -207,7 +207,7 @@ public final class DiskCache<Key: DiskCacheKey>: DataStore, Sendable {
     }
 
     /// The number of stored entries, expired ones not yet evicted included.
-    public func count() async throws -> Int {
+    package func count() async throws -> Int {
         try checkOpen()
         do {
             return try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM entry") ?? 0 }

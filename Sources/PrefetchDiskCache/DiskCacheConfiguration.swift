@@ -57,7 +57,7 @@ public struct DiskCacheConfiguration: Sendable {
     }
 
     /// Throws when a value is out of range, naming it and the rule.
-    public func validate() throws {
+    package func validate() throws {
         func fail(_ message: String) -> DiskCacheError { DiskCacheError(.invalidConfiguration, "DiskCacheConfiguration \(message)") }
         guard fileURL.isFileURL else { throw fail("fileURL must be a file URL, got \(fileURL.absoluteString)") }
         guard sizeLimit >= 1 else { throw fail("sizeLimit must be at least 1 byte, got \(sizeLimit)") }

@@ -34,7 +34,7 @@ public struct DiskCacheError: Error, Sendable, CustomStringConvertible {
     public let cause: (any Error)?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, cause: (any Error)? = nil) {
+    package init(_ code: Code, _ message: String, cause: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.cause = cause

@@ -44,7 +44,7 @@ public struct DiskCacheProblem: Sendable, CustomStringConvertible {
     public let error: any Error
 
     /// Creates a problem report.
-    public init(kind: Kind, message: String, fileURL: URL, movedTo: URL? = nil, error: any Error) {
+    package init(kind: Kind, message: String, fileURL: URL, movedTo: URL? = nil, error: any Error) {
         self.kind = kind
         self.message = message
         self.fileURL = fileURL

@@ -21,7 +21,7 @@ public struct FeedConfiguration: Sendable {
     public init() {}
 
     /// Throws `PrefetchError` with code `invalidConfiguration`, naming the value and the rule.
-    public func validate() throws {
+    package func validate() throws {
         func fail(_ message: String) -> PrefetchError { PrefetchError(.invalidConfiguration, "FeedConfiguration \(message)") }
         guard pageSize >= 1 else { throw fail("pageSize must be at least 1, got \(pageSize)") }
         guard leadingScreens.isFinite, leadingScreens >= 0 else { throw fail("leadingScreens must be 0 or more, got \(leadingScreens)") }

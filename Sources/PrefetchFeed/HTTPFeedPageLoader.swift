@@ -11,7 +11,7 @@ import PrefetchKit
 public struct HTTPFeedPageLoader: FeedPageLoader {
     private let loader: HTTPLoader<URL>
     /// The server's base URL; pages come from `<baseURL>/items`.
-    public let baseURL: URL
+    let baseURL: URL
 
     /// Creates a page loader for the server at `baseURL`.
     /// - Throws: `HTTPLoaderError` for a base URL that is not http(s) with a host, or a bad configuration.

@@ -130,18 +130,6 @@ public actor PagedFeed {
         return added
     }
 
-    /// Texture-style trigger for append-only lists: loads the next page when less than
-    /// ``FeedConfiguration/leadingScreens`` screens are left past `lastVisibleIndex`.
-    ///
-    /// - Parameters:
-    ///   - lastVisibleIndex: the last visible item.
-    ///   - itemsPerScreen: how many items fit on a screen.
-    @discardableResult
-    public func loadMoreIfNeeded(lastVisibleIndex: Int, itemsPerScreen: Int) -> [Int] {
-        let start = max(0, lastVisibleIndex - max(itemsPerScreen, 1) + 1)
-        return loadMoreIfNeeded(visibleRange: start..<(lastVisibleIndex + 1))
-    }
-
     /// Clears failed pages and the failed phase, and requests the wanted pages again.
     @discardableResult
     public func retryFailedPages() -> [Int] {

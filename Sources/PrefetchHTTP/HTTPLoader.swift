@@ -134,7 +134,7 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
     }
 
     /// Checks that `url` can be loaded: scheme `http` or `https`, and a host.
-    public static func validate(_ url: URL) throws {
+    package static func validate(_ url: URL) throws {
         let scheme = url.scheme?.lowercased() ?? ""
         guard scheme == "http" || scheme == "https" else {
             throw HTTPLoaderError(.unsupportedScheme,

@@ -38,7 +38,7 @@ public struct HTTPLoaderConfiguration: Sendable {
     public init() {}
 
     /// Throws ``HTTPLoaderError`` with code ``HTTPLoaderError/Code/invalidConfiguration`` naming a value out of range.
-    public func validate() throws {
+    package func validate() throws {
         func fail(_ message: String) -> HTTPLoaderError {
             HTTPLoaderError(.invalidConfiguration, "HTTPLoaderConfiguration \(message)")
         }

@@ -35,7 +35,7 @@ public struct PrefetchError: Error, Sendable, CustomStringConvertible {
     public let cause: (any Error)?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, cause: (any Error)? = nil) {
+    @usableFromInline package init(_ code: Code, _ message: String, cause: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.cause = cause

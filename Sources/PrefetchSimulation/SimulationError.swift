@@ -6,7 +6,7 @@ public struct SimulationError: Error, Sendable, CustomStringConvertible, Equatab
     public let message: String
 
     /// Creates an error.
-    public init(path: String = "", _ message: String) {
+    init(path: String = "", _ message: String) {
         self.path = path
         self.message = message
     }

@@ -40,7 +40,7 @@ import PrefetchKit
 @MainActor
 public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
     /// The fetcher the rows and the controller load through.
-    public let fetcher: AsyncFetcher<ID, Value>
+    package let fetcher: AsyncFetcher<ID, Value>
     /// The portable adapter that makes every decision.
     public let adapter: ScrollAdapter<ID>
     /// What happens to bad input (a fetcher shut down while the list scrolls, a frame SwiftUI

@@ -16,10 +16,10 @@ public final class ManualClock: Clock, Sendable {
     /// A point in the manual clock's time: a duration since the clock was created.
     public struct Instant: InstantProtocol, Sendable, Hashable, CustomStringConvertible {
         /// The time since the clock's origin.
-        public var offset: Duration
+        package var offset: Duration
 
         /// Creates an instant at `offset` from the origin.
-        public init(offset: Duration) { self.offset = offset }
+        package init(offset: Duration) { self.offset = offset }
 
         /// The instant `duration` later.
         public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
@@ -56,7 +56,7 @@ public final class ManualClock: Clock, Sendable {
     public var minimumResolution: Duration { .zero }
 
     /// The number of tasks sleeping on this clock now.
-    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+    package var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
     /// Suspends until the clock reaches `deadline`, or throws `CancellationError` when the task is cancelled.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
@@ -113,11 +113,11 @@ public final class ManualClock: Clock, Sendable {
     ///
     /// A driver that also finishes other events at virtual times (a simulated network's loads)
     /// reads it to take the clock's and its own events in time order.
-    public var nextDeadline: Instant? { state.withLock { $0.sleepers.values.map(\.deadline).min() } }
+    package var nextDeadline: Instant? { state.withLock { $0.sleepers.values.map(\.deadline).min() } }
 
     /// Moves time forward to the earliest sleeper's deadline and wakes it; returns `false` if none sleeps.
     @discardableResult
-    public func advanceToNextDeadline() -> Bool {
+    package func advanceToNextDeadline() -> Bool {
         guard let next = state.withLock({ $0.sleepers.values.map(\.deadline).min() }) else { return false }
         advance(to: next)
         return true

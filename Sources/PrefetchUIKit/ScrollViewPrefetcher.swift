@@ -22,7 +22,7 @@ import PrefetchKit
 /// the scroll view once. A content-size change re-reads an unchanged offset: the tracker keeps
 /// the drag's velocity across it. A move while UIKit reports neither dragging nor
 /// decelerating is an animation (`setContentOffset(_:animated:)`, `scrollToItem`), unless it is
-/// faster than ``jumpSpeed`` (a jump without animation).
+/// faster than 50,000 points per second (a jump without animation).
 ///
 /// Only the bindings to UIKit's types are Apple-only; this class runs, and is tested, on every
 /// platform. Use it on the main actor. Dropping it without ``detach()`` is safe: the prefetches it
@@ -31,14 +31,14 @@ import PrefetchKit
 public final class ScrollViewPrefetcher<Item: Hashable> {
     /// The speed above which a move that UIKit reports as neither dragging nor decelerating is a
     /// jump rather than an animation, in points per second.
-    public static var jumpSpeed: Double { 50_000 }
+    package static var jumpSpeed: Double { 50_000 }
 
     /// The portable adapter that makes every decision.
     public let adapter: ScrollAdapter<Item>
     /// Names the view's index paths as items.
-    public let lookup: ItemLookup<Item>
+    package let lookup: ItemLookup<Item>
     /// The axis the list scrolls along.
-    public let axis: ScrollAxis
+    package let axis: ScrollAxis
     /// The part of a viewport that a page scroll keeps in view, in points.
     public var pageOverlap = 0.0
     /// The status VoiceOver reads after a page scroll, from the page and the number of pages

@@ -4,7 +4,7 @@ import PrefetchKit
 import PrefetchTesting
 import Testing
 
-/// The seeds' `CustomDataSource` on the real `AsyncFetcher`, with a scripted loader: every load
+/// Apple's sample's `CustomDataSource` on the real `AsyncFetcher`, with a scripted loader: every load
 /// waits until the test answers it, so each step is deterministic.
 @MainActor
 final class FetcherDataSource: CollectionViewDataSource, CollectionViewDataSourcePrefetching {
@@ -57,7 +57,7 @@ final class FetcherDataSource: CollectionViewDataSource, CollectionViewDataSourc
 @Suite("With the real AsyncFetcher")
 @MainActor
 struct AsyncFetcherIntegrationTests {
-    /// The seeds' 343 × 333 grid of 200 items on a fetcher whose loads wait for the test.
+    /// Apple's sample's 343 × 333 grid of 200 items on a fetcher whose loads wait for the test.
     static func seedsGrid() throws -> (ScriptedLoader<Int, DisplayData>, AsyncFetcher<Int, DisplayData>, CollectionView, FetcherDataSource) {
         let loader = ScriptedLoader<Int, DisplayData>()
         let fetcher = try AsyncFetcher<Int, DisplayData>(
@@ -73,7 +73,7 @@ struct AsyncFetcherIntegrationTests {
     }
 
     @Test func seedsScenariosOnTheRealFetcher() async throws {
-        // Given the seeds' view on an AsyncFetcher whose loads wait for the test
+        // Given Apple's sample's view on an AsyncFetcher whose loads wait for the test
         let (loader, fetcher, collectionView, dataSource) = try Self.seedsGrid()
 
         // When the first layout requests the visible items (0...5) and prefetches the window (6...11)
@@ -121,7 +121,7 @@ struct AsyncFetcherIntegrationTests {
     // this suite runs on the main actor, and under ThreadSanitizer, with every suite in parallel,
     // other main-actor suites held it for minutes (a 1-minute limit was exceeded that way).
     @Test(.timeLimit(.minutes(20))) func aCellWhoseLoadFailedLoadsAgainWhenItIsShownAgain() async throws {
-        // Given the seeds' view on an AsyncFetcher whose loads wait for the test (no retries:
+        // Given Apple's sample's view on an AsyncFetcher whose loads wait for the test (no retries:
         // the error is not retryable)
         let (loader, fetcher, collectionView, dataSource) = try Self.seedsGrid()
         collectionView.step(to: 0)

@@ -7,7 +7,7 @@ import Testing
 @MainActor
 struct BatchUpdateTests {
     @Test func insertDeleteAndMoveRemapCellsAndPrefetchState() throws {
-        // Given the seeds' view at rest with items 0..<6 visible and 6..<12 pending prefetch
+        // Given Apple's sample's view at rest with items 0..<6 visible and 6..<12 pending prefetch
         let (collectionView, dataSource, recorder) = try makeSeedCollectionView(itemCount: 100)
         collectionView.step(to: 0)
         let cellOf2 = try #require(collectionView.cellForItem(at: IndexPath(item: 2, section: 0)))

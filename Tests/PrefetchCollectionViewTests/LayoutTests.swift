@@ -47,7 +47,7 @@ struct LayoutTests {
     }
 
     @Test func seedsGridHasTwoColumnsAndThreeVisibleRows() throws {
-        // Given the seeds' sample: 150×100 items, spacing 10, in a 343×333 view
+        // Given Apple's sample: 150×100 items, spacing 10, in a 343×333 view
         let (collectionView, _, _) = try makeSeedCollectionView(itemCount: 100)
         // When it lays out
         collectionView.step(to: 0)

@@ -7,7 +7,7 @@ import Testing
 @MainActor
 struct PrefetchContractTests {
     @Test func firstLayoutEmitsTheInitialWindowNearestFirst() throws {
-        // Given the seeds' view at rest
+        // Given Apple's sample's view at rest
         let (collectionView, _, recorder) = try makeSeedCollectionView()
         // When it lays out for the first time
         collectionView.step(to: 0)
@@ -144,7 +144,7 @@ struct PrefetchContractTests {
 
     @Test(arguments: [true, false])
     func anAnimatedScrollTellsTheControllerItsDestinationWhichLoadsFirst(byItem: Bool) throws {
-        // Given the seeds' grid at rest at the top (rows 110 pt apart from y 10, two items a row),
+        // Given Apple's sample's grid at rest at the top (rows 110 pt apart from y 10, two items a row),
         // with a prioritized prefetch data source and uikitLike
         let (collectionView, _, _) = try makeSeedCollectionView()
         let prefetcher = RecordingPrefetcher()

@@ -27,7 +27,7 @@ import PrefetchTesting
     }
 
     @Test func cancellingAPrefetchNeverStrandsACellThatAttachedAHandler() async throws {
-        // The seeds' sample leaves this cell blank for good; ours delivers.
+        // Apple's sample leaves this cell blank for good; ours delivers.
         let loader = ScriptedLoader<Int, String>()
         let fetcher = try makeFetcher(loader: loader)
         // Given a prefetch in flight

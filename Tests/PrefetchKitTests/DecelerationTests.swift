@@ -12,7 +12,6 @@ struct DecelerationTests {
         #expect(Deceleration.fastRate == 0.99)
         #expect(Deceleration.restingSpeed == 1)
         #expect(ScrollTranslation.normalDecelerationRate == Deceleration.normalRate)
-        #expect(ScrollTranslation.fastDecelerationRate == Deceleration.fastRate)
         #expect(Deceleration.isValid(rate: 0.5))
         for bad in [0, 1, -0.5, 1.5, .nan, .infinity] { #expect(!Deceleration.isValid(rate: bad)) }
     }
@@ -27,7 +26,6 @@ struct DecelerationTests {
             let offset = Double.random(in: -1_000...100_000, using: &random)
             let rest = Deceleration.restingOffset(from: offset, velocity: velocity, rate: rate)
             #expect(rest.bitPattern == (offset - velocity / 1000 / log(rate)).bitPattern)
-            #expect(rest.bitPattern == ScrollTranslation.projectedRestingOffset(from: offset, velocity: velocity, rate: rate).bitPattern)
             #expect(Deceleration.restingDistance(from: velocity, rate: rate).bitPattern == (-velocity / 1000 / log(rate)).bitPattern)
         }
     }

@@ -59,7 +59,7 @@ private func load(of id: Int, in scheduler: Scheduler) -> Scheduler.LoadID? {
     }
 
     @Test func withdrawingThePrefetchKeepsAConsumersLoad() {
-        // The seeds' bug: a cancel after a cell attached its handler left the cell blank.
+        // Apple's sample's bug: a cancel after a cell attached its handler left the cell blank.
         var s = Scheduler(maxConcurrentLoads: 1)
         s.request(1, interest: .prefetch, priority: .prefetch)
         s.request(1, interest: .consumer(Consumer(rawValue: 1)), priority: .visible)

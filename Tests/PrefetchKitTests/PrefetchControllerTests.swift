@@ -388,7 +388,7 @@ struct PrefetchControllerTests {
     @Test func theFetcherTargetKeepsTheIdItRequestedAndSharedIdsStayLoaded() async throws {
         let (fetcher, loader) = try makeFetcher(cap: 6)
         var ids = [10: 100, 11: 101, 12: 100]  // rows 10 and 12 show the same data
-        let target = fetcher.prefetchTarget { (row: Int) in ids[row] }
+        let target = FetcherPrefetchTarget(fetcher: fetcher) { (row: Int) in ids[row] }
         target.updatePrefetching(PrefetchUpdate(requests: [10, 11, 12, 13].map { PrefetchRequest(item: $0, priority: .prefetch) }))
         // Row 13 has no id yet: skipped
         await loader.waitForCalls(2)

@@ -8,7 +8,7 @@ import Testing
         let scenarios = [try TraceGenerator.trace(profile: .gallery, seed: 1_000, duration: 10), StandardSuite.scenario(.backAndForth, layout: .list)]
         let windows: [Double] = [0.25, 1, 2, 4, 6]
         let knob: [Double] = [0.25, 1, 2]
-        let points = try await Frontier.sweep(scenarios, configuration: SimulationConfiguration(), windows: windows, aggressiveness: knob)
+        let points = try await Frontier.points(scenarios, configuration: SimulationConfiguration(), windows: windows, aggressiveness: knob)
         #expect(points.count == 2 * windows.count + knob.count)
         for family in ["uikitLike", "textureLike"] {
             let curve = points.filter { $0.family == family }

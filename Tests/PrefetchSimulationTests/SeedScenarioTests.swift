@@ -5,13 +5,13 @@ import PrefetchTesting
 import Testing
 @testable import PrefetchSimulation
 
-/// The seeds' three cases for `cellForItemAt` (loaded, in flight, never requested), plus fast
+/// Apple's sample's three cases for `cellForItemAt` (loaded, in flight, never requested), plus fast
 /// scrolling with cell reuse: Apple's sample's data source on the real fetcher, run by the app
 /// loop's public pieces (``VirtualTimeLoop``, ``GestureDriver``, ``ReadinessMeter``).
 @Suite("Seeds' scenarios")
 @MainActor
 struct SeedScenarioTests {
-    /// The seeds' cell.
+    /// Apple's sample's cell.
     final class Cell: CollectionViewCell {
         static let reuseIdentifier = "reuseIdentifier"
         var representedIdentifier: Int?
@@ -27,7 +27,7 @@ struct SeedScenarioTests {
         }
     }
 
-    /// The seeds' `CustomDataSource` on the real fetcher, noting how each `cellForItemAt` found its data.
+    /// Apple's sample's `CustomDataSource` on the real fetcher, noting how each `cellForItemAt` found its data.
     final class SeedDataSource: CollectionViewDataSource, CollectionViewDataSourcePrefetching, CollectionViewDelegate {
         let loop: VirtualTimeLoop<Int, Int>
         let meter: ReadinessMeter
@@ -92,7 +92,7 @@ struct SeedScenarioTests {
         }
     }
 
-    /// The seeds' view (343×333 points, two columns of 150×100 items) over a network of `latency`, at most 16 loads at once.
+    /// Apple's sample's view (343×333 points, two columns of 150×100 items) over a network of `latency`, at most 16 loads at once.
     struct Seed {
         let view: CollectionView
         let source: SeedDataSource
@@ -104,7 +104,7 @@ struct SeedScenarioTests {
     func makeSeed(itemCount: Int = 1_000, latency: LatencyModel) throws -> Seed {
         var configuration = FetcherConfiguration()
         configuration.cacheCountLimit = itemCount
-        // Room for the first screen and the window at once, as the seeds' fetcher (an operation queue) has.
+        // Room for the first screen and the window at once, as Apple's sample's fetcher (an operation queue) has.
         configuration.maxConcurrentLoads = 16
         let clock = ManualClockBox()
         let meter = ReadinessMeter(now: clock.seconds)
@@ -112,7 +112,7 @@ struct SeedScenarioTests {
             configuration: configuration, clock: clock.clock, latency: latency, seed: 1, item: { $0 }, value: { $0 },
             onEvent: { meter.record($0, item: { $0 }) })
         guard let view = try ScenarioLayout.seedSample(itemCount: itemCount).makeView(viewport: .seedGrid) as? CollectionView else {
-            throw SimulationError("the seeds' layout is a grid")
+            throw SimulationError("the layout of Apple's sample is a grid")
         }
         let source = SeedDataSource(loop: loop, meter: meter, itemCount: itemCount)
         view.register(Cell.self, forCellWithReuseIdentifier: Cell.reuseIdentifier)
@@ -253,7 +253,7 @@ struct SeedScenarioTests {
     }
 }
 
-/// The seeds' cells holding a consumer: those the view puts back in its reuse pool withdraw it at
+/// Apple's sample's cells holding a consumer: those the view puts back in its reuse pool withdraw it at
 /// once, in item order, so which loads stay alive never depends on the pool's order.
 @MainActor
 final class PooledCells {

@@ -68,6 +68,6 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("empty-traces-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        #expect(throws: SimulationError(path: folder.path, "the trace folder holds no *.json trace")) { try TraceFolder.load(folder) }
+        #expect(throws: SimulationError(path: folder.path, "the trace folder holds no *.json trace")) { try TraceFile.loadFolder(folder) }
     }
 }

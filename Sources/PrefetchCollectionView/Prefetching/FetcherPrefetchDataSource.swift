@@ -19,7 +19,7 @@ extension AsyncFetcher {
     ///   (a page that has not arrived); such an item is skipped.
     @MainActor
     public func prefetchDataSource(identifier: @escaping (IndexPath) -> ID?) -> FetcherPrefetchDataSource<ID, Value> {
-        FetcherPrefetchDataSource(target: prefetchTarget(identifier: identifier))
+        FetcherPrefetchDataSource(target: FetcherPrefetchTarget(fetcher: self, identifier: identifier))
     }
 }
 
@@ -33,7 +33,7 @@ public final class FetcherPrefetchDataSource<ID: Hashable & Sendable, Value: Sen
     CollectionViewDataSourcePrioritizedPrefetching, TableViewDataSourcePrioritizedPrefetching
 {
     /// The target the decisions go to.
-    public let target: FetcherPrefetchTarget<IndexPath, ID, Value>
+    package let target: FetcherPrefetchTarget<IndexPath, ID, Value>
 
     init(target: FetcherPrefetchTarget<IndexPath, ID, Value>) {
         self.target = target

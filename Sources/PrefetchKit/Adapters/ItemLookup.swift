@@ -14,7 +14,7 @@ public struct ItemLookup<Item: Hashable> {
     /// The item at an index path, or `nil` when it names none (stale after an update, out of range).
     public let item: (IndexPath) -> Item?
     /// The index path of an item, or `nil` when the item is gone.
-    public let indexPath: (Item) -> IndexPath?
+    package let indexPath: (Item) -> IndexPath?
 
     /// Creates a lookup from its two directions.
     public init(item: @escaping (IndexPath) -> Item?, indexPath: @escaping (Item) -> IndexPath?) {
@@ -114,15 +114,15 @@ public struct LayoutScrollGeometry<Item: Hashable>: ItemGeometry {
 /// ```
 public struct UniformRowsGeometry<Item: Hashable>: ItemGeometry {
     /// The items, row by row.
-    public let items: [Item]
+    package let items: [Item]
     /// A row's length along the axis, in points.
-    public let rowLength: Double
+    package let rowLength: Double
     /// Items per row, at least 1.
-    public let columns: Int
+    package let columns: Int
     /// The gap between rows, in points.
-    public let spacing: Double
+    package let spacing: Double
     /// The content before the first row (a header, padding), in points.
-    public let leadingPadding: Double
+    package let leadingPadding: Double
     private let positions: [Item: Int]
 
     /// Creates a geometry; a `columns` below 1 counts as 1, and negative or non-finite lengths as 0.

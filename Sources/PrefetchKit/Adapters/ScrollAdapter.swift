@@ -21,10 +21,10 @@ public final class ScrollAdapter<Item: Hashable> {
     /// ``PrefetchController/policy`` as needed.
     public let controller: PrefetchController<Item>
     /// When a row may start work itself.
-    public var admission: RowAdmission
+    package var admission: RowAdmission
     private var tracker = ScrollTracker()
     /// The state the controller was last given: what it saw of the scroll view at the last frame.
-    public private(set) var lastState: ScrollState?
+    package private(set) var lastState: ScrollState?
     private let isShutDown: () -> Bool
 
     /// Creates an adapter over `controller`.

@@ -2,16 +2,11 @@ import Foundation
 
 /// Turns a scroll view's frames and gesture events into the ``ScrollState`` a
 /// ``PrefetchController`` reads: the velocity between frames, and the phase with where the motion
-/// will end.
-///
-/// An adapter calls ``frame(_:)`` whenever the offset or the size changes (UIKit's
-/// `scrollViewDidScroll`, SwiftUI's `onScrollGeometryChange`), ``fingerLifted(at:offset:velocity:targetOffset:rate:range:)``
-/// when a drag ends, and ``animating(to:at:duration:)`` when it starts an animated scroll itself.
+/// will end. A ``ScrollAdapter`` keeps one; what you build is its input, a ``Frame``.
 ///
 /// ```swift
-/// var tracker = ScrollTracker()
-/// let state = try tracker.frame(.init(time: 0.5, offset: 1_200, viewportLength: 800,
-///                                     contentLength: 40_000, motion: .tracking))
+/// let frame = ScrollTracker.Frame(time: 0.5, offset: 1_200, viewportLength: 800,
+///                                 contentLength: 40_000, motion: .tracking)
 /// ```
 public struct ScrollTracker: Sendable {
     /// What moves the content, as the toolkit reports it.
@@ -26,7 +21,7 @@ public struct ScrollTracker: Sendable {
         case animating
 
         /// UIKit's flags as a motion: dragging wins over decelerating.
-        public init(isDragging: Bool, isDecelerating: Bool) {
+        package init(isDragging: Bool, isDecelerating: Bool) {
             self = isDragging ? .tracking : (isDecelerating ? .decelerating : .idle)
         }
     }
@@ -34,25 +29,24 @@ public struct ScrollTracker: Sendable {
     /// One frame of a scroll view: the leading edge of its viewport and its lengths along the
     /// scroll axis, in points, with the time in seconds.
     public struct Frame: Sendable, Hashable {
-        /// The time of the frame, in seconds on any clock that does not go back.
-        public var time: Double
-        /// The content offset along the scroll axis (UIKit's `contentOffset.y` for a vertical list).
-        public var offset: Double
-        /// The viewport's length along the axis (the bounds' height for a vertical list).
-        public var viewportLength: Double
-        /// The content's length along the axis (`contentSize.height`).
-        public var contentLength: Double
-        /// The inset before the content (UIKit's `adjustedContentInset.top`).
-        public var leadingInset: Double
-        /// The inset after the content.
-        public var trailingInset: Double
-        /// What moves the content.
-        public var motion: Motion
-        /// The fraction of its velocity a coasting scroll view keeps per millisecond (UIKit's
-        /// `decelerationRate.rawValue`): a fling whose end nobody reported is projected with it.
-        public var decelerationRate: Double
+        package var time, offset, viewportLength, contentLength, leadingInset, trailingInset: Double
+        package var motion: Motion
+        package var decelerationRate: Double
 
         /// Creates a frame.
+        ///
+        /// - Parameters:
+        ///   - time: Seconds, on any clock that does not go back.
+        ///   - offset: The content offset along the scroll axis (UIKit's `contentOffset.y` for a
+        ///     vertical list).
+        ///   - viewportLength: The viewport's length along the axis (the bounds' height).
+        ///   - contentLength: The content's length along the axis (`contentSize.height`).
+        ///   - leadingInset: The inset before the content (UIKit's `adjustedContentInset.top`).
+        ///   - trailingInset: The inset after the content.
+        ///   - motion: What moves the content.
+        ///   - decelerationRate: The fraction of its velocity a coasting scroll view keeps per
+        ///     millisecond (UIKit's `decelerationRate.rawValue`): a fling whose end nobody reported
+        ///     is projected with it.
         public init(time: Double, offset: Double, viewportLength: Double, contentLength: Double,
                     leadingInset: Double = 0, trailingInset: Double = 0, motion: Motion,
                     decelerationRate: Double = ScrollTranslation.normalDecelerationRate) {
@@ -67,7 +61,7 @@ public struct ScrollTracker: Sendable {
         }
 
         /// The offsets the viewport can take.
-        public var range: ClosedRange<Double> {
+        package var range: ClosedRange<Double> {
             ScrollTranslation.scrollableRange(contentLength: contentLength, viewportLength: viewportLength,
                                               leadingInset: leadingInset, trailingInset: trailingInset)
         }
@@ -75,17 +69,17 @@ public struct ScrollTracker: Sendable {
 
     /// How long a repeated offset may follow the last movement and still be an echo of it (a
     /// second observer, a size or phase change reported on its own) rather than a pause, in seconds.
-    public static let echoInterval = 0.05
+    package static let echoInterval = 0.05
     /// The shortest interval a velocity is measured over, in seconds: two offsets reported closer
     /// than this (one scroll step seen by two observers) are measured from the earlier anchor.
-    public static let minimumInterval = 0.004
+    package static let minimumInterval = 0.004
 
     private var last: (time: Double, offset: Double)?
     /// The frame the velocity is measured from: the last one that moved, at least
-    /// ``minimumInterval`` before the next.
+    /// `minimumInterval` before the next.
     private var anchor: (time: Double, offset: Double)?
     /// The velocity of the last frame, in points per second.
-    public private(set) var velocity = 0.0
+    package private(set) var velocity = 0.0
     /// The interval the velocity was measured over, when the content coasted through it.
     private var coastedOver: Double?
     /// Where the current fling rests, from the finger's lift (or projected at the first coasting frame).
@@ -94,15 +88,15 @@ public struct ScrollTracker: Sendable {
     private var animation: (target: Double, end: Double)?
 
     /// Creates a tracker that has seen no frame.
-    public init() {}
+    package init() {}
 
     /// The finger lifted: the next frames coast toward `targetOffset` (or, when it is missing or
     /// not finite, toward the offset projected from `velocity`; see
-    /// ``ScrollTranslation/decelerationPhase(offset:velocity:targetOffset:rate:range:)``).
+    /// `ScrollTranslation.decelerationPhase(offset:velocity:targetOffset:rate:range:)`).
     ///
     /// - Parameter velocity: Points per second.
     /// - Throws: ``PrefetchError`` from the translation, naming the bad value; the tracker is unchanged then.
-    public mutating func fingerLifted(at time: Double, offset: Double, velocity: Double, targetOffset: Double?,
+    package mutating func fingerLifted(at time: Double, offset: Double, velocity: Double, targetOffset: Double?,
                                       rate: Double, range: ClosedRange<Double>) throws {
         let phase = try ScrollTranslation.decelerationPhase(offset: offset, velocity: velocity, targetOffset: targetOffset,
                                                             rate: rate, range: range)
@@ -114,7 +108,7 @@ public struct ScrollTracker: Sendable {
 
     /// The adapter starts an animated scroll to `target` (a page scroll, `scrollToItem`): the next
     /// frames are ``MotionPhase/programmatic(targetOffset:duration:)`` until `time + duration`.
-    public mutating func animating(to target: Double, at time: Double,
+    package mutating func animating(to target: Double, at time: Double,
                                    duration: Double = ScrollTranslation.animatedScrollDuration) {
         animation = (target, time + max(0, duration))
         fling = nil
@@ -123,11 +117,11 @@ public struct ScrollTracker: Sendable {
     /// The state of one frame.
     ///
     /// The velocity is the change of offset since the last frame that moved, over the time between
-    /// them. A frame that repeats the offset within ``echoInterval`` of the last movement keeps
+    /// them. A frame that repeats the offset within `echoInterval` of the last movement keeps
     /// the velocity: UIKit reports one scroll step to an offset and a bounds observer, and a size
     /// change, a phase change or a data change re-reads an unchanged offset; none of them means
     /// the content stopped. A repeat after a longer pause is a standstill (velocity 0). Offsets
-    /// closer together than ``minimumInterval`` are measured over the longer span. The phase follows `frame.motion`:
+    /// closer together than `minimumInterval` are measured over the longer span. The phase follows `frame.motion`:
     /// tracking drags; decelerating coasts to the fling's resting offset (projected from the
     /// velocity at the normal rate when no lift was reported, as in SwiftUI); animating, or idle
     /// while an animation the adapter started runs, goes to its destination; idle rests.
@@ -135,7 +129,7 @@ public struct ScrollTracker: Sendable {
     /// - Throws: ``PrefetchError`` (``PrefetchError/Code/invalidArgument``) naming the value when
     ///   a value is not finite, the viewport is not longer than 0, the content is shorter than 0,
     ///   or the time is earlier than the previous frame's; the tracker is unchanged then.
-    public mutating func frame(_ frame: Frame) throws -> ScrollState {
+    package mutating func frame(_ frame: Frame) throws -> ScrollState {
         try check(frame)
         measureVelocity(frame)
         last = (frame.time, frame.offset)

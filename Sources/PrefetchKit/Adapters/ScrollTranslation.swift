@@ -12,14 +12,11 @@ public enum ScrollTranslation {
     /// the velocity a coasting scroll view keeps per millisecond (`Deceleration.normalRate`).
     public static let normalDecelerationRate = Deceleration.normalRate
 
-    /// UIKit's fast deceleration rate (`UIScrollView.DecelerationRate.fast`, `Deceleration.fastRate`).
-    public static let fastDecelerationRate = Deceleration.fastRate
-
     /// The largest speed taken at face value, in points per second (100 points per millisecond).
     ///
     /// Real flings stay far below it (a few points per millisecond). A larger value is almost
     /// always a unit mistake: a gesture's points per second handed over as points per millisecond.
-    public static let maximumPlausibleSpeed = 100_000.0
+    package static let maximumPlausibleSpeed = 100_000.0
 
     /// The seconds an animated scroll is assumed to take when the adapter starts it itself
     /// (`setContentOffset(_:animated: true)`, a page scroll). UIKit does not document its duration;
@@ -34,7 +31,7 @@ public enum ScrollTranslation {
     /// ```
     ///
     /// - Throws: ``PrefetchError`` (``PrefetchError/Code/invalidArgument``) when the value is not
-    ///   finite or is faster than ``maximumPlausibleSpeed`` once converted (points per second
+    ///   finite or is faster than 100,000 points per second once converted (points per second
     ///   passed as points per millisecond).
     public static func pointsPerSecond(fromPointsPerMillisecond velocity: Double) throws -> Double {
         guard velocity.isFinite else {
@@ -52,8 +49,8 @@ public enum ScrollTranslation {
     /// `ScrollPhaseChangeContext.velocity`) and returns it.
     ///
     /// - Throws: ``PrefetchError`` (``PrefetchError/Code/invalidArgument``) when it is not finite
-    ///   or faster than ``maximumPlausibleSpeed``.
-    public static func checkedPointsPerSecond(_ velocity: Double) throws -> Double {
+    ///   or faster than `maximumPlausibleSpeed`.
+    package static func checkedPointsPerSecond(_ velocity: Double) throws -> Double {
         guard velocity.isFinite, abs(velocity) <= maximumPlausibleSpeed else {
             throw PrefetchError(.invalidArgument,
                                 "scroll velocity \(velocity) points per second must be finite and at most \(maximumPlausibleSpeed) in size")
@@ -67,20 +64,11 @@ public enum ScrollTranslation {
     /// A NaN or infinite inset counts as 0, and an end that is NaN (non-finite lengths) as the
     /// start, so the range never has a NaN bound; its end may be infinite when the lengths add up
     /// past the largest finite number.
-    public static func scrollableRange(contentLength: Double, viewportLength: Double,
+    package static func scrollableRange(contentLength: Double, viewportLength: Double,
                                        leadingInset: Double = 0, trailingInset: Double = 0) -> ClosedRange<Double> {
         let lower = leadingInset.isFinite ? 0 - leadingInset : 0   // 0 - 0 is 0, not -0
         let upper = contentLength + (trailingInset.isFinite ? trailingInset : 0) - viewportLength
         return lower...(upper.isNaN ? lower : max(lower, upper))
-    }
-
-    /// Where a fling that leaves `offset` at `velocity` comes to rest under UIKit's exponential
-    /// deceleration, before clamping: `Deceleration.restingOffset(from:velocity:rate:)`, the
-    /// limit of the curve the controller forecasts.
-    ///
-    /// At 0.998 and 6,006 points per second that is about 3,000 points further on.
-    public static func projectedRestingOffset(from offset: Double, velocity: Double, rate: Double) -> Double {
-        Deceleration.restingOffset(from: offset, velocity: velocity, rate: rate)
     }
 
     /// The phase of a scroll view whose finger just lifted: coasting to a resting offset, or idle.
@@ -92,14 +80,14 @@ public enum ScrollTranslation {
     ///     `nil` when it does not say (SwiftUI). `nil`, infinite or NaN: the resting offset is
     ///     projected from the velocity and the rate instead.
     ///   - rate: The deceleration rate, strictly between 0 and 1.
-    ///   - range: The scrollable range (``scrollableRange(contentLength:viewportLength:leadingInset:trailingInset:)``);
+    ///   - range: The scrollable range (`scrollableRange(contentLength:viewportLength:leadingInset:trailingInset:)`);
     ///     the resting offset is clamped to it, as the scroll view clamps it.
     /// - Returns: ``MotionPhase/decelerating(restingOffset:rate:)``, or ``MotionPhase/idle`` when
     ///   the motion ends where it is.
     /// - Throws: ``PrefetchError`` (``PrefetchError/Code/invalidArgument``) naming the value when the
     ///   rate is outside (0, 1), the offset or the velocity is not finite, or the resting offset is
     ///   not finite (a projection past the largest finite number into a range without an end).
-    public static func decelerationPhase(offset: Double, velocity: Double, targetOffset: Double?, rate: Double,
+    package static func decelerationPhase(offset: Double, velocity: Double, targetOffset: Double?, rate: Double,
                                          range: ClosedRange<Double>) throws -> MotionPhase {
         guard Deceleration.isValid(rate: rate) else {
             throw PrefetchError(.invalidArgument,
@@ -111,7 +99,7 @@ public enum ScrollTranslation {
         if let targetOffset, targetOffset.isFinite {
             rest = targetOffset
         } else {
-            rest = projectedRestingOffset(from: offset, velocity: velocity, rate: rate)
+            rest = Deceleration.restingOffset(from: offset, velocity: velocity, rate: rate)
         }
         let clamped = min(max(rest, range.lowerBound), range.upperBound)
         guard clamped.isFinite else {
@@ -136,7 +124,7 @@ public enum ScrollTranslation {
     /// ScrollTranslation.pageDestination(from: 1_000, direction: .forward, viewportLength: 600,
     ///                                   overlap: 40, range: 0...5_000)   // 1_560
     /// ```
-    public static func pageDestination(from offset: Double, direction: PageDirection, viewportLength: Double,
+    package static func pageDestination(from offset: Double, direction: PageDirection, viewportLength: Double,
                                        overlap: Double = 0, range: ClosedRange<Double>) -> Double {
         let step = max(0, viewportLength - max(0, overlap))
         let target = direction == .forward ? offset + step : offset - step

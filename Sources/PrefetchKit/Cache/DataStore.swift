@@ -22,10 +22,8 @@ public protocol DataStore<Key, Value>: Sendable {
 /// A ``DataStore`` that keeps values in memory, for tests and previews.
 public actor InMemoryDataStore<Key: Hashable & Sendable, Value: Sendable>: DataStore {
     private var values: [Key: Value] = [:]
-    /// How many reads the store has answered, hits and misses.
-    public private(set) var reads = 0
     /// How many writes the store has taken.
-    public private(set) var writes = 0
+    package private(set) var writes = 0
 
     /// Creates a store, optionally with initial contents.
     public init(_ initial: [Key: Value] = [:]) {
@@ -34,8 +32,7 @@ public actor InMemoryDataStore<Key: Hashable & Sendable, Value: Sendable>: DataS
 
     /// Returns the value for `key`, if stored.
     public func value(for key: Key) async throws -> Value? {
-        reads += 1
-        return values[key]
+        values[key]
     }
 
     /// Stores `value` for `key`.
@@ -53,7 +50,4 @@ public actor InMemoryDataStore<Key: Hashable & Sendable, Value: Sendable>: DataS
     public func removeAll() async throws {
         values.removeAll()
     }
-
-    /// The number of stored values.
-    public var count: Int { values.count }
 }

@@ -2,6 +2,14 @@ extension AsyncFetcher {
     /// A ``PrefetchTarget`` that turns a ``PrefetchController``'s decisions into this fetcher's
     /// prefetch interests, naming each item's data with `identifier`.
     ///
+    /// A request sets (or re-prioritises) the prefetch interest of the item's id; a withdrawal
+    /// withdraws it; a frame's update reaches the fetcher as one
+    /// ``AsyncFetcher/updatePrefetching(_:cancelling:)`` call. The target keeps the id it requested
+    /// under each item, so a withdrawal after the data changed withdraws the right id, and an id
+    /// that several items share stays requested while one of them holds it. It reports the
+    /// fetcher's ``AsyncFetcher/expectedLatency`` and ``AsyncFetcher/typicalLatency``, and
+    /// withdraws every interest it still holds when it is released. Use it where its controller runs.
+    ///
     /// ```swift
     /// controller.target = fetcher.prefetchTarget { (row: Int) in
     ///     models.indices.contains(row) ? models[row].identifier : nil
@@ -10,12 +18,12 @@ extension AsyncFetcher {
     ///
     /// - Parameter identifier: The id of an item's data, or `nil` when it is not known yet (a
     ///   page that has not arrived): such an item is skipped until a later request names it.
-    public func prefetchTarget<Item: Hashable>(identifier: @escaping (Item) -> ID?) -> FetcherPrefetchTarget<Item, ID, Value> {
+    public func prefetchTarget<Item: Hashable>(identifier: @escaping (Item) -> ID?) -> some PrefetchTarget<Item> {
         FetcherPrefetchTarget(fetcher: self, identifier: identifier)
     }
 }
 
-/// The ``PrefetchTarget`` of an ``AsyncFetcher``: made by ``AsyncFetcher/prefetchTarget(identifier:)``.
+/// The `PrefetchTarget` of an `AsyncFetcher`: made by `AsyncFetcher.prefetchTarget(identifier:)`.
 ///
 /// A request sets (or re-prioritises) the prefetch interest of the item's id at the request's
 /// priority; a withdrawal withdraws it; a frame's update reaches the fetcher as one
@@ -23,11 +31,11 @@ extension AsyncFetcher {
 /// the same frame withdraws). It keeps the id it requested under each item, so a
 /// withdrawal after the data changed (a deleted row whose index now names another model)
 /// withdraws the right id, and it counts the items that share an id, so one leaving does not
-/// cancel the others' load. It reports the fetcher's ``AsyncFetcher/expectedLatency`` and median
+/// cancel the others' load. It reports the fetcher's `expectedLatency` and median
 /// latency. When it is released it withdraws every interest it still holds.
 ///
 /// Not thread-safe: use it where its controller runs.
-public final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendable, Value: Sendable>: PrefetchTarget {
+package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendable, Value: Sendable>: PrefetchTarget {
     /// The fetcher the decisions go to.
     let fetcher: AsyncFetcher<ID, Value>
     private let identifier: (Item) -> ID?
@@ -36,7 +44,7 @@ public final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendable
     /// How many items hold each id.
     private var holders: [ID: Int] = [:]
 
-    init(fetcher: AsyncFetcher<ID, Value>, identifier: @escaping (Item) -> ID?) {
+    package init(fetcher: AsyncFetcher<ID, Value>, identifier: @escaping (Item) -> ID?) {
         self.fetcher = fetcher
         self.identifier = identifier
     }
@@ -49,7 +57,7 @@ public final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendable
 
     /// Applies the update: removals, renames, withdrawals, then requests, in one call to the
     /// fetcher; an id is cancelled only if no item holds it at the end.
-    public func updatePrefetching(_ update: PrefetchUpdate<Item>) {
+    package func updatePrefetching(_ update: PrefetchUpdate<Item>) {
         var released: [ID] = []
         for item in update.removed { withdraw(item, into: &released) }
         if !update.moved.isEmpty {
@@ -99,13 +107,13 @@ public final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendable
         return true
     }
 
-    /// The fetcher's ``AsyncFetcher/expectedLatency``: its recent 90th percentile (cancelled loads
+    /// The fetcher's `expectedLatency`: its recent 90th percentile (cancelled loads
     /// counted as lasting at least as long as they ran).
-    public var expectedLatency: Duration? { fetcher.expectedLatency }
+    package var expectedLatency: Duration? { fetcher.expectedLatency }
 
-    /// The fetcher's ``AsyncFetcher/typicalLatency``: the median of its recent latencies, once it
-    /// has as many samples as ``AsyncFetcher/expectedLatency`` needs.
-    public var typicalLatency: Duration? { fetcher.typicalLatency }
+    /// The fetcher's `typicalLatency`: the median of its recent latencies, once it
+    /// has as many samples as `expectedLatency` needs.
+    package var typicalLatency: Duration? { fetcher.typicalLatency }
 
     /// The number of items requested now.
     var requestedCount: Int { requested.count }

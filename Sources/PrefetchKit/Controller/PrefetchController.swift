@@ -94,7 +94,7 @@ public final class PrefetchController<Item: Hashable> {
     }
 
     /// The controller's tuning.
-    public var configuration: Configuration { planner.configuration }
+    package var configuration: Configuration { planner.configuration }
 
     /// Creates a controller.
     public init(policy: any PrefetchPolicy = PrefetchPolicies.uikitLike, target: (any PrefetchTarget<Item>)? = nil,
@@ -106,7 +106,8 @@ public final class PrefetchController<Item: Hashable> {
     /// Plans one frame: reads the target's latencies, steps the planner, and sends the target
     /// what changed (forecast, policy, ranking and diff are the planner's; see the type's summary).
     ///
-    /// A state that ``ScrollState/validate()`` rejects, an empty viewport or empty content plans
+    /// A state with an unusable value (not finite, a negative content length, a deceleration rate
+    /// outside (0, 1), a negative animation duration), an empty viewport or empty content plans
     /// nothing: everything requested is withdrawn.
     ///
     /// - Precondition: `state.time` is not earlier than the previous update's (a time that is not
@@ -145,15 +146,15 @@ public final class PrefetchController<Item: Hashable> {
     public func requestedPriority(of item: Item) -> FetchPriority? { planner.requestedPriority(of: item) }
 
     /// The number of items requested now: the plan's, and those that left it but are not withdrawn yet.
-    public var requestedCount: Int { planner.requestedCount }
+    package var requestedCount: Int { planner.requestedCount }
 
     /// What the frames so far say about the user's habits: the ``ScrollContext/history`` the
     /// policy sees.
-    public var history: ScrollHistory { planner.history }
+    package var history: ScrollHistory { planner.history }
 
     /// The items requested now, most urgent first.
     /// - Complexity: O(h log h) for h held items.
-    public var requestedItems: [PrefetchRequest<Item>] { planner.requestedItems }
+    package var requestedItems: [PrefetchRequest<Item>] { planner.requestedItems }
 
     /// The surface laid its items out again (a new size, new item sizes): the next update reads
     /// the whole plan from the geometry, and withdraws what left it.
@@ -178,7 +179,7 @@ public final class PrefetchController<Item: Hashable> {
 
     /// Forgets every request without telling the target (which forgot them itself, as a UIKit
     /// view forgets pending prefetches when its prefetch data source changes).
-    public func reset() { planner.reset() }
+    package func reset() { planner.reset() }
 
     /// Traps, naming the broken rule, when the held requests are not exactly the items of the
     /// last plan (as `geometry` reports them) with their extents. Call it in tests after updates.

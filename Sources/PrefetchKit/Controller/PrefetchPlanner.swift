@@ -170,16 +170,16 @@ package struct PrefetchPlanner<Item: Hashable> {
         held.entries[item]?.priority ?? held.leaving.items[item]?.entry.priority
     }
 
-    /// See ``PrefetchController/requestedCount``.
+    /// See `PrefetchController.requestedCount`.
     package var requestedCount: Int { held.entries.count + held.leaving.items.count }
 
-    /// See ``PrefetchController/requestedItems``.
+    /// See `PrefetchController.requestedItems`.
     package var requestedItems: [PrefetchRequest<Item>] {
         held.all().sorted { a, b in a.entry.priority != b.entry.priority ? a.entry.priority > b.entry.priority : a.entry.sequence < b.entry.sequence }
             .map { PrefetchRequest(item: $0.item, priority: $0.entry.priority) }
     }
 
-    /// See ``PrefetchController/history``.
+    /// See `PrefetchController.history`.
     package var history: ScrollHistory { tracker.history }
 
     /// See ``PrefetchController/_checkInvariants(geometry:)``.

@@ -102,7 +102,7 @@ public struct PrefetchUpdate<Item: Hashable>: Hashable {
 
     /// Whether the update changes nothing.
     @inlinable
-    public var isEmpty: Bool { moved.isEmpty && removed.isEmpty && withdrawals.isEmpty && requests.isEmpty }
+    package var isEmpty: Bool { moved.isEmpty && removed.isEmpty && withdrawals.isEmpty && requests.isEmpty }
 }
 
 extension PrefetchUpdate: Sendable where Item: Sendable {}

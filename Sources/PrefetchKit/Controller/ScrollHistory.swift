@@ -7,8 +7,8 @@
 /// viewport less than a quarter of its length are ignored. Each motion after the first counts
 /// as a *reversal* when it goes the opposite way to the one before.
 ///
-/// Recent motions weigh more: each finished motion multiplies the earlier counts by
-/// ``decay``, so ``motions`` and ``reversals`` are decayed counts, not whole numbers.
+/// Recent motions weigh more: each finished motion multiplies the earlier counts by 0.8, so
+/// ``motions`` and ``reversals`` are decayed counts, not whole numbers.
 public struct ScrollHistory: Sendable, Hashable {
     /// The decayed number of motions that had a motion before them to compare with.
     public var motions: Double
@@ -25,7 +25,7 @@ public struct ScrollHistory: Sendable, Hashable {
     /// motions ago counts a third as much as the latest. Chosen on the generated training traces
     /// (seeds 1–50; the sweep is in `Benchmarks/NOTES.md`, "The window behind, from the user's
     /// habits").
-    public static let decay = 0.8
+    @usableFromInline static let decay = 0.8
 
     /// No motion seen yet.
     public static let none = ScrollHistory(motions: 0, reversals: 0, sweptLength: 0)
@@ -34,7 +34,7 @@ public struct ScrollHistory: Sendable, Hashable {
     ///
     /// Out-of-range values are clamped: negative or non-finite counts become 0, `reversals`
     /// never exceeds `motions`, and a negative or non-finite length becomes 0.
-    public init(motions: Double, reversals: Double, sweptLength: Double) {
+    package init(motions: Double, reversals: Double, sweptLength: Double) {
         let motions = motions.isFinite ? Swift.max(motions, 0) : 0
         self.motions = motions
         self.reversals = reversals.isFinite ? Swift.min(Swift.max(reversals, 0), motions) : 0

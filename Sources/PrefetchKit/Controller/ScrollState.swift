@@ -55,18 +55,18 @@ public struct ScrollState: Sendable, Hashable {
     }
 
     /// The viewport's length along the scroll axis.
-    public var viewportLength: Double { viewport.upperBound - viewport.lowerBound }
+    @usableFromInline package var viewportLength: Double { viewport.upperBound - viewport.lowerBound }
 
     /// Checks that every value is usable, naming the first that is not.
     ///
     /// A ``PrefetchController`` plans nothing for a state that fails this check (it withdraws
-    /// what it asked for); call it yourself to find out why.
+    /// what it asked for).
     ///
     /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidArgument`` when the time,
     ///   the viewport, the content length, the velocity or a phase value is not finite, when the
     ///   content length is negative, when a deceleration rate is not strictly between 0 and 1, or
     ///   when an animation's duration is negative.
-    public func validate() throws {
+    @usableFromInline package func validate() throws {
         func require(_ condition: Bool, _ message: @autoclosure () -> String) throws {
             if !condition { throw PrefetchError(.invalidArgument, message()) }
         }

@@ -48,20 +48,20 @@ public struct LatencySummary: Sendable, Hashable {
     public var max: Duration?
 
     /// Creates an empty summary.
-    public init() {}
+    init() {}
 
     /// The fewest samples ``expected`` trusts.
-    public static let minimumSamplesForEstimate = 5
+    static let minimumSamplesForEstimate = 5
 
     /// The 90th percentile of the finished loads, once there are at least
-    /// ``minimumSamplesForEstimate`` samples (one early load says little about the next ones).
+    /// 5 samples (one early load says little about the next ones).
     /// To plan with, prefer ``AsyncFetcher/expectedLatency``, which also counts cancelled loads.
     public var expected: Duration? {
         count >= Self.minimumSamplesForEstimate ? p90 : nil
     }
 
     /// Summarises the given samples; percentiles by nearest rank, as `LatencyWindow.percentile(_:)`.
-    public init(samples: some Collection<Duration>) {
+    package init(samples: some Collection<Duration>) {
         guard !samples.isEmpty else { return }
         let sorted = samples.sorted()
         count = sorted.count

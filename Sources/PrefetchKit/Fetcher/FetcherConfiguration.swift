@@ -41,7 +41,7 @@ public struct FetcherConfiguration: Sendable {
     }
 
     /// Throws when a value is out of range, naming it and the rule.
-    public func validate() throws {
+    package func validate() throws {
         func fail(_ message: String) -> PrefetchError { PrefetchError(.invalidConfiguration, "FetcherConfiguration \(message)") }
         guard maxConcurrentLoads >= 1 else { throw fail("maxConcurrentLoads must be at least 1, got \(maxConcurrentLoads)") }
         guard cacheCountLimit >= 1 else { throw fail("cacheCountLimit must be at least 1, got \(cacheCountLimit)") }

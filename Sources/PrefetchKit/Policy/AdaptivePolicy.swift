@@ -8,58 +8,37 @@ extension PrefetchPolicies {
     /// load slot from the cells where the fling comes to rest.
     ///
     /// - **Dragging.** Ahead of the viewport it covers `speed × expected latency × latencyMultiplier
-    ///   + margin`, between ``minimumLead`` and ``maximumLead`` viewports: a slow scroll keeps a
+    ///   + margin`, between `minimumLead` and `maximumLead` viewports: a slow scroll keeps a
     ///   small window (little waste), a fast one reaches far enough that loads finish in time.
     /// - **Flings.** While the view coasts it covers the whole way to the resting viewport, the
-    ///   resting viewport, and ``idleLead`` viewports past it. The controller ranks the way: the
+    ///   resting viewport, and `idleLead` viewports past it. The controller ranks the way: the
     ///   cells where the fling stops load first, then the cells it passes slowly enough to show
     ///   their data, and the cells it flies past take no slot. The way is bounded by the
     ///   deceleration itself (about half a second of the release velocity at UIKit's normal rate).
-    /// - **Animated scrolls.** The destination's viewport and ``idleLead`` viewports past it.
-    /// - **At rest.** ``idleLead`` viewports the way the user was going (``ScrollContext/heading``),
+    /// - **Animated scrolls.** The destination's viewport and `idleLead` viewports past it.
+    /// - **At rest.** `idleLead` viewports the way the user was going (``ScrollContext/heading``),
     ///   so the next fling that way starts on loaded cells. Fling endings keep the same window, so
     ///   nothing is cancelled when the view stops.
-    /// - **Behind.** ``behind`` viewports behind the viewport, only while at rest or scrolling
+    /// - **Behind.** `behind` viewports behind the viewport, only while at rest or scrolling
     ///   slowly: during fast scrolling the items just passed would enter and leave every frame.
     /// - **Users who turn back.** The controller's ``ScrollContext/history`` estimates how often
     ///   the user reverses (``ScrollHistory/reversalShare(prior:priorWeight:)``, starting from
-    ///   ``reversalPrior``). At rest the window behind grows with the odds of a reversal `p/(1−p)`:
-    ///   `2 × idleLead × p/(1−p)` viewports, at most ``idleLead`` (both after ``aggressiveness``);
+    ///   `reversalPrior`). At rest the window behind grows with the odds of a reversal `p/(1−p)`:
+    ///   `2 × idleLead × p/(1−p)` viewports, at most `idleLead` (both after `aggressiveness`);
     ///   with the prior 0.2 that is 1.5 viewports. While a fling coasts, a user whose share is above 0.25 keeps
-    ///   ``reversalBehind`` viewports behind, so the loads of rows just passed finish instead of
+    ///   `reversalBehind` viewports behind, so the loads of rows just passed finish instead of
     ///   being cancelled. Both stop at the content the latest motion travelled
     ///   (``ScrollHistory/sweptLength``): after a jump nothing behind was seen, and loading it
     ///   would be waste.
     /// - **Latency.** ``ScrollContext/expectedLatency``: the latency the controller ranks with (an
     ///   `AsyncFetcher` reports its recent 90th percentile; the controller's fallback stands in
     ///   before any load has finished).
-    /// - **Budget.** ``aggressiveness`` scales every length ahead: the knob a frontier sweeps to
+    /// - **Budget.** `aggressiveness` scales every length ahead: the knob a frontier sweeps to
     ///   trade wasted loads for blank cells.
     public struct Adaptive: PrefetchPolicy, Hashable {
-        /// Viewports added to `speed × latency × latencyMultiplier` ahead of the viewport while dragging.
-        public let margin: Double
-        /// The smallest window ahead while dragging, in viewports.
-        public let minimumLead: Double
-        /// The largest window ahead while dragging, in viewports.
-        public let maximumLead: Double
-        /// The window past the viewport at rest, and past where a fling or an animated scroll
-        /// stops, in viewports, the way the user was going.
-        public let idleLead: Double
-        /// Viewports kept behind the viewport, for small reversals.
-        public let behind: Double
-        /// How many times the expected latency the lead covers while dragging.
-        public let latencyMultiplier: Double
-        /// The share of motions assumed to turn back before the user's own motions say more: 0.2
-        /// (about one motion in five turns back in the generated traces).
-        public let reversalPrior: Double
-        /// Viewports kept behind while a fling coasts, for a user whose estimated reversal share
-        /// is above 0.25: 1.5.
-        public let reversalBehind: Double
-        /// The budget knob: every length ahead (the lead while dragging, after its clamp to
-        /// ``minimumLead``...``maximumLead``, and ``idleLead`` at rest and past where a motion stops)
-        /// is multiplied by it. Below 1 the policy wastes fewer loads and leaves more
-        /// cells blank; above 1 the reverse. `prefetch-bench --frontier` sweeps it.
-        public let aggressiveness: Double
+        // The parameters, as the initialiser describes them.
+        let margin, minimumLead, maximumLead, idleLead, behind, latencyMultiplier: Double
+        let reversalPrior, reversalBehind, aggressiveness: Double
 
         /// The defaults: margin 0.5, lead 1.25 to 4 viewports while dragging, 3 at rest, 0.1
         /// behind, 3.5 × the expected latency, reversal prior 0.2, 1.5
@@ -78,12 +57,29 @@ extension PrefetchPolicies {
             latencyMultiplier: 3.5, reversalPrior: 0.2, reversalBehind: 1.5,
             aggressiveness: 1)
 
-        /// How many motions the ``reversalPrior`` counts as: 4.
+        /// How many motions the `reversalPrior` counts as: 4.
         static let reversalPriorWeight = 4.0
-        /// The estimated reversal share above which a coasting fling keeps ``reversalBehind``: 0.25.
+        /// The estimated reversal share above which a coasting fling keeps `reversalBehind`: 0.25.
         static let reversalThreshold = 0.25
 
         /// Creates an adaptive policy.
+        ///
+        /// - Parameters:
+        ///   - margin: Viewports added to `speed × latency × latencyMultiplier` ahead of the
+        ///     viewport while dragging.
+        ///   - minimumLead: The smallest window ahead while dragging, in viewports.
+        ///   - maximumLead: The largest window ahead while dragging, in viewports.
+        ///   - idleLead: The window past the viewport at rest, and past where a fling or an
+        ///     animated scroll stops, in viewports, the way the user was going.
+        ///   - behind: Viewports kept behind the viewport, for small reversals.
+        ///   - latencyMultiplier: How many times the expected latency the lead covers while dragging.
+        ///   - reversalPrior: The share of motions assumed to turn back before the user's own
+        ///     motions say more (about one motion in five turns back in the generated traces).
+        ///   - reversalBehind: Viewports kept behind while a fling coasts, for a user whose
+        ///     estimated reversal share is above 0.25.
+        ///   - aggressiveness: The budget knob: every length ahead (the lead while dragging, after
+        ///     its clamp to `minimumLead...maximumLead`, and `idleLead`) is multiplied by it. Below
+        ///     1 the policy wastes fewer loads and leaves more cells blank; above 1 the reverse.
         /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidConfiguration`` when a
         ///   length is negative or not finite, `minimumLead > maximumLead`, or `reversalPrior` is
         ///   outside 0...1.
@@ -125,10 +121,10 @@ extension PrefetchPolicies {
             self.aggressiveness = aggressiveness
         }
 
-        /// The same policy with another ``aggressiveness``.
+        /// The same policy with another `aggressiveness` (what `prefetch-bench --frontier` sweeps).
         /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidConfiguration`` when
         ///   `aggressiveness` is negative or not finite.
-        public func with(aggressiveness: Double) throws -> Adaptive {
+        package func with(aggressiveness: Double) throws -> Adaptive {
             try Adaptive(margin: margin, minimumLead: minimumLead, maximumLead: maximumLead, idleLead: idleLead, behind: behind,
                          latencyMultiplier: latencyMultiplier,
                          reversalPrior: reversalPrior, reversalBehind: reversalBehind, aggressiveness: aggressiveness)

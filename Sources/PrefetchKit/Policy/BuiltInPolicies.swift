@@ -16,8 +16,7 @@ public enum PrefetchPolicies {
 
     /// A policy that never prefetches.
     public struct NoPrefetch: PrefetchPolicy, Hashable {
-        /// Creates the policy.
-        public init() {}
+        init() {}
 
         /// `"none"`.
         public var name: String { "none" }
@@ -28,7 +27,7 @@ public enum PrefetchPolicies {
         public func plan(for context: ScrollContext) -> PrefetchPlan { .empty }
     }
 
-    /// A window of ``lead`` viewports ahead of the viewport in the direction of travel, as
+    /// A window of `lead` viewports ahead of the viewport in the direction of travel, as
     /// UIKit's collection view does; at rest the window lies toward the end of the content.
     ///
     /// On a direction reversal the window flips to the other side of the viewport, so the
@@ -36,10 +35,10 @@ public enum PrefetchPolicies {
     /// scroll the window lies around the destination: its viewport, and the window past it.
     public struct UIKitLike: PrefetchPolicy, Hashable {
         /// The window's length in viewports (0.75 by default).
-        public let lead: Double
+        let lead: Double
 
         /// The default: 0.75 viewport ahead.
-        public static let standard = UIKitLike(validatedLead: 0.75)
+        static let standard = UIKitLike(validatedLead: 0.75)
 
         /// Creates the policy.
         ///
@@ -56,7 +55,7 @@ public enum PrefetchPolicies {
         /// `"uikitLike"`.
         public var name: String { "uikitLike" }
 
-        /// Returns one region: ``lead`` viewports ahead of the viewport.
+        /// Returns one region: `lead` viewports ahead of the viewport.
         ///
         /// - Complexity: O(1).
         public func plan(for context: ScrollContext) -> PrefetchPlan {
@@ -67,17 +66,17 @@ public enum PrefetchPolicies {
         }
     }
 
-    /// Texture's preload range: ``ahead`` viewports in the direction of travel and ``behind``
+    /// Texture's preload range: `ahead` viewports in the direction of travel and `behind`
     /// viewports the other way; at rest "ahead" is toward the end of the content. During an
     /// animated scroll the range lies around the destination's viewport.
     public struct TextureLike: PrefetchPolicy, Hashable {
         /// The length ahead, in viewports (2.5 by default).
-        public let ahead: Double
+        let ahead: Double
         /// The length behind, in viewports (1.5 by default).
-        public let behind: Double
+        let behind: Double
 
         /// The default: 2.5 viewports ahead, 1.5 behind.
-        public static let standard = TextureLike(validatedAhead: 2.5, behind: 1.5)
+        static let standard = TextureLike(validatedAhead: 2.5, behind: 1.5)
 
         /// Creates the policy.
         ///

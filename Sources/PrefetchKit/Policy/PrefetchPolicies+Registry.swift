@@ -4,9 +4,9 @@ extension PrefetchPolicies {
     ///
     /// Command-line parsers, help texts and reports read this list, so a policy added here shows
     /// up everywhere.
-    public static let all: [any PrefetchPolicy] = [none, uikitLike, textureLike, Adaptive.standard]
+    package static let all: [any PrefetchPolicy] = [none, uikitLike, textureLike, Adaptive.standard]
 
-    /// The names of ``all``, in order.
+    /// The names of the built-in policies, in order: `none`, `uikitLike`, `textureLike`, `adaptive`.
     public static var names: [String] { all.map(\.name) }
 
     /// The built-in policy called `name`, with its defaults.

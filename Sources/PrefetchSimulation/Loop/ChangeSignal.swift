@@ -7,7 +7,7 @@ import PrefetchKit
 /// awaits ``wait(after:)``, which returns as soon as the version moves past the one it read.
 /// So it never polls and never misses a change.
 ///
-/// Data sources hop to the main actor through ``MainActorDeliveries``, which reports the
+/// Data sources hop to the main actor through `MainActorDeliveries`, which reports the
 /// deliveries in progress here.
 package final class ChangeSignal: Sendable {
     private struct State: Sendable {
@@ -64,20 +64,13 @@ package final class ChangeSignal: Sendable {
 
 /// Completion handlers that run on the main actor, counted per id until they have, so a
 /// virtual-time driver can wait until every consumer of a finished load has heard.
-///
-/// ```swift
-/// cell.fetchHandle = fetcher.fetchAsync(id, completion: deliveries.completion(for: id) { result in
-///     guard cell.representedIdentifier == id, case .success(let data) = result else { return }
-///     cell.configure(with: data)
-/// })
-/// ```
-public final class MainActorDeliveries<ID: Hashable & Sendable>: Sendable {
+final class MainActorDeliveries<ID: Hashable & Sendable>: Sendable {
     private let live = Locked([ID: Int]())
     /// The signal told of every delivery.
     package let signal: ChangeSignal
 
     /// Creates a ledger with a signal of its own.
-    public convenience init() {
+    convenience init() {
         self.init(signal: ChangeSignal())
     }
 
@@ -94,7 +87,7 @@ public final class MainActorDeliveries<ID: Hashable & Sendable>: Sendable {
     /// A completion handler for a consumer of `id` that runs `body` on the main actor; the
     /// consumer counts as live from now until `body` has run.
     @MainActor
-    public func completion<Value: Sendable>(
+    func completion<Value: Sendable>(
         for id: ID, _ body: @escaping @Sendable @MainActor (Result<Value, any Error>) -> Void
     ) -> @Sendable (Result<Value, any Error>) -> Void {
         live.withLock { $0[id, default: 0] += 1 }

@@ -23,20 +23,12 @@ public protocol FrameInput {
 /// ```swift
 /// import PrefetchKit
 /// import PrefetchSimulation
-/// import PrefetchTesting
 ///
-/// let loop = try VirtualTimeLoop<Int, String>(configuration: FetcherConfiguration(), latency: LatencyProfile.lte.model,
-///                                            seed: 1, item: { $0 }, value: { "item \($0)" })
-/// let view = try ScenarioLayout.list(itemCount: 1_000).makeView(viewport: .phoneList)
-/// let app = SampleApp(view: view, itemCount: 1_000, fetcher: loop.fetcher, deliveries: loop.deliveries,
-///                     meter: ReadinessMeter(now: { 0 }), identifier: { $0 })
+/// let fetcher = try AsyncFetcher<Int, String> { id in "item \(id)" }
+/// let app = try SampleApp(layout: .list(itemCount: 1_000), viewport: .phoneList, fetcher: fetcher,
+///                         meter: ReadinessMeter(now: { 0 }), identifier: { $0 })
 /// var gestures = GestureDriver(gestures: [.fling(velocity: 3_000)])
-/// let end = try await FrameDriver(duration: 5).play(
-///     &gestures, on: app.view, advance: { await loop.advance(to: $0) },
-///     step: { t in
-///         app.step(to: t)
-///         await loop.settle()
-///     })
+/// let end = try await FrameDriver(duration: 5, realTime: true).play(&gestures, on: app.view, step: { app.step(to: $0) })
 /// print(end)
 /// ```
 @MainActor
@@ -51,16 +43,11 @@ public struct FrameDriver {
         public var isWholeSecond: Bool
     }
 
-    /// Frames per second (the pace aimed at in real time).
-    public var frameRate: Double
-    /// Seconds played after the input is over and the view rests.
-    public var tail: Double
-    /// The longest a run lasts, in seconds from its start (nil: no limit).
-    public var duration: Double?
-    /// Whether frames follow the wall clock instead of virtual time.
-    public var realTime: Bool
+    let frameRate: Double, tail: Double, duration: Double?, realTime: Bool
 
-    /// A driver; the defaults are 60 frames per virtual second and a 1-second tail.
+    /// A driver of `frameRate` frames per second (the pace aimed at in real time) that plays
+    /// `tail` seconds after the input is over and the view rests, for at most `duration` seconds
+    /// (nil: no limit), on the wall clock when `realTime`, else on virtual time.
     public init(frameRate: Double = 60, tail: Double = 1, duration: Double? = nil, realTime: Bool = false) {
         precondition(frameRate.isFinite && frameRate > 0, "frameRate is \(frameRate), but it must be a finite number greater than 0")
         precondition(tail.isFinite && tail >= 0, "tail is \(tail), but it must be a finite number, at least 0")

@@ -9,7 +9,7 @@ import PrefetchKit
 /// after another: a drag moves the content at its speed for its duration and lets go without a
 /// fling; a fling starts the view's deceleration and lasts until the view rests; a jump scrolls
 /// to its item at once (clamped to the last item); a pause waits. Recorded offsets are played by
-/// their phases (inferred by ``TracePhases/inferred(_:offsetRange:)`` when the trace has none):
+/// their phases (inferred by `TracePhases.inferred(_:offsetRange:)` when the trace has none):
 /// `touching` samples are followed as a drag, interpolated between samples; at touch-up the view
 /// is flung with the velocity that rests at the sample's resting offset, so the view's
 /// `scrollState` gives the controller that offset as UIKit would, and it coasts until the trace
@@ -17,7 +17,7 @@ import PrefetchKit
 /// offset changed).
 ///
 /// ```swift
-/// var gestures = GestureDriver(.gestures([.fling(velocity: 3_000), .pause(duration: 0.5)]))
+/// var gestures = GestureDriver(gestures: [.fling(velocity: 3_000), .pause(duration: 0.5)])
 /// for frame in 1...120 {
 ///     let t = Double(frame) / 60
 ///     try gestures.input(to: view, at: t, frameDuration: 1.0 / 60)
@@ -44,7 +44,7 @@ public struct GestureDriver: FrameInput {
     private var flungAt: Int?
 
     /// A driver for `motion`.
-    public init(_ motion: Scenario.Motion) {
+    init(_ motion: Scenario.Motion) {
         switch motion {
         case .gestures(let gestures):
             self.gestures = gestures

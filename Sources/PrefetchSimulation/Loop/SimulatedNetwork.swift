@@ -8,11 +8,11 @@ import PrefetchTesting
 /// When the fetcher lets go of a failure it has finished with it (its consumers have heard), so
 /// a load's last failure tells the network as it goes: that is how a virtual-time driver learns
 /// that a failed load has ended for good.
-public final class SimulatedLoadFailure: Error, RetryableError, CustomStringConvertible, Sendable {
+final class SimulatedLoadFailure: Error, RetryableError, CustomStringConvertible, Sendable {
     /// The item whose load failed.
-    public let item: Int
+    let item: Int
     /// The attempt that failed, from 1.
-    public let attempt: Int
+    let attempt: Int
     private let released: @Sendable () -> Void
 
     init(item: Int, attempt: Int, released: @escaping @Sendable () -> Void) {
@@ -24,10 +24,10 @@ public final class SimulatedLoadFailure: Error, RetryableError, CustomStringConv
     deinit { released() }
 
     /// Always `true`: the fetcher's retry policy decides.
-    public var isRetryable: Bool { true }
+    var isRetryable: Bool { true }
 
     /// `simulated failure of item 3, attempt 1`.
-    public var description: String { "simulated failure of item \(item), attempt \(attempt)" }
+    var description: String { "simulated failure of item \(item), attempt \(attempt)" }
 }
 
 /// A network on virtual time: the loader of an ``AsyncFetcher`` in the simulator and in the
@@ -38,12 +38,12 @@ public final class SimulatedLoadFailure: Error, RetryableError, CustomStringConv
 /// attempt's latency and outcome come from the ``LatencyModel``, keyed by the seed, the item,
 /// the load's ordinal (how many loads of the item the fetcher started before) and the attempt,
 /// so a run repeats exactly whatever the threads do. A failed attempt throws a
-/// ``SimulatedLoadFailure``; the fetcher's `RetryPolicy` waits on the `ManualClock` and calls
+/// `SimulatedLoadFailure`; the fetcher's `RetryPolicy` waits on the `ManualClock` and calls
 /// again, and the next call is that load's next attempt.
 ///
 /// The network learns when loads start and are cancelled from the fetcher's events: pass
-/// every event to ``record(_:)`` (``VirtualTimeLoop`` does).
-public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoader, Sendable {
+/// every event to ``record(_:)`` (`VirtualTimeLoop` does).
+final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoader, Sendable {
     private struct Call: Sendable {
         var id: ID
         var item: Int
@@ -91,9 +91,9 @@ public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: D
 
     private let state: Locked<State>
     /// Seeds every draw.
-    public let seed: UInt64
+    let seed: UInt64
     /// The payload size of one item, for bandwidth-bound latency.
-    public let payloadBytes: Int
+    let payloadBytes: Int
     private let retry: RetryPolicy
     private let clock: ManualClock
     private let signal: ChangeSignal
@@ -122,13 +122,13 @@ public final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: D
     }
 
     /// How long attempts take and how often they fail; a change applies to attempts drawn afterwards.
-    public var latency: LatencyModel {
+    var latency: LatencyModel {
         get { state.withLock { $0.latency } }
         set { state.withLock { $0.latency = newValue } }
     }
 
-    /// Waits for the attempt's deadline, then returns the id's value or throws a ``SimulatedLoadFailure``.
-    public func load(_ id: ID) async throws -> Value {
+    /// Waits for the attempt's deadline, then returns the id's value or throws a `SimulatedLoadFailure`.
+    func load(_ id: ID) async throws -> Value {
         let item = itemOf(id)
         let key = state.withLock { s -> Int in
             s.nextKey += 1

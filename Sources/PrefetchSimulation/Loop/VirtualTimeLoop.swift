@@ -4,7 +4,7 @@ import PrefetchKit
 import PrefetchTesting
 
 /// The app loop on virtual time: a real ``PrefetchKit/AsyncFetcher`` on a `ManualClock`,
-/// loading from a ``SimulatedNetwork``, and a driver that moves time only when everything is at rest.
+/// loading from a `SimulatedNetwork`, and a driver that moves time only when everything is at rest.
 ///
 /// ``Simulation`` runs on it (the bench, and the demo over the simulated network); a
 /// ``FrameDriver`` plays the frames, calling ``advance(to:afterEach:)`` before each. Time moves in
@@ -15,27 +15,18 @@ import PrefetchTesting
 /// made with ``deliveries`` has run its main-actor work. The
 /// loop waits on signals, never polls or sleeps, so thread timing cannot change what happens
 /// and the same seed gives the same run.
-///
-/// ```swift
-/// let loop = try VirtualTimeLoop<Int, String>(configuration: FetcherConfiguration(),
-///                                            latency: LatencyProfile.lte.model, seed: 1,
-///                                            item: { $0 }, value: { "item \($0)" })
-/// loop.fetcher.prefetch([1, 2, 3])
-/// await loop.settle()
-/// await loop.advance(to: 2)          // every load due by t = 2 s has finished
-/// ```
 @MainActor
-public final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
+final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
     /// The virtual clock: the fetcher measures latencies and waits out back-offs on it.
-    public let clock: ManualClock
+    let clock: ManualClock
     /// Wakes the loop when something it waits for changed.
     package let signal: ChangeSignal
     /// The completion handlers a data source gives the fetcher: the loop waits for them.
-    public let deliveries: MainActorDeliveries<ID>
+    let deliveries: MainActorDeliveries<ID>
     /// The loader.
-    public let network: SimulatedNetwork<ID, Value>
+    let network: SimulatedNetwork<ID, Value>
     /// The fetcher the app uses.
-    public let fetcher: AsyncFetcher<ID, Value>
+    let fetcher: AsyncFetcher<ID, Value>
 
     /// Creates the loop and its fetcher.
     ///
@@ -48,7 +39,7 @@ public final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
     ///   - onEvent: called for every fetcher event, after the network has recorded it.
     /// - Throws: ``SimulationError`` naming a retry setting out of range, or the fetcher's
     ///   `PrefetchError` for an invalid configuration.
-    public init(
+    init(
         configuration: FetcherConfiguration, clock: ManualClock = ManualClock(), latency: LatencyModel, seed: UInt64, payloadBytes: Int = 0,
         cost: @escaping @Sendable (Value) -> Int = { _ in 1 },
         item: @escaping @Sendable (ID) -> Int, value: @escaping @Sendable (ID) -> Value,
@@ -83,12 +74,12 @@ public final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
     }
 
     /// The virtual time, in seconds.
-    public var now: Double { clock.now.offset.seconds }
+    var now: Double { clock.now.offset.seconds }
 
     /// Waits until the fetcher is at rest: every running load (by the fetcher's events) waits in
     /// the network or sleeps in a back-off, and every consumer made with ``deliveries`` that has been called has run its
     /// main-actor work; with `id`, also until every consumer of `id` has heard.
-    public func settle(delivering id: ID? = nil) async {
+    func settle(delivering id: ID? = nil) async {
         while true {
             let version = signal.version
             let held = network.occupancy
@@ -112,7 +103,7 @@ public final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
     /// where it is), taking every due event in time order (a back-off that ends before or with an
     /// attempt's deadline first), settling after each, then calling `afterEach` with the id of the
     /// attempt that ended (nil after a back-off) and settling again (so `afterEach` may start loads).
-    public func advance(to seconds: Double, afterEach: (ID?) -> Void = { _ in }) async {
+    func advance(to seconds: Double, afterEach: (ID?) -> Void = { _ in }) async {
         precondition(seconds.isFinite && seconds >= 0, "advance(to:) is \(seconds) s, but it must be a finite number of seconds, at least 0")
         let limit = Duration.seconds(exactly: seconds)
         await settle()

@@ -3,21 +3,23 @@ import PrefetchKit
 
 /// Measures what a user would see: the one readiness meter of the simulator, the demo and the tests.
 ///
-/// Feed it what the app sees: cells appearing (``cellAppeared(item:ready:)``) and leaving
-/// (``cellDisappeared(item:)``), data arriving in a displayed cell (``dataShown(item:)``), and
-/// the fetcher's events (``record(_:item:)``). It counts appearances only after
-/// ``startCounting()`` (call it once the first screen is laid out: no policy can change the first
-/// screen). Safe to call from any thread; times come from `now`.
+/// A ``SampleApp`` tells it when cells appear, leave and receive their data; give it the
+/// fetcher's events (``record(_:item:)``). It counts appearances only after ``startCounting()``
+/// (call it once the first screen is laid out: no policy can change the first screen). Safe to
+/// call from any thread; times come from `now`.
 ///
 /// ```swift
+/// import PrefetchKit
+/// import PrefetchSimulation
+///
 /// let clock = ContinuousClock(), start = clock.now
 /// let meter = ReadinessMeter(now: { (clock.now - start) / .seconds(1) })
-/// // in willDisplay:       meter.cellAppeared(item: indexPath.item, ready: cell.data != nil)
-/// // in didEndDisplaying:  meter.cellDisappeared(item: indexPath.item)
-/// // in the completion:    if cell.isDisplayed { meter.dataShown(item: item) }
-/// // in the fetcher's onEvent: meter.record(event, item: { index(of: $0) })
-/// meter.finish()
-/// print(meter.result().displayReadyRate)
+/// let fetcher = try AsyncFetcher<Int, String>(onEvent: { meter.record($0, item: { $0 }) }) { id in "item \(id)" }
+/// let app = try SampleApp(layout: .list(), viewport: .phoneList, fetcher: fetcher, meter: meter, identifier: { $0 })
+/// app.step(to: 0)
+/// meter.startCounting()         // then a frame driver plays frames
+/// app.finish()
+/// print(meter.result(scenario: "my-session", policy: "uikitLike").displayReadyRate)
 /// ```
 public final class ReadinessMeter: Sendable {
     private struct State: Sendable {
@@ -46,13 +48,15 @@ public final class ReadinessMeter: Sendable {
     private let state: Locked<State>
     private let now: @Sendable () -> Double
 
-    /// Creates a meter reading the time from `now` (seconds); with `recordsTimeline`, it also
-    /// keeps every load, blank period and sampled frame for a report.
-    public init(recordsTimeline: Bool = false, now: @escaping @Sendable () -> Double) {
-        var initial = State()
-        if recordsTimeline { initial.timeline = SimulationTimeline() }
-        state = Locked(initial)
+    /// Creates a meter reading the time from `now` (seconds).
+    public init(now: @escaping @Sendable () -> Double) {
+        state = Locked(State())
         self.now = now
+    }
+
+    /// From now on, keeps every load, blank period and sampled frame for a report.
+    func recordTimeline() {
+        state.withLock { $0.timeline = SimulationTimeline() }
     }
 
     /// Counts appearances from now on.
@@ -61,7 +65,7 @@ public final class ReadinessMeter: Sendable {
     }
 
     /// An item's cell came on screen, with (`ready`) or without its data.
-    public func cellAppeared(item: Int, ready: Bool) {
+    func cellAppeared(item: Int, ready: Bool) {
         let t = now()
         state.withLock { s in
             s.onScreen.insert(item)
@@ -79,7 +83,7 @@ public final class ReadinessMeter: Sendable {
     }
 
     /// An item's cell left the screen: a blank wait ends there.
-    public func cellDisappeared(item: Int) {
+    func cellDisappeared(item: Int) {
         let t = now()
         state.withLock { s in
             s.onScreen.remove(item)
@@ -88,7 +92,7 @@ public final class ReadinessMeter: Sendable {
     }
 
     /// An item's displayed cell received its data.
-    public func dataShown(item: Int) {
+    func dataShown(item: Int) {
         let t = now()
         state.withLock { s in
             s.shown.insert(item)
@@ -102,7 +106,7 @@ public final class ReadinessMeter: Sendable {
     /// When scrolling stops (moving, then not), a settle time starts: it ends when no visible
     /// counted cell is blank (0 if none is), or, cut short, when scrolling starts again or the
     /// run ends.
-    public func scrolling(_ moving: Bool) {
+    func scrolling(_ moving: Bool) {
         let t = now()
         state.withLock { s in
             defer { s.moving = moving }
@@ -152,7 +156,7 @@ public final class ReadinessMeter: Sendable {
     }
 
     /// Samples the viewport and the prefetch window for the timeline (a no-op without one).
-    public func sampleFrame(visible: ClosedRange<Int>?, prefetch: ClosedRange<Int>?) {
+    func sampleFrame(visible: ClosedRange<Int>?, prefetch: ClosedRange<Int>?) {
         let t = now()
         state.withLock { s in
             s.timeline?.frames.append(.init(time: t, visible: visible, prefetch: prefetch))
@@ -160,15 +164,15 @@ public final class ReadinessMeter: Sendable {
     }
 
     /// The first and last items on screen now.
-    public var visibleItems: ClosedRange<Int>? {
+    var visibleItems: ClosedRange<Int>? {
         state.withLock { s in s.onScreen.min().flatMap { lo in s.onScreen.max().map { lo...$0 } } }
     }
 
     /// Ends the run: closes every open wait and load at the time now.
     ///
     /// - Parameter stillPlanned: The items the view still wanted prefetched (its prefetch
-    ///   window) at the end; their wasted loads count as ``SimulationResult/loadsWastedAtEnd``.
-    public func finish(stillPlanned: some Sequence<Int> = [Int]()) {
+    ///   window) at the end; their wasted loads count as `SimulationResult.loadsWastedAtEnd`.
+    func finish(stillPlanned: some Sequence<Int> = [Int]()) {
         let t = now()
         state.withLock { s in
             guard !s.finished else { return }
@@ -229,7 +233,7 @@ public final class ReadinessMeter: Sendable {
     }
 
     /// What happened over time (empty unless the meter records a timeline).
-    public var timeline: SimulationTimeline {
+    var timeline: SimulationTimeline {
         state.withLock { $0.timeline ?? SimulationTimeline() }
     }
 

@@ -6,30 +6,30 @@ import PrefetchKit
 ///
 /// The families: `uikitLike` (its `lead`, viewports ahead) and `textureLike` (its `ahead`, with
 /// `behind` at its default 1.5), and `adaptive` over its budget knob
-/// (``PrefetchPolicies/Adaptive/aggressiveness``, every length ahead scaled; 1 is the standard policy).
+/// (`PrefetchPolicies.Adaptive.aggressiveness`, every length ahead scaled; 1 is the standard policy).
 public enum Frontier {
     /// The windows swept, in viewports ahead: 0.25 to 6.
-    public static let windows: [Double] = [0.25, 0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 6]
+    static let windows: [Double] = [0.25, 0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 6]
 
-    /// The adaptive policy's budget knob swept: ``PrefetchPolicies/Adaptive/aggressiveness`` from 0.25 to 2.
-    public static let aggressiveness: [Double] = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 2]
+    /// The adaptive policy's budget knob swept: `PrefetchPolicies.Adaptive.aggressiveness` from 0.25 to 2.
+    static let aggressiveness: [Double] = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 2]
 
     /// One family at one window, totalled over the scenarios.
-    public struct Point: Sendable, Hashable {
+    struct Point: Sendable, Hashable {
         /// `uikitLike`, `textureLike` or `adaptive`.
-        public var family: String
+        var family: String
         /// The window in viewports ahead, or adaptive's aggressiveness.
-        public var window: Double
+        var window: Double
         /// Blank cell-seconds over the scenarios.
-        public var blankCellSeconds: Double
+        var blankCellSeconds: Double
         /// The mean of the scenarios' display-ready rates, from 0 to 1.
-        public var displayReadyRate: Double
+        var displayReadyRate: Double
         /// Wasted loads over the scenarios.
-        public var loadsWasted: Int
+        var loadsWasted: Int
     }
 
     /// The policies of the sweep: each family at each window, then adaptive at each aggressiveness.
-    public static func policies(
+    static func policies(
         windows: [Double] = windows, aggressiveness: [Double] = aggressiveness
     ) throws -> [(family: String, window: Double, policy: any PrefetchPolicy)] {
         var result: [(String, Double, any PrefetchPolicy)] = []
@@ -39,10 +39,33 @@ public enum Frontier {
         return result
     }
 
-    /// Runs the sweep over `scenarios` under `configuration`.
+    /// One latency profile's sweep, totalled over the scenarios.
+    public struct Sweep: Sendable {
+        /// What the report calls it, such as `lte: log-normal …`.
+        let label: String
+        let points: [Point]
+        /// The sweep as text: one line per family and window.
+        public var text: String { render(points) }
+    }
+
+    /// Runs the sweep over `scenarios` under `configuration`, calling `progress(done, total)`
+    /// before each run; `label` names it in the report.
     /// - Throws: ``SimulationError`` for an invalid scenario or configuration.
     @MainActor
     public static func sweep(
+        _ scenarios: [Scenario], configuration: SimulationConfiguration, label: String, progress: (Int, Int) -> Void = { _, _ in }
+    ) async throws -> Sweep {
+        Sweep(label: label, points: try await points(scenarios, configuration: configuration, progress: progress))
+    }
+
+    /// A self-contained HTML page of `sweeps`: two plots per latency profile.
+    public static func report(_ sweeps: [Sweep], subtitle: String) -> String {
+        HTMLReport.render([], title: "PrefetchKit frontier", subtitle: subtitle, sections: html(sweeps.map { ($0.label, $0.points) }))
+    }
+
+    /// The sweep's points over `scenarios` under `configuration`.
+    @MainActor
+    static func points(
         _ scenarios: [Scenario], configuration: SimulationConfiguration, windows: [Double] = windows,
         aggressiveness: [Double] = aggressiveness, progress: (Int, Int) -> Void = { _, _ in }
     ) async throws -> [Point] {
@@ -66,7 +89,7 @@ public enum Frontier {
     }
 
     /// The sweep as text: one line per family and window.
-    public static func render(_ points: [Point]) -> String {
+    static func render(_ points: [Point]) -> String {
         var lines = ["frontier: family, window (viewports ahead; adaptive: aggressiveness), mean ready %, blank cell-s, wasted loads"]
         for p in points {
             lines.append("  " + p.family.padding(toLength: 12, withPad: " ", startingAt: 0)
@@ -78,7 +101,7 @@ public enum Frontier {
 
     /// A self-contained HTML section per latency profile: two SVG plots (blank cell-seconds and
     /// display-ready against wasted loads), one curve per family.
-    public static func html(_ sweeps: [(profile: String, points: [Point])]) -> String {
+    static func html(_ sweeps: [(profile: String, points: [Point])]) -> String {
         var html = "<h2 id=\"frontier\">Frontier</h2>\n<p class=\"muted\">Each fixed-window family swept from 0.25 to 6 viewports ahead; adaptive swept over its aggressiveness from 0.25 to 2. Down-left is better for blank time, up-left for display-ready.</p>\n"
         for sweep in sweeps {
             html += "<h3>\(HTMLReport.escape(sweep.profile))</h3>\n<div class=\"charts\">"

@@ -7,18 +7,11 @@ import Foundation
 /// window the pale band around it; each load is a line from start to finish (green: completed,
 /// grey ending in a tick: cancelled, red: failed), and each blank period of a visible cell is a
 /// thick red line.
-public enum HTMLReport {
-    /// One scenario under one policy.
-    public struct Run: Sendable {
-        /// The measurements.
-        public var result: SimulationResult
-        /// What happened over time.
-        public var timeline: SimulationTimeline
-        /// Creates a run.
-        public init(result: SimulationResult, timeline: SimulationTimeline) {
-            self.result = result
-            self.timeline = timeline
-        }
+enum HTMLReport {
+    /// One scenario under one policy, and what happened over time.
+    struct Run: Sendable {
+        var result: SimulationResult
+        var timeline: SimulationTimeline
     }
 
     /// The key to the timelines' colours.
@@ -29,7 +22,7 @@ public enum HTMLReport {
     /// Renders the page.
     ///
     /// `sections` is more HTML (such as ``Frontier/html(_:)``) placed after the runs.
-    public static func render(_ runs: [Run], title: String = "PrefetchKit simulation", subtitle: String = "", sections: String = "") -> String {
+    static func render(_ runs: [Run], title: String = "PrefetchKit simulation", subtitle: String = "", sections: String = "") -> String {
         var scenarios: [String] = []
         for run in runs where !scenarios.contains(run.result.scenario) { scenarios.append(run.result.scenario) }
         var html = """

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Formats results as a plain-text table: one row per scenario and policy.
-public enum ResultTable {
+enum ResultTable {
     /// The table, with a header line and aligned columns.
-    public static func render(_ results: [SimulationResult]) -> String {
+    static func render(_ results: [SimulationResult]) -> String {
         let header = ["scenario", "policy", "ready%", "wait ms", "p95 ms", "blank s", "settle ms", "settle p95", "started", "cancel", "wasted", "at end", "wasted MB", "unseen", "peak", "req/s", "frame µs"]
         var rows = [header]
         for r in results {

@@ -1,29 +1,29 @@
 import Foundation
 
 /// Per-policy totals over a set of results: the numbers the suite's goals are stated in.
-public enum SuiteSummary {
+enum SuiteSummary {
     /// One policy's totals.
-    public struct Row: Sendable, Hashable {
+    struct Row: Sendable, Hashable {
         /// The policy.
-        public var policy: String
+        var policy: String
         /// The mean of the scenarios' display-ready rates, from 0 to 1.
-        public var meanDisplayReadyRate: Double
+        var meanDisplayReadyRate: Double
         /// The mean visible wait over every appearance in every scenario, in ms.
-        public var visibleWaitMeanMs: Double
+        var visibleWaitMeanMs: Double
         /// Wasted loads over all scenarios.
-        public var loadsWasted: Int
+        var loadsWasted: Int
         /// Loads started over all scenarios.
-        public var loadsStarted: Int
+        var loadsStarted: Int
         /// Blank cell-seconds over all scenarios.
-        public var blankCellSeconds: Double
+        var blankCellSeconds: Double
         /// The mean of the scenarios' settle-time 95th percentiles, in ms.
-        public var meanSettleP95Ms: Double
+        var meanSettleP95Ms: Double
         /// Bytes fetched by wasted loads over all scenarios.
-        public var bytesWasted: Int
+        var bytesWasted: Int
         /// The mean over scenarios of display-ready ÷ the full clairvoyant's (nil without it).
-        public var shareOfClairvoyant: Double?
+        var shareOfClairvoyant: Double?
         /// The mean over scenarios of display-ready ÷ clairvoyant-1s's (nil without it).
-        public var shareOfClairvoyant1s: Double?
+        var shareOfClairvoyant1s: Double?
     }
 
     /// The mean over the group's scenarios of its display-ready rate ÷ the reference's on the same scenario.
@@ -36,7 +36,7 @@ public enum SuiteSummary {
     }
 
     /// The totals, one row per policy in first-seen order.
-    public static func rows(_ results: [SimulationResult]) -> [Row] {
+    static func rows(_ results: [SimulationResult]) -> [Row] {
         var policies: [String] = []
         for r in results where !policies.contains(r.policy) { policies.append(r.policy) }
         return policies.map { policy in
@@ -58,7 +58,7 @@ public enum SuiteSummary {
     }
 
     /// The totals as text.
-    public static func render(_ results: [SimulationResult]) -> String {
+    static func render(_ results: [SimulationResult]) -> String {
         var lines = ["suite totals: policy, mean ready %, mean visible wait ms, blank cell-s, settle p95 ms (mean), wasted loads, wasted MB, "
                      + "loads started, share of clairvoyant, share of clairvoyant-1s"]
         let share = { (x: Double?) in x.map { String(format: "%5.2f", $0) } ?? "    -" }
@@ -74,7 +74,7 @@ public enum SuiteSummary {
 
     /// One scenario's display-ready rate under `policy` ÷ the reference's on the same scenario;
     /// nil when either did not run or the reference showed nothing ready.
-    public static func share(of policy: String, in scenario: String, reference: String, _ results: [SimulationResult]) -> Double? {
+    static func share(of policy: String, in scenario: String, reference: String, _ results: [SimulationResult]) -> Double? {
         guard let run = results.first(where: { $0.scenario == scenario && $0.policy == policy }),
               let ref = results.first(where: { $0.scenario == scenario && $0.policy == reference }),
               ref.displayReadyRate > 0 else { return nil }
@@ -85,7 +85,7 @@ public enum SuiteSummary {
     /// `display-ready ÷ clairvoyant's / ÷ clairvoyant-1s's`, then the lowest share of each
     /// policy over the scenarios. The unseen-trace goals are stated per trace, so the mean in
     /// ``render(_:)`` can hide a trace far below it. Nil when neither reference ran.
-    public static func renderShares(_ results: [SimulationResult]) -> String? {
+    static func renderShares(_ results: [SimulationResult]) -> String? {
         let references = [SimulationPolicy.clairvoyant.name, SimulationPolicy.clairvoyant1s.name]
         guard results.contains(where: { references.contains($0.policy) }) else { return nil }
         var scenarios: [String] = [], policies: [String] = []

@@ -5,13 +5,12 @@ import PrefetchKit
 /// The view a ``SampleApp`` fills: a `CollectionView` (the grid of Apple's sample) or a
 /// `TableView` (the tutorial's list), one protocol so no client switches on which.
 ///
-/// Both views conform. A ``ScenarioLayout`` builds the right one with
-/// ``ScenarioLayout/makeView(viewport:)``.
+/// Both views conform. A ``ScenarioLayout`` builds the right one with `makeView(viewport:)`.
 @MainActor
-public protocol SampleSurface: ItemScrollView {
+protocol SampleSurface: ItemScrollView {
     /// Registers the app's cell and makes `app` the view's data source and delegate and
     /// `prefetcher` its prefetch data source (held weakly, as UIKit does).
-    func install<ID, Value>(_ app: SampleApp<ID, Value>, prefetcher: FetcherPrefetchDataSource<ID, Value>)
+    func install<ID, Value>(_ app: SampleCallbacks<ID, Value>, prefetcher: FetcherPrefetchDataSource<ID, Value>)
     /// The priority the view's controller gives the item now (`fetchPriority(forItemAt:)`).
     func priority(forItemAt indexPath: IndexPath) -> FetchPriority
     /// The items on screen, in order.
@@ -23,41 +22,34 @@ public protocol SampleSurface: ItemScrollView {
 }
 
 extension CollectionView: SampleSurface {
-    /// Registers ``SampleGridCell`` and wires `app` and `prefetcher`.
-    public func install<ID, Value>(_ app: SampleApp<ID, Value>, prefetcher: FetcherPrefetchDataSource<ID, Value>) {
+    /// Registers `SampleGridCell` and wires `app` and `prefetcher`.
+    func install<ID, Value>(_ app: SampleCallbacks<ID, Value>, prefetcher: FetcherPrefetchDataSource<ID, Value>) {
         register(SampleGridCell<ID, Value>.self, forCellWithReuseIdentifier: sampleCellIdentifier)
         dataSource = app
         delegate = app
         prefetchDataSource = prefetcher
     }
 
-    /// `fetchPriority(forItemAt:)`.
-    public func priority(forItemAt indexPath: IndexPath) -> FetchPriority { fetchPriority(forItemAt: indexPath) }
-    /// `indexPathsForVisibleItems`.
-    public var visibleIndexPaths: [IndexPath] { indexPathsForVisibleItems }
-    /// `cellForItem(at:)`.
-    public func cell(at indexPath: IndexPath) -> ReusableCell? { cellForItem(at: indexPath) }
-    /// The layout's items in `rect`.
-    public func forEachItem(in rect: CGRect, _ body: (IndexPath, CGRect) -> Void) { collectionViewLayout.forEachItem(in: rect, body) }
+    func priority(forItemAt indexPath: IndexPath) -> FetchPriority { fetchPriority(forItemAt: indexPath) }
+    var visibleIndexPaths: [IndexPath] { indexPathsForVisibleItems }
+    func cell(at indexPath: IndexPath) -> ReusableCell? { cellForItem(at: indexPath) }
+    func forEachItem(in rect: CGRect, _ body: (IndexPath, CGRect) -> Void) { collectionViewLayout.forEachItem(in: rect, body) }
 }
 
 extension TableView: SampleSurface {
-    /// Registers ``SampleListCell`` and wires `app` and `prefetcher`.
-    public func install<ID, Value>(_ app: SampleApp<ID, Value>, prefetcher: FetcherPrefetchDataSource<ID, Value>) {
+    /// Registers `SampleListCell` and wires `app` and `prefetcher`.
+    func install<ID, Value>(_ app: SampleCallbacks<ID, Value>, prefetcher: FetcherPrefetchDataSource<ID, Value>) {
         register(SampleListCell<ID, Value>.self, forCellReuseIdentifier: sampleCellIdentifier)
         dataSource = app
         delegate = app
         prefetchDataSource = prefetcher
     }
 
-    /// `fetchPriority(forRowAt:)`.
-    public func priority(forItemAt indexPath: IndexPath) -> FetchPriority { fetchPriority(forRowAt: indexPath) }
-    /// `indexPathsForVisibleRows`.
-    public var visibleIndexPaths: [IndexPath] { indexPathsForVisibleRows }
-    /// `cellForRow(at:)`.
-    public func cell(at indexPath: IndexPath) -> ReusableCell? { cellForRow(at: indexPath) }
+    func priority(forItemAt indexPath: IndexPath) -> FetchPriority { fetchPriority(forRowAt: indexPath) }
+    var visibleIndexPaths: [IndexPath] { indexPathsForVisibleRows }
+    func cell(at indexPath: IndexPath) -> ReusableCell? { cellForRow(at: indexPath) }
     /// The rows in `rect`, each `rowHeight` high and as wide as the view.
-    public func forEachItem(in rect: CGRect, _ body: (IndexPath, CGRect) -> Void) {
+    func forEachItem(in rect: CGRect, _ body: (IndexPath, CGRect) -> Void) {
         let rows = numberOfSections > 0 ? numberOfRows(inSection: 0) : 0
         let first = max(0, Int((rect.minY / rowHeight).rounded(.down)))
         let last = min(rows - 1, Int((rect.maxY / rowHeight).rounded(.up)))
@@ -77,7 +69,7 @@ extension ScenarioLayout {
     /// and the demo build their views here, so both scroll the same geometry.
     /// - Throws: ``SimulationError`` naming a value of the layout or the viewport out of range.
     @MainActor
-    public func makeView(viewport: Viewport) throws -> any SampleSurface {
+    func makeView(viewport: Viewport) throws -> any SampleSurface {
         try validate()
         try viewport.validate()
         let frame = CGRect(x: 0, y: 0, width: viewport.width, height: viewport.height)

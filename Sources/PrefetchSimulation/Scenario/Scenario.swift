@@ -5,33 +5,25 @@ public struct Scenario: Sendable, Hashable {
     /// The scenario's name, as tables and reports show it.
     public var name: String
     /// The grid or list the user scrolls.
-    public var layout: ScenarioLayout
+    var layout: ScenarioLayout
     /// The visible area.
-    public var viewport: Viewport
+    var viewport: Viewport
     /// How the user scrolls.
-    public var motion: Motion
+    var motion: Motion
     /// The payload size of one item, for bandwidth-bound latency.
-    public var payloadBytes: Int
+    var payloadBytes = 50_000
 
     /// How the user scrolls: gestures, or recorded offsets.
-    public enum Motion: Sendable, Hashable {
+    enum Motion: Sendable, Hashable {
         /// Gestures performed one after another.
         case gestures([ScrollGesture])
         /// Recorded `(seconds, offset)` samples; offsets are interpolated between samples.
         case samples([OffsetSample])
     }
 
-    /// Creates a scenario.
-    public init(name: String, layout: ScenarioLayout, viewport: Viewport, motion: Motion, payloadBytes: Int = 50_000) {
-        self.name = name
-        self.layout = layout
-        self.viewport = viewport
-        self.motion = motion
-        self.payloadBytes = payloadBytes
-    }
 
     /// Checks the scenario, naming the first bad value.
-    public func validate() throws {
+    func validate() throws {
         try layout.validate()
         try viewport.validate()
         guard payloadBytes >= 0 else { throw SimulationError("payloadBytes is \(payloadBytes), but it must be 0 or more") }
@@ -52,19 +44,26 @@ public struct Scenario: Sendable, Hashable {
     }
 }
 
+extension Scenario {
+    /// A scenario of `gestures`, one after another, each load fetching `payloadBytes`.
+    public init(name: String, layout: ScenarioLayout, viewport: Viewport, gestures: [ScrollGesture], payloadBytes: Int = 50_000) {
+        self.init(name: name, layout: layout, viewport: viewport, motion: .gestures(gestures), payloadBytes: payloadBytes)
+    }
+}
+
 /// A recorded scroll position, with what moved the content there when the trace says so.
-public struct OffsetSample: Sendable, Hashable {
+struct OffsetSample: Sendable, Hashable {
     /// Seconds since the start.
-    public var time: Double
+    var time: Double
     /// The content offset along the scroll axis, in points.
-    public var offset: Double
+    var offset: Double
     /// What moved the content (nil in traces without phases: the replay infers them).
-    public var phase: TracePhase?
+    var phase: TracePhase?
     /// At touch-up (the first `decelerating` sample after `touching`): where the fling will
     /// rest, as UIKit's `targetContentOffset` gives it.
-    public var restingOffset: Double?
+    var restingOffset: Double?
     /// Creates a sample.
-    public init(time: Double, offset: Double, phase: TracePhase? = nil, restingOffset: Double? = nil) {
+    init(time: Double, offset: Double, phase: TracePhase? = nil, restingOffset: Double? = nil) {
         self.time = time
         self.offset = offset
         self.phase = phase
@@ -109,27 +108,17 @@ public struct ScenarioLayout: Sendable, Hashable {
     }
 
     /// Grid or list.
-    public var kind: Kind
+    var kind: Kind
     /// The number of items.
-    public var itemCount: Int
+    var itemCount: Int
     /// An item's width (grid only; list rows take the viewport's width).
-    public var itemWidth: Double
+    var itemWidth: Double
     /// An item's or row's height.
-    public var itemHeight: Double
+    var itemHeight: Double
     /// The spacing between items and lines (grid only).
-    public var spacing: Double
+    var spacing: Double
     /// The inset of the section from the content's edges, on every side (grid only).
-    public var sectionInset: Double
-
-    /// Creates a layout description.
-    public init(kind: Kind, itemCount: Int, itemWidth: Double, itemHeight: Double, spacing: Double, sectionInset: Double = 0) {
-        self.kind = kind
-        self.itemCount = itemCount
-        self.itemWidth = itemWidth
-        self.itemHeight = itemHeight
-        self.spacing = spacing
-        self.sectionInset = sectionInset
-    }
+    var sectionInset = 0.0
 
     /// The grid of Apple's sample: 150×100 items with spacing 10.
     public static func grid(itemCount: Int = 10_000) -> ScenarioLayout {
@@ -148,7 +137,7 @@ public struct ScenarioLayout: Sendable, Hashable {
     }
 
     /// Checks the layout, naming the first bad value and the rule.
-    public func validate() throws {
+    func validate() throws {
         guard itemCount >= 1 else { throw SimulationError(path: "layout.itemCount", "\(itemCount) items; a layout needs at least 1") }
         guard itemHeight.isFinite, itemHeight > 0 else { throw SimulationError(path: "layout.itemHeight", "\(itemHeight) must be a finite number greater than 0") }
         guard spacing.isFinite, spacing >= 0 else { throw SimulationError(path: "layout.spacing", "\(spacing) must be a finite number, at least 0") }
@@ -164,9 +153,9 @@ public struct ScenarioLayout: Sendable, Hashable {
 /// The size of the visible area, in points.
 public struct Viewport: Sendable, Hashable {
     /// The width.
-    public var width: Double
+    var width: Double
     /// The height.
-    public var height: Double
+    var height: Double
     /// Creates a viewport.
     public init(width: Double, height: Double) {
         self.width = width
@@ -179,7 +168,7 @@ public struct Viewport: Sendable, Hashable {
     public static let phoneList = Viewport(width: 375, height: 667)
 
     /// Checks the viewport, naming the first bad value and the rule.
-    public func validate() throws {
+    func validate() throws {
         guard width.isFinite, width > 0 else { throw SimulationError(path: "viewport.width", "\(width) must be a finite number greater than 0") }
         guard height.isFinite, height > 0 else { throw SimulationError(path: "viewport.height", "\(height) must be a finite number greater than 0") }
     }

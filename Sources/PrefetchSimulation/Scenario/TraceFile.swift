@@ -16,13 +16,26 @@ import Foundation
 /// - `samples` are `[seconds, offset]` pairs in time order; offsets are interpolated between them.
 ///   A sample may carry its phase, `[seconds, offset, "touching" | "decelerating" | "idle"]`, and
 ///   the touch-up sample its predicted resting offset, `[seconds, offset, "decelerating", resting]`
-///   (see ``TracePhases`` for the rules; traces without phases have them inferred on replay).
+///   (see the article <doc:TraceFormat> for the rules; traces without phases have them inferred on replay).
 /// - `gestures` (used when there are no samples) are objects with one key each: `drag`
 ///   (`speed` pt/s, `duration` s), `fling` (`velocity` pt/s), `jump` (`item`), `pause` (`duration` s).
 /// - `payloadBytes` (default 50,000) feeds bandwidth-bound latency.
 ///
 /// Every error names the file and the path to the bad field, such as `trace.json: samples[3][1]: …`.
 public enum TraceFile {
+    /// Every `*.json` trace in `folder`, in name order: `prefetch-bench --traces DIR`.
+    /// - Throws: ``SimulationError`` naming the folder when it cannot be read or holds no trace,
+    ///   or a trace's own error.
+    public static func loadFolder(_ folder: URL) throws -> [Scenario] {
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: folder.path) } catch {
+            throw SimulationError(path: folder.path, "cannot read the trace folder: \(error.localizedDescription)")
+        }
+        let traces = names.filter { $0.hasSuffix(".json") }.sorted()
+        guard !traces.isEmpty else { throw SimulationError(path: folder.path, "the trace folder holds no *.json trace") }
+        return try traces.map { try load(from: folder.appendingPathComponent($0)) }
+    }
+
     /// Reads and checks a trace file.
     /// - Throws: ``SimulationError`` with the path to the bad field.
     public static func load(from url: URL) throws -> Scenario {
@@ -199,21 +212,5 @@ public enum TraceFile {
             default: throw fail("\(path).\(key)", "unknown gesture \"\(key)\"; expected drag, fling, jump or pause")
             }
         }
-    }
-}
-
-/// A folder of trace files: `prefetch-bench --traces DIR`.
-public enum TraceFolder {
-    /// Every `*.json` trace in `folder`, in name order.
-    /// - Throws: ``SimulationError`` naming the folder when it cannot be read or holds no trace,
-    ///   or a trace's own error.
-    public static func load(_ folder: URL) throws -> [Scenario] {
-        let names: [String]
-        do { names = try FileManager.default.contentsOfDirectory(atPath: folder.path) } catch {
-            throw SimulationError(path: folder.path, "cannot read the trace folder: \(error.localizedDescription)")
-        }
-        let traces = names.filter { $0.hasSuffix(".json") }.sorted()
-        guard !traces.isEmpty else { throw SimulationError(path: folder.path, "the trace folder holds no *.json trace") }
-        return try traces.map { try TraceFile.load(from: folder.appendingPathComponent($0)) }
     }
 }

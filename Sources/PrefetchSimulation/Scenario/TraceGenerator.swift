@@ -31,9 +31,9 @@ public enum TraceGenerator {
     }
 
     /// The sampling rate of generated traces, per second.
-    public static let sampleRate = 30.0
+    static let sampleRate = 30.0
     /// The deceleration rate of generated flings, per ms (UIKit's normal rate, `Deceleration.normalRate`).
-    public static let decelerationRate = Deceleration.normalRate
+    static let decelerationRate = Deceleration.normalRate
 
     /// The limits `prefetch-bench generate` enforces.
     public static let countRange = 1...10_000

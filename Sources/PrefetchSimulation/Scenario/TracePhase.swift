@@ -3,7 +3,7 @@ import PrefetchKit
 
 /// What moved the content at a recorded sample, as UIKit tells an app: a finger on the screen,
 /// coasting after a fling, or nothing.
-public enum TracePhase: String, Sendable, Hashable, CaseIterable {
+enum TracePhase: String, Sendable, Hashable, CaseIterable {
     /// A finger drags the content (`isDragging`).
     case touching
     /// The content coasts after a fling (`isDecelerating`); the touch-up sample carries the
@@ -23,14 +23,14 @@ public enum TracePhase: String, Sendable, Hashable, CaseIterable {
 /// - Only the touch-up sample (the first `decelerating` sample after `touching`) may carry a
 ///   resting offset; it must lie in the content (`0...contentLength - viewport height`).
 ///   When missing, the run's last decelerating offset stands in.
-public enum TracePhases {
+enum TracePhases {
     /// The deceleration rates inference recognises: UIKit's normal (0.998) and fast (0.99), per ms
     /// (`Deceleration.normalRate` and `Deceleration.fastRate`).
-    public static let recognisedRates: [Double] = [Deceleration.normalRate, Deceleration.fastRate]
+    static let recognisedRates: [Double] = [Deceleration.normalRate, Deceleration.fastRate]
 
     /// Checks the samples' phases and fills in any missing resting offset.
     /// - Throws: ``SimulationError`` naming the sample (`samples[i][2]` or `[3]`) and the rule.
-    public static func checked(_ samples: [OffsetSample], offsetRange: ClosedRange<Double>) throws -> [OffsetSample] {
+    static func checked(_ samples: [OffsetSample], offsetRange: ClosedRange<Double>) throws -> [OffsetSample] {
         let phased = samples.filter { $0.phase != nil }.count
         if phased == 0 {
             if let bad = samples.firstIndex(where: { $0.restingOffset != nil }) {
@@ -71,7 +71,7 @@ public enum TracePhases {
     /// The speed (points per second) above which an interval between two samples without phases
     /// is a jump (a programmatic scroll without animation) rather than a drag: 50,000. No finger
     /// or fling comes close; the generated traces' drags and flings stay below 12,000.
-    public static let jumpSpeed = 50_000.0
+    static let jumpSpeed = 50_000.0
 
     /// Infers the phases of samples that carry none.
     ///
@@ -86,7 +86,7 @@ public enum TracePhases {
     /// otherwise (and the last). An interval faster than ``jumpSpeed`` is a jump, not a drag: the
     /// sample before it is `idle` (unless it ends a deceleration), so the replay puts the view at
     /// the next sample's offset at once, as a recorded jump's `idle` samples do.
-    public static func inferred(_ samples: [OffsetSample], offsetRange: ClosedRange<Double>) -> [OffsetSample] {
+    static func inferred(_ samples: [OffsetSample], offsetRange: ClosedRange<Double>) -> [OffsetSample] {
         var result = samples.map { sample -> OffsetSample in
             var s = sample
             s.phase = nil
@@ -165,7 +165,7 @@ public enum TracePhases {
 
 extension ScenarioLayout {
     /// The content's length along the scroll axis in `viewport`, as the simulated views lay it out.
-    public func contentLength(viewport: Viewport) -> Double {
+    func contentLength(viewport: Viewport) -> Double {
         switch kind {
         case .list:
             return Double(itemCount) * itemHeight
@@ -181,12 +181,12 @@ extension ScenarioLayout {
     }
 
     /// The offsets the viewport's leading edge can take: `0...max(0, contentLength - height)`.
-    public func offsetRange(viewport: Viewport) -> ClosedRange<Double> {
+    func offsetRange(viewport: Viewport) -> ClosedRange<Double> {
         0...max(0, contentLength(viewport: viewport) - viewport.height)
     }
 }
 
-/// The offsets a fling takes from its touch-up, for ``TracePhases/inferred(_:offsetRange:)``.
+/// The offsets a fling takes from its touch-up, for `TracePhases.inferred(_:offsetRange:)`.
 private struct FlingCurve {
     let time: Double
     let offset: Double

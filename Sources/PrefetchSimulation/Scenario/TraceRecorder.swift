@@ -19,13 +19,13 @@ import PrefetchCollectionView
 @MainActor
 public final class TraceRecorder {
     /// The trace's name.
-    public let name: String
+    let name: String
     /// The layout the view shows.
-    public let layout: ScenarioLayout
+    let layout: ScenarioLayout
     /// The view's visible size.
-    public let viewport: Viewport
+    let viewport: Viewport
     /// The samples so far.
-    public private(set) var samples: [OffsetSample] = []
+    private(set) var samples: [OffsetSample] = []
     private var restingOffset: Double?
 
     /// A recorder for a view showing `layout` in `viewport`.
@@ -63,7 +63,7 @@ public final class TraceRecorder {
     }
 
     /// The recording as a scenario.
-    public var scenario: Scenario {
+    var scenario: Scenario {
         Scenario(name: name, layout: layout, viewport: viewport, motion: .samples(samples.isEmpty ? [OffsetSample(time: 0, offset: 0, phase: .idle)] : samples))
     }
 

@@ -30,9 +30,9 @@ public final class SampleCellContent<ID: Hashable & Sendable, Value: Sendable> {
     }
 }
 
-/// A cell of ``SampleApp``: the grid's ``SampleGridCell`` or the list's ``SampleListCell``.
+/// A cell of ``SampleApp``: the grid's `SampleGridCell` or the list's `SampleListCell`.
 @MainActor
-public protocol SampleCell<ID, Value>: ReusableCell {
+protocol SampleCell<ID, Value>: ReusableCell {
     /// The identifier type.
     associatedtype ID: Hashable & Sendable
     /// The data type.
@@ -42,22 +42,22 @@ public protocol SampleCell<ID, Value>: ReusableCell {
 }
 
 /// The grid's cell: the `Cell` of Apple's sample.
-public final class SampleGridCell<ID: Hashable & Sendable, Value: Sendable>: CollectionViewCell, SampleCell {
+final class SampleGridCell<ID: Hashable & Sendable, Value: Sendable>: CollectionViewCell, SampleCell {
     /// What the cell shows.
-    public let content = SampleCellContent<ID, Value>()
+    let content = SampleCellContent<ID, Value>()
     /// Withdraws the consumer and clears the cell.
-    public override func prepareForReuse() {
+    override func prepareForReuse() {
         super.prepareForReuse()
         content.reset()
     }
 }
 
 /// The list's cell: the tutorial's `CustomTableViewCell`.
-public final class SampleListCell<ID: Hashable & Sendable, Value: Sendable>: TableViewCell, SampleCell {
+final class SampleListCell<ID: Hashable & Sendable, Value: Sendable>: TableViewCell, SampleCell {
     /// What the cell shows.
-    public let content = SampleCellContent<ID, Value>()
+    let content = SampleCellContent<ID, Value>()
     /// Withdraws the consumer and clears the cell.
-    public override func prepareForReuse() {
+    override func prepareForReuse() {
         super.prepareForReuse()
         content.reset()
     }
@@ -79,30 +79,26 @@ public final class SampleListCell<ID: Hashable & Sendable, Value: Sendable>: Tab
 /// ```swift
 /// import PrefetchKit
 /// import PrefetchSimulation
-/// import PrefetchTesting
 ///
-/// let loop = try VirtualTimeLoop<Int, String>(configuration: FetcherConfiguration(), latency: LatencyProfile.lte.model,
-///                                            seed: 1, item: { $0 }, value: { "item \($0)" })
-/// let view = try ScenarioLayout.grid(itemCount: 100).makeView(viewport: .seedGrid)
-/// let app = SampleApp(view: view, itemCount: 100, fetcher: loop.fetcher, deliveries: loop.deliveries,
-///                     meter: ReadinessMeter(now: { 0 }), identifier: { $0 })
+/// let fetcher = try AsyncFetcher<Int, String> { id in "item \(id)" }
+/// let app = try SampleApp(layout: .grid(itemCount: 100), viewport: .seedGrid, fetcher: fetcher,
+///                         meter: ReadinessMeter(now: { 0 }), identifier: { $0 })
 /// app.step(to: 0)            // the first screen: cells ask for their data
-/// await loop.advance(to: 2)  // their loads finish and fill them
 /// ```
 @MainActor
-public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>:
-    CollectionViewDataSource, CollectionViewDelegate, TableViewDataSource, TableViewDelegate
-{
+public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
     /// The grid or the list.
-    public let view: any SampleSurface
+    let surface: any SampleSurface
     /// The fetcher the cells and the prefetch data source use.
     public let fetcher: AsyncFetcher<ID, Value>
     /// Measures what the user sees.
     public let meter: ReadinessMeter
     /// The number of items.
-    public let itemCount: Int
+    let itemCount: Int
     /// Called with the item of each cell that comes on screen.
-    public var onAppear: ((Int) -> Void)?
+    var onAppear: ((Int) -> Void)?
+    /// The view's data source and delegate.
+    private var callbacks: SampleCallbacks<ID, Value>?
     private let deliveries: MainActorDeliveries<ID>
     private let identifier: (Int) -> ID?
     /// The fetcher's prefetch data source, which the view's controller drives.
@@ -114,27 +110,50 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>:
     /// Every cell the app has configured, for tests to inspect.
     private(set) var cells: [ObjectIdentifier: any SampleCell<ID, Value>] = [:]
 
-    /// Fills `view` (`itemCount` items, the identifier of each from `identifier`, nil while
-    /// unknown) from `fetcher`; completions go through `deliveries`.
-    public init(
+    /// The view of `layout` in `viewport`, filled with `itemCount` items (the layout's by default),
+    /// the identifier of each from `identifier` (nil while unknown), from `fetcher`.
+    /// - Throws: ``SimulationError`` naming a value of the layout or the viewport out of range.
+    public convenience init(
+        layout: ScenarioLayout, viewport: Viewport, itemCount: Int? = nil, fetcher: AsyncFetcher<ID, Value>, meter: ReadinessMeter,
+        identifier: @escaping (Int) -> ID?
+    ) throws {
+        self.init(view: try layout.makeView(viewport: viewport), itemCount: itemCount ?? layout.itemCount, fetcher: fetcher, meter: meter,
+                  identifier: identifier)
+    }
+
+    /// Fills `view` from `fetcher`; completions go through `deliveries`.
+    init(
         view: any SampleSurface, itemCount: Int, fetcher: AsyncFetcher<ID, Value>,
         deliveries: MainActorDeliveries<ID> = MainActorDeliveries(), meter: ReadinessMeter, identifier: @escaping (Int) -> ID?
     ) {
-        self.view = view
+        surface = view
         self.itemCount = itemCount
         self.fetcher = fetcher
         self.deliveries = deliveries
         self.meter = meter
         self.identifier = identifier
         prefetcher = fetcher.prefetchDataSource { identifier($0.item) }
-        view.install(self, prefetcher: prefetcher)
+        let callbacks = SampleCallbacks(app: self)
+        self.callbacks = callbacks
+        view.install(callbacks, prefetcher: prefetcher)
+    }
+
+    /// The grid (a `CollectionView`) or the list (a `TableView`).
+    public var view: ItemScrollView { surface }
+
+    /// The items on screen, in order.
+    public var visibleItems: [Int] { surface.visibleIndexPaths.map(\.item) }
+
+    /// Calls `body` with each item whose frame meets `rect` (content coordinates) and the frame.
+    public func forEachItem(in rect: CGRect, _ body: (Int, CGRect) -> Void) {
+        surface.forEachItem(in: rect) { body($0.item, $1) }
     }
 
     /// Steps the view to `time` (seconds), withdrawing the consumers of cells that went back to
     /// the reuse pool before (a jump lays out at once) and after.
     public func step(to time: Double) {
         releasePooledConsumers()
-        view.step(to: time)
+        surface.step(to: time)
         releasePooledConsumers()
         if !placeholders.isEmpty {
             placeholders = placeholders.filter { item, cell in cell.indexPath?.last == item && cell.content.identifier == nil }
@@ -143,7 +162,7 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>:
 
     /// What the view's cell for `item` shows, if the view holds one.
     public func content(at item: Int) -> SampleCellContent<ID, Value>? {
-        (view.cell(at: IndexPath(indexes: [0, item])) as? any SampleCell<ID, Value>)?.content
+        (surface.cell(at: IndexPath(indexes: [0, item])) as? any SampleCell<ID, Value>)?.content
     }
 
     /// Fills the cells showing placeholders whose identifiers are known now (a page arrived),
@@ -152,7 +171,7 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>:
         for (item, cell) in placeholders.sorted(by: { $0.key < $1.key }) where identifier(item) != nil {
             placeholders[item] = nil
             guard cell.indexPath?.last == item, cell.content.identifier == nil else { continue }
-            populate(cell, item: item, priority: view.priority(forItemAt: IndexPath(indexes: [0, item])))
+            populate(cell, item: item, priority: surface.priority(forItemAt: IndexPath(indexes: [0, item])))
             if cell.isDisplayed, cell.content.data != nil { meter.dataShown(item: item) }
         }
     }
@@ -160,11 +179,11 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>:
     /// Ends the run: the meter closes its open waits (the view's prefetch window counts as still
     /// planned), and the fetcher shuts down.
     public func finish() {
-        meter.finish(stillPlanned: view.indexPathsPendingPrefetch.map(\.item))
+        meter.finish(stillPlanned: surface.indexPathsPendingPrefetch.map(\.item))
         fetcher.shutdown()
     }
 
-    private func populate(_ cell: any SampleCell<ID, Value>, item: Int, priority: FetchPriority) {
+    func populate(_ cell: any SampleCell<ID, Value>, item: Int, priority: FetchPriority) {
         let content = cell.content
         cells[ObjectIdentifier(cell)] = cell
         content.item = item
@@ -199,7 +218,7 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>:
 
     /// A cell came on screen: measured, then, if it holds neither its data nor a consumer (it
     /// left the screen before its data came, or its load failed, and is back), asked for its data again.
-    private func appeared(_ cell: ReusableCell, item: Int, priority: @autoclosure () -> FetchPriority) {
+    func appeared(_ cell: ReusableCell, item: Int, priority: @autoclosure () -> FetchPriority) {
         onAppear?(item)
         let content = (cell as? any SampleCell<ID, Value>)?.content
         let id = identifier(item)
@@ -211,7 +230,7 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>:
 
     /// A cell left the screen: its consumer is withdrawn (the view may keep the cell a while
     /// before reusing it; the load goes on only if the controller still plans the item).
-    private func disappeared(_ cell: ReusableCell, item: Int) {
+    func disappeared(_ cell: ReusableCell, item: Int) {
         meter.cellDisappeared(item: item)
         guard let content = (cell as? any SampleCell<ID, Value>)?.content else { return }
         content.fetchHandle?.cancel()
@@ -229,48 +248,48 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>:
             holder.cell.content.fetchHandle = nil
         }
     }
+}
 
-    // MARK: The views' protocols
+/// The views' data source and delegate for a ``SampleApp``: Apple's sample's callbacks.
+@MainActor
+final class SampleCallbacks<ID: Hashable & Sendable, Value: Sendable>:
+    CollectionViewDataSource, CollectionViewDelegate, TableViewDataSource, TableViewDelegate
+{
+    unowned let app: SampleApp<ID, Value>
 
-    /// The number of items.
-    public func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int { itemCount }
+    init(app: SampleApp<ID, Value>) { self.app = app }
 
-    /// Dequeues and fills the item's cell.
-    public func collectionView(_ collectionView: CollectionView, cellForItemAt indexPath: IndexPath) -> CollectionViewCell {
+    func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int { app.itemCount }
+
+    func collectionView(_ collectionView: CollectionView, cellForItemAt indexPath: IndexPath) -> CollectionViewCell {
         let cell = collectionView.dequeueReusableCell(withReuseIdentifier: sampleCellIdentifier, for: indexPath)
         guard let sample = cell as? SampleGridCell<ID, Value> else { preconditionFailure("expected a SampleGridCell, got \(cell)") }
-        populate(sample, item: indexPath.item, priority: collectionView.fetchPriority(forItemAt: indexPath))
+        app.populate(sample, item: indexPath.item, priority: collectionView.fetchPriority(forItemAt: indexPath))
         return cell
     }
 
-    /// Measures the appearance; asks again for data the cell lacks.
-    public func collectionView(_ collectionView: CollectionView, willDisplay cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
-        appeared(cell, item: indexPath.item, priority: collectionView.fetchPriority(forItemAt: indexPath))
+    func collectionView(_ collectionView: CollectionView, willDisplay cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
+        app.appeared(cell, item: indexPath.item, priority: collectionView.fetchPriority(forItemAt: indexPath))
     }
 
-    /// Measures the departure and withdraws the cell's consumer.
-    public func collectionView(_ collectionView: CollectionView, didEndDisplaying cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
-        disappeared(cell, item: indexPath.item)
+    func collectionView(_ collectionView: CollectionView, didEndDisplaying cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
+        app.disappeared(cell, item: indexPath.item)
     }
 
-    /// The number of rows.
-    public func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int { itemCount }
+    func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int { app.itemCount }
 
-    /// Dequeues and fills the row's cell.
-    public func tableView(_ tableView: TableView, cellForRowAt indexPath: IndexPath) -> TableViewCell {
+    func tableView(_ tableView: TableView, cellForRowAt indexPath: IndexPath) -> TableViewCell {
         let cell = tableView.dequeueReusableCell(withIdentifier: sampleCellIdentifier, for: indexPath)
         guard let sample = cell as? SampleListCell<ID, Value> else { preconditionFailure("expected a SampleListCell, got \(cell)") }
-        populate(sample, item: indexPath.row, priority: tableView.fetchPriority(forRowAt: indexPath))
+        app.populate(sample, item: indexPath.row, priority: tableView.fetchPriority(forRowAt: indexPath))
         return cell
     }
 
-    /// Measures the appearance; asks again for data the cell lacks.
-    public func tableView(_ tableView: TableView, willDisplay cell: TableViewCell, forRowAt indexPath: IndexPath) {
-        appeared(cell, item: indexPath.row, priority: tableView.fetchPriority(forRowAt: indexPath))
+    func tableView(_ tableView: TableView, willDisplay cell: TableViewCell, forRowAt indexPath: IndexPath) {
+        app.appeared(cell, item: indexPath.row, priority: tableView.fetchPriority(forRowAt: indexPath))
     }
 
-    /// Measures the departure and withdraws the cell's consumer.
-    public func tableView(_ tableView: TableView, didEndDisplaying cell: TableViewCell, forRowAt indexPath: IndexPath) {
-        disappeared(cell, item: indexPath.row)
+    func tableView(_ tableView: TableView, didEndDisplaying cell: TableViewCell, forRowAt indexPath: IndexPath) {
+        app.disappeared(cell, item: indexPath.row)
     }
 }

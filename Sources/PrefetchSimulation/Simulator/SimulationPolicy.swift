@@ -74,7 +74,7 @@ public struct SimulationConfiguration: Sendable {
     public init() {}
 
     /// Throws when a value is out of range, naming it and the rule.
-    public func validate() throws {
+    func validate() throws {
         guard maxConcurrentLoads >= 1 else {
             throw SimulationError("concurrency cap is \(maxConcurrentLoads), but it must be at least 1")
         }

@@ -1,8 +1,10 @@
+import Foundation
+
 /// The measurements of one run: one scenario under one policy in the simulator, or a session of the
 /// demo; what ``ReadinessMeter/result(scenario:policy:duration:payloadBytes:frameTimes:)`` returns.
 ///
 /// The definitions are in the article <doc:Metrics>. On virtual time every field but
-/// ``frameTime`` is deterministic: the same scenario, policy and seed give the same values.
+/// `frameTime` is deterministic: the same scenario, policy and seed give the same values.
 public struct SimulationResult: Sendable, Codable, Hashable {
     /// The scenario's name.
     public var scenario: String
@@ -21,51 +23,70 @@ public struct SimulationResult: Sendable, Codable, Hashable {
     /// Loads started.
     public var loadsStarted = 0
     /// Loads that ended with a value.
-    public var loadsCompleted = 0
+    var loadsCompleted = 0
     /// Loads cancelled because every interest left.
     public var loadsCancelled = 0
     /// Loads that failed after their retries (not encoded: the bench's JSON has no such key).
-    public var loadsFailed = 0
+    var loadsFailed = 0
     /// Loads completed for items never displayed during the run.
     public var loadsWasted = 0
     /// The wasted loads whose items were still in the view's prefetch window when the run ended:
     /// loaded for where the user was heading. A longer session would likely have shown them; the
     /// other wasted loads went where the user turned away from or jumped past.
-    public var loadsWastedAtEnd = 0
+    var loadsWastedAtEnd = 0
     /// The bytes those wasted loads fetched: `loadsWasted × payloadBytes`.
-    public var bytesWasted = 0
+    var bytesWasted = 0
     /// Completed loads whose item never showed its data on screen: the wasted ones, plus loads of
     /// items that were on screen only while blank. Never fewer than ``loadsWasted``.
-    public var loadsNeverShown = 0
+    var loadsNeverShown = 0
     /// Times scrolling stopped, each with a settle time.
-    public var settles = 0
+    var settles = 0
     /// The mean settle time (from a stop of scrolling until every visible cell shows its data), in ms.
-    public var settleMeanMs = 0.0
+    var settleMeanMs = 0.0
     /// The 95th percentile of settle times, in ms.
-    public var settleP95Ms = 0.0
+    var settleP95Ms = 0.0
     /// The most loads in flight at once.
     public var peakInFlight = 0
     /// Loads started per second.
-    public var requestsPerSecond = 0.0
+    var requestsPerSecond = 0.0
     /// The run's duration, in seconds.
-    public var duration = 0.0
+    var duration = 0.0
     /// Real time spent per frame in the view and the data source (not deterministic; not encoded).
-    public var frameTime = FrameTime()
+    var frameTime = FrameTime()
 
     /// Real time per frame, in microseconds.
-    public struct FrameTime: Sendable, Hashable {
+    struct FrameTime: Sendable, Hashable {
         /// The mean.
-        public var meanMicroseconds: Double = 0
+        var meanMicroseconds: Double = 0
         /// The 95th percentile.
-        public var p95Microseconds: Double = 0
-        /// Creates an empty measurement.
-        public init() {}
+        var p95Microseconds: Double = 0
     }
 
     /// An empty result of `scenario` under `policy`.
-    public init(scenario: String = "", policy: String = "") {
+    init(scenario: String = "", policy: String = "") {
         self.scenario = scenario
         self.policy = policy
+    }
+
+    /// The result as one JSON object (`prefetch-demo --json`): keys sorted, rates rounded to 0.0001,
+    /// times to 0.001, and `extra`'s keys beside the result's.
+    /// - Throws: what encoding `extra` throws.
+    public func roundedJSON(adding extra: (any Encodable)? = nil) throws -> String {
+        struct Both: Encodable {
+            var result: SimulationResult, extra: (any Encodable)?
+            func encode(to encoder: any Encoder) throws {
+                try result.encode(to: encoder)
+                try extra?.encode(to: encoder)
+            }
+        }
+        var rounded = self
+        func round(_ value: inout Double, _ scale: Double = 1_000) { value = (value * scale).rounded() / scale }
+        round(&rounded.displayReadyRate, 10_000)
+        for path in [\SimulationResult.visibleWaitMeanMs, \.visibleWaitP95Ms, \.blankCellSeconds, \.settleMeanMs, \.settleP95Ms,
+                     \.requestsPerSecond, \.duration] { round(&rounded[keyPath: path]) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(Both(result: rounded, extra: extra)), as: UTF8.self)
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -75,62 +96,32 @@ public struct SimulationResult: Sendable, Codable, Hashable {
     }
 }
 
-/// What happened over time in one run, for the report's timeline.
-public struct SimulationTimeline: Sendable {
-    /// The viewport and the prefetch window at one moment, as item indices.
-    public struct Frame: Sendable {
-        /// Seconds since the start.
-        public var time: Double
-        /// The first and last visible items.
-        public var visible: ClosedRange<Int>?
-        /// The lowest and highest items pending prefetch.
-        public var prefetch: ClosedRange<Int>?
+/// What happened over time in one run, for the report's timeline: samples of the viewport and
+/// the prefetch window (about 20 per second, as item ranges), every load, every blank period of
+/// a visible cell, all in seconds since the start.
+struct SimulationTimeline: Sendable {
+    struct Frame: Sendable {
+        var time: Double
+        var visible, prefetch: ClosedRange<Int>?
     }
 
-    /// One load of one item.
-    public struct Load: Sendable {
-        /// How a load ended.
-        public enum Outcome: String, Sendable {
-            /// With a value.
-            case completed
-            /// With an error, after any retries.
-            case failed
-            /// Cancelled: nobody wanted it any more.
-            case cancelled
-            /// Still running when the run ended.
-            case running
-        }
-        /// The item.
-        public var item: Int
-        /// When it started.
-        public var start: Double
-        /// When it ended (or the run ended).
-        public var end: Double
-        /// How it ended.
-        public var outcome: Outcome
+    /// One load: `end` is when it ended with `outcome` (or the run ended while it was `running`).
+    struct Load: Sendable {
+        enum Outcome: String, Sendable { case completed, failed, cancelled, running }
+        var item: Int
+        var start, end: Double
+        var outcome: Outcome
     }
 
-    /// A period when a visible cell had no data.
-    public struct Blank: Sendable {
-        /// The item.
-        public var item: Int
-        /// When it appeared without data.
-        public var start: Double
-        /// When its data came, or it left the screen.
-        public var end: Double
+    /// From when a visible cell appeared without data until its data came or it left the screen.
+    struct Blank: Sendable {
+        var item: Int
+        var start, end: Double
     }
 
-    /// Samples of the viewport and window (about 20 per second).
-    public var frames: [Frame] = []
-    /// Every load.
-    public var loads: [Load] = []
-    /// Every blank period.
-    public var blanks: [Blank] = []
-    /// The number of items.
-    public var itemCount = 0
-    /// The run's duration.
-    public var duration = 0.0
-
-    /// Creates an empty timeline.
-    public init() {}
+    var frames: [Frame] = []
+    var loads: [Load] = []
+    var blanks: [Blank] = []
+    var itemCount = 0
+    var duration = 0.0
 }

@@ -7,7 +7,7 @@ import PrefetchTesting
 /// Apple's sample's data source (``SampleApp``) and the real `AsyncFetcher`: the app loop of the
 /// bench and of the demo over its simulated network, which differ only in their identifiers.
 ///
-/// Each frame (a ``FrameDriver`` on virtual time) the ``VirtualTimeLoop`` finishes the simulated
+/// Each frame (a ``FrameDriver`` on virtual time) the `VirtualTimeLoop` finishes the simulated
 /// loads due by then, one at a time in time order with the fetcher settling after each (retries
 /// wait out the fetcher's `RetryPolicy` back-off on the same virtual clock), then the
 /// ``GestureDriver`` gives the view its input and the view steps, calling the data source, the
@@ -27,11 +27,11 @@ import PrefetchTesting
 @MainActor
 public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
     /// The scenario played.
-    public let scenario: Scenario
+    let scenario: Scenario
     /// The settings.
-    public let configuration: SimulationConfiguration
+    let configuration: SimulationConfiguration
     /// The fetcher, its simulated network and the virtual clock.
-    public let loop: VirtualTimeLoop<ID, Value>
+    let loop: VirtualTimeLoop<ID, Value>
     /// The view and its data source.
     public let app: SampleApp<ID, Value>
     /// Called whenever the loop is at rest: after every finished attempt and every frame.
@@ -42,7 +42,7 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
     /// - Throws: ``SimulationError`` for an invalid scenario or configuration.
     public init(
         _ scenario: Scenario, policy: any PrefetchPolicy, configuration: SimulationConfiguration = SimulationConfiguration(),
-        recordsTimeline: Bool = false, identifier: @escaping (Int) -> ID?, item: @escaping @Sendable (ID) -> Int,
+        identifier: @escaping (Int) -> ID?, item: @escaping @Sendable (ID) -> Int,
         value: @escaping @Sendable (ID) -> Value, cost: @escaping @Sendable (Value) -> Int = { _ in 1 },
         onEvent: (@Sendable (FetchEvent<ID>) -> Void)? = nil
     ) throws {
@@ -55,7 +55,7 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
         fetcherConfiguration.cacheCountLimit = configuration.cacheCountLimit
         fetcherConfiguration.retry = configuration.retry
         let clock = ManualClock()
-        let meter = ReadinessMeter(recordsTimeline: recordsTimeline, now: { clock.now.offset.seconds })
+        let meter = ReadinessMeter(now: { clock.now.offset.seconds })
         do {
             loop = try VirtualTimeLoop(
                 configuration: fetcherConfiguration, clock: clock, latency: configuration.latency, seed: configuration.seed,
@@ -67,11 +67,26 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
         } catch let error as PrefetchError {
             throw SimulationError(error.message)
         }
-        let view = try scenario.layout.makeView(viewport: scenario.viewport)
         app = SampleApp(
-            view: view, itemCount: scenario.layout.itemCount, fetcher: loop.fetcher, deliveries: loop.deliveries, meter: meter,
-            identifier: identifier)
-        view.prefetchPolicy = policy
+            view: try scenario.layout.makeView(viewport: scenario.viewport), itemCount: scenario.layout.itemCount, fetcher: loop.fetcher,
+            deliveries: loop.deliveries, meter: meter, identifier: identifier)
+        app.view.prefetchPolicy = policy
+    }
+
+    /// The simulated network's latency; a change applies to the attempts that start afterwards.
+    public var latency: LatencyModel {
+        get { loop.network.latency }
+        set { loop.network.latency = newValue }
+    }
+
+    /// Moves virtual time to `seconds` (not back), finishing the loads due by then.
+    public func advance(to seconds: Double) async {
+        await loop.advance(to: max(seconds, loop.now))
+    }
+
+    /// Waits until every load waits on the virtual clock and every completion has run.
+    public func settle() async {
+        await loop.settle()
     }
 
     /// Plays the scenario to its end (or `configuration.maxDuration`), calling `onFrame` after
@@ -137,15 +152,8 @@ public enum Simulator {
         try await run(scenario, policy: policy, configuration: configuration, recordsTimeline: false).result
     }
 
-    /// Runs one scenario under one policy and keeps the timeline for a report.
-    /// - Throws: ``SimulationError`` for an invalid scenario or configuration.
-    public static func runWithTimeline(
-        _ scenario: Scenario, policy: SimulationPolicy, configuration: SimulationConfiguration = SimulationConfiguration()
-    ) async throws -> (result: SimulationResult, timeline: SimulationTimeline) {
-        try await run(scenario, policy: policy, configuration: configuration, recordsTimeline: true)
-    }
-
-    private static func run(
+    /// Runs one scenario under one policy; with `recordsTimeline`, keeps the timeline for a report.
+    static func run(
         _ scenario: Scenario, policy: SimulationPolicy, configuration: SimulationConfiguration, recordsTimeline: Bool
     ) async throws -> (result: SimulationResult, timeline: SimulationTimeline) {
         var planned: [Appearance]?
@@ -181,8 +189,9 @@ public enum Simulator {
         recording: Bool = false
     ) throws -> Simulation<Int, SimulatedData> {
         let simulation = try Simulation(
-            scenario, policy: policy, configuration: configuration, recordsTimeline: recordsTimeline, identifier: { recording ? nil : $0 },
-            item: { $0 }, value: { SimulatedData(item: $0) })
+            scenario, policy: policy, configuration: configuration, identifier: { recording ? nil : $0 }, item: { $0 },
+            value: { SimulatedData(item: $0) })
+        if recordsTimeline { simulation.app.meter.recordTimeline() }
         if recording { simulation.app.view.isPrefetchingEnabled = false }
         return simulation
     }

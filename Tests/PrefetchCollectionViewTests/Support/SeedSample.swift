@@ -2,16 +2,16 @@ import Foundation
 import PrefetchCollectionView
 import PrefetchKit
 
-// The seeds' sample ("Prefetching collection view data"), ported to the headless view.
+// Apple's sample ("Prefetching collection view data"), ported to the headless view.
 // `ScriptedFetcher` stands in for the sample's AsyncFetcher on virtual time.
 
-/// The data a cell shows: the seeds' `DisplayData`.
+/// The data a cell shows: Apple's sample's `DisplayData`.
 struct DisplayData: Equatable {
     var identifier: Int
     var color: String { "color-\(identifier)" }
 }
 
-/// The seeds' model: an identifier per item.
+/// Apple's sample's model: an identifier per item.
 struct Model: Hashable {
     var identifier: Int
 }
@@ -19,10 +19,10 @@ struct Model: Hashable {
 /// The package's seedable generator, under the name these tests use.
 typealias SeededRandom = SplitMix64
 
-/// A fetcher on virtual time with the seeds' AsyncFetcher API: `fetchAsync`, `fetchedData(for:)`,
+/// A fetcher on virtual time with Apple's sample's AsyncFetcher API: `fetchAsync`, `fetchedData(for:)`,
 /// `cancelFetch`. A load finishes `latency(id)` seconds after it starts, when the test calls
 /// ``advance(to:)``. Cancelling drops the prefetch interest only: a load with completion handlers
-/// keeps running (the DESIGN's fix to the seeds' blank-cell bug).
+/// keeps running (the DESIGN's fix to the blank-cell bug of Apple's sample).
 @MainActor
 final class ScriptedFetcher {
     private struct Load {
@@ -76,7 +76,7 @@ final class ScriptedFetcher {
     }
 }
 
-/// The seeds' `Cell`.
+/// Apple's sample's `Cell`.
 final class Cell: CollectionViewCell {
     static let reuseIdentifier = "reuseIdentifier"
     var representedIdentifier: Int?
@@ -93,7 +93,7 @@ final class Cell: CollectionViewCell {
     }
 }
 
-/// The seeds' `CustomDataSource`, almost line for line.
+/// Apple's sample's `CustomDataSource`, almost line for line.
 @MainActor
 final class CustomDataSource: CollectionViewDataSource, CollectionViewDataSourcePrefetching {
     var models: [Model]
@@ -158,7 +158,7 @@ final class CustomDataSource: CollectionViewDataSource, CollectionViewDataSource
 /// Data sources the views of finished tests held weakly; the views hold them weakly, as UIKit does.
 @MainActor private var keptAlive: [AnyObject] = []
 
-/// The seeds' view: 343×333 points, 150×100 items, spacing 10. The data source is kept alive
+/// Apple's sample's view: 343×333 points, 150×100 items, spacing 10. The data source is kept alive
 /// for the rest of the test run, since the view holds it weakly.
 @MainActor
 func makeSeedCollectionView(

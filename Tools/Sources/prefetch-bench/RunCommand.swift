@@ -70,7 +70,7 @@ struct RunCommand: AsyncParsableCommand {
         if let trace {
             scenarios = [try TraceFile.load(from: URL(fileURLWithPath: trace))]
         } else if let traces {
-            scenarios = try TraceFolder.load(URL(fileURLWithPath: traces))
+            scenarios = try TraceFile.loadFolder(URL(fileURLWithPath: traces))
         } else if scenario.isEmpty {
             scenarios = StandardSuite.all
         } else {
@@ -81,38 +81,18 @@ struct RunCommand: AsyncParsableCommand {
             return
         }
         let policies = policy.isEmpty ? SimulationPolicy.standard : try policy.map(SimulationPolicy.named)
-        let wantsTimeline = report != nil
-        let total = scenarios.count * policies.count
-        var runs: [HTMLReport.Run] = []
-        for scenario in scenarios {
-            for policy in policies {
-                if !quiet {
-                    FileHandle.standardError.write(Data("\r[\(runs.count + 1)/\(total)] \(scenario.name) · \(policy.name)\u{1B}[K".utf8))
-                }
-                if wantsTimeline {
-                    let (result, timeline) = try await Simulator.runWithTimeline(scenario, policy: policy, configuration: configuration)
-                    runs.append(HTMLReport.Run(result: result, timeline: timeline))
-                } else {
-                    let result = try await Simulator.run(scenario, policy: policy, configuration: configuration)
-                    runs.append(HTMLReport.Run(result: result, timeline: SimulationTimeline()))
-                }
-            }
+        let run = try await SuiteRun(scenarios, policies: policies, configuration: configuration, timelines: report != nil) { done, total, label in
+            if !quiet { FileHandle.standardError.write(Data("\r[\(done + 1)/\(total)] \(label)\u{1B}[K".utf8)) }
         }
         if !quiet { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        let results = runs.map(\.result)
         print("latency \(configuration.latency), cap \(cap), seed \(seed)\n")
-        print(ResultTable.render(results))
-        print("\n" + SuiteSummary.render(results))
-        if let shares = SuiteSummary.renderShares(results) { print("\n" + shares) }
+        print(run.text)
         if let json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try OutputFile.write(encoder.encode(BenchOutput(results: results)), to: json)
+            try OutputFile.write(run.json(), to: json)
             print("wrote \(json)")
         }
         if let report {
-            let page = HTMLReport.render(runs, subtitle: "latency \(configuration.latency), cap \(cap), seed \(seed)")
-            try OutputFile.write(Data(page.utf8), to: report)
+            try OutputFile.write(Data(run.report(subtitle: "latency \(configuration.latency), cap \(cap), seed \(seed)").utf8), to: report)
             print("wrote \(report)")
         }
     }
@@ -122,28 +102,22 @@ extension RunCommand {
     @MainActor
     func runFrontier(_ scenarios: [Scenario], configuration: SimulationConfiguration) async throws {
         let profiles = latency.latencyProfile.map { [$0] } ?? LatencyProfile.allCases
-        var sweeps: [(profile: String, points: [Frontier.Point])] = []
+        var sweeps: [Frontier.Sweep] = []
         for profile in profiles {
             var configuration = configuration
             configuration.latency = profile.model
-            let points = try await Frontier.sweep(scenarios, configuration: configuration) { done, total in
+            let sweep = try await Frontier.sweep(scenarios, configuration: configuration, label: "\(profile.rawValue): \(profile.model)") { done, total in
                 if !quiet { FileHandle.standardError.write(Data("\r[\(done + 1)/\(total)] frontier \(profile.rawValue)\u{1B}[K".utf8)) }
             }
             if !quiet { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
             print("\(profile.rawValue): latency \(profile.model), cap \(cap), seed \(seed), \(scenarios.count) scenarios")
-            print(Frontier.render(points) + "\n")
-            sweeps.append(("\(profile.rawValue): \(profile.model)", points))
+            print(sweep.text + "\n")
+            sweeps.append(sweep)
         }
         if let report {
-            let page = HTMLReport.render([], title: "PrefetchKit frontier", subtitle: "cap \(cap), seed \(seed), scenarios: \(scenarios.map(\.name).joined(separator: ", "))",
-                                         sections: Frontier.html(sweeps))
+            let page = Frontier.report(sweeps, subtitle: "cap \(cap), seed \(seed), scenarios: \(scenarios.map(\.name).joined(separator: ", "))")
             try OutputFile.write(Data(page.utf8), to: report)
             print("wrote \(report)")
         }
     }
-}
-
-/// The JSON file's top level.
-struct BenchOutput: Encodable {
-    var results: [SimulationResult]
 }

@@ -98,4 +98,3 @@ let indexPath = IndexPath(item: 3, section: 0)
 @MainActor let view = collectionView
 @MainActor var prefetcher: FetcherPrefetchDataSource<Int, Data>?
 @MainActor let controller = PrefetchController<Int>(policy: PrefetchPolicies.Adaptive.standard)
-let deliveries = MainActorDeliveries<Int>()

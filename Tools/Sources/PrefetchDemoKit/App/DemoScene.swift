@@ -25,7 +25,7 @@ package final class DemoScene {
     }
 
     package var app: SampleApp<UUID, DisplayData> { backend.app }
-    package var view: any SampleSurface { backend.app.view }
+    package var view: ItemScrollView { backend.app.view }
     package var models: ModelList { backend.models }
 
     /// Plays the settings' script through the backend (on virtual time over the simulated
@@ -37,7 +37,7 @@ package final class DemoScene {
 
     /// The items on screen, as a range of item indexes (nil when none).
     package var visibleItems: ClosedRange<Int>? {
-        let shown = view.visibleIndexPaths.map(\.item)
+        let shown = app.visibleItems
         return shown.min().flatMap { lo in shown.max().map { lo...$0 } }
     }
 
@@ -47,8 +47,7 @@ package final class DemoScene {
         let pending = Set(view.indexPathsPendingPrefetch.map(\.item))
         let board = backend.board
         var tiles: [Tile] = []
-        view.forEachItem(in: rect) { indexPath, frame in
-            let index = indexPath.item
+        app.forEachItem(in: rect) { index, frame in
             guard let model = models.model(at: index) else {
                 // A feed item whose page has not arrived: a placeholder.
                 tiles.append(Tile(index: index, frame: frame, title: "Item \(index) …", state: pending.contains(index) ? .waiting : .blank))

@@ -41,16 +41,16 @@ public struct DemoSettings: Sendable {
     package var viewport: Viewport { layout == .grid ? .seedGrid : .phoneList }
 
     /// The scrolled content: the storyboard grid of Apple's sample (two columns of 150×100 items,
-    /// 10 points apart and from the edges), or the tutorial's 66-point rows.
+    /// 10 points apart and from the edges), or the tutorial's 66-point rows (at least one item).
     package var scenarioLayout: ScenarioLayout {
-        layout == .grid ? .seedSample(itemCount: itemCount) : .list(itemCount: itemCount)
+        layout == .grid ? .seedSample(itemCount: max(itemCount, 1)) : .list(itemCount: max(itemCount, 1))
     }
 
     /// The run's scenario: `script`'s gestures in these settings' view and items (none for an
     /// interactive session, whose keys move the view).
     package var scenario: Scenario {
         Scenario(name: script?.rawValue ?? "interactive", layout: scenarioLayout, viewport: viewport,
-                 motion: .gestures(script?.gestures ?? []), payloadBytes: 0)
+                 gestures: script?.gestures ?? [], payloadBytes: 0)
     }
 
     /// The simulator's configuration of these settings: the layout's cap, a cache for every

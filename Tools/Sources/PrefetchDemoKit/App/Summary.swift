@@ -20,30 +20,16 @@ package struct NetworkFigures: Codable, Hashable, Sendable {
 /// The end of a run as the demo prints it: the simulator's ``PrefetchSimulation/SimulationResult``
 /// (the same figures `prefetch-bench` reports, from the same meter), with a server's figures
 /// when the data came from one.
-package struct DemoSummary: Encodable {
+package struct DemoSummary {
     package var result: SimulationResult
     package var network: NetworkFigures?
-
-    /// Both sets of keys in one object.
-    package func encode(to encoder: any Encoder) throws {
-        try result.encode(to: encoder)
-        try network?.encode(to: encoder)
-    }
 
     /// One JSON object, keys sorted; rates rounded to 0.0001, times to 0.001.
     ///
     /// The keys of `prefetch-bench`'s results; over a real network six more: `source`,
     /// `diskCache` (strings), `diskHits`, `networkLoads`, `pageLoads` and `loadsFailed`.
     package var json: String {
-        var rounded = self
-        func round(_ value: inout Double, _ scale: Double = 1_000) { value = (value * scale).rounded() / scale }
-        round(&rounded.result.displayReadyRate, 10_000)
-        for path in [\SimulationResult.visibleWaitMeanMs, \.visibleWaitP95Ms, \.blankCellSeconds, \.settleMeanMs, \.settleP95Ms,
-                     \.requestsPerSecond, \.duration] { round(&rounded.result[keyPath: path]) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding numbers and strings cannot fail.
-        return String(decoding: try! encoder.encode(rounded), as: UTF8.self)
+        get throws { try result.roundedJSON(adding: network) }
     }
 
     /// The human summary, one figure per line under `title`.

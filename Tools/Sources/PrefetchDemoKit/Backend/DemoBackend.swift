@@ -67,13 +67,12 @@ package final class SimulatedBackend: DemoBackend {
     }
 
     package var app: SampleApp<UUID, DisplayData> { simulation.app }
-    package var label: String { "\(simulation.loop.network.latency) · seed \(seed)" }
+    package var label: String { "\(simulation.latency) · seed \(seed)" }
 
     /// Scales the latency model; the change applies to attempts that start afterwards.
     package func scaleLatency(by factor: Double) -> String {
-        let network = simulation.loop.network
-        network.latency = Self.scaled(network.latency, by: factor)
-        return "latency now \(network.latency) for new loads"
+        simulation.latency = Self.scaled(simulation.latency, by: factor)
+        return "latency now \(simulation.latency) for new loads"
     }
 
     /// `model` with every latency multiplied by `factor`, kept between 1 ms and 10 s.
@@ -89,11 +88,11 @@ package final class SimulatedBackend: DemoBackend {
     }
 
     package func advance(to time: Double) async {
-        await simulation.loop.advance(to: max(time, simulation.loop.now))
+        await simulation.advance(to: time)
     }
 
     package func frameEnded() async {
-        await simulation.loop.settle()
+        await simulation.settle()
     }
 
     package func play(on scene: DemoScene, onFrame: (FrameDriver.Frame) async throws -> Bool) async throws -> SimulationResult {

@@ -77,10 +77,8 @@ package final class ServerBackend: DemoBackend {
                 meter.record(event, item: { id in indexes.withLock { $0[id] ?? -1 } })
             },
             loader: thumbnails)
-        var layout = settings.scenarioLayout
-        layout.itemCount = max(models.count, 1)
-        app = SampleApp(
-            view: try layout.makeView(viewport: settings.viewport), itemCount: models.count, fetcher: fetcher, meter: meter,
+        app = try SampleApp(
+            layout: settings.scenarioLayout, viewport: settings.viewport, itemCount: models.count, fetcher: fetcher, meter: meter,
             identifier: { models.model(at: $0)?.identifier })
         app.view.prefetchPolicy = settings.policy
         app.view.isPrefetchingEnabled = settings.prefetching
@@ -196,7 +194,7 @@ package final class ServerBackend: DemoBackend {
     ///
     /// Call once a frame, after stepping the view.
     package func frameEnded() async {
-        let shown = app.view.visibleIndexPaths.map(\.item)
+        let shown = app.visibleItems
         let visible = shown.min().flatMap { lo in shown.max().map { lo..<($0 + 1) } } ?? 0..<1
         if visible != requestedRange {
             requestedRange = visible

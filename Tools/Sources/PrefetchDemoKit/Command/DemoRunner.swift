@@ -30,7 +30,7 @@ package enum DemoRunner {
         if options.isRemote { return try await runRemote(options, settings: settings, mode: mode) }
         let terminal = Terminal()
         let summary = DemoSummary(result: try await run(mode, scene: DemoScene(settings: settings), options: options, terminal: terminal))
-        if options.json { return print(summary.json) }
+        if options.json { return print(try summary.json) }
         let title = switch mode {
         case .interactive: "prefetch-demo: interactive session, \(describe(settings))"
         case .scriptedScreen(let script): "prefetch-demo: --script \(script.rawValue), \(describe(settings))"
@@ -156,7 +156,7 @@ package enum DemoRunner {
         await server?.terminate()
         let title = describeRemote(settings, options: options, cold: options.cold)
         if options.json {
-            print(summary.json)
+            print(try summary.json)
             return
         }
         switch mode {

@@ -179,10 +179,10 @@ final class Soak {
         let feed = try PagedFeed(configuration: feedConfiguration, loader: HTTPFeedPageLoader(baseURL: URL(string: base)!, configuration: httpConfiguration))
 
         let mirror = FeedMirror()
-        let view = try ScenarioLayout.list(itemCount: SoakSettings.itemCount).makeView(viewport: Viewport(width: 375, height: 660))
-        let app = SampleApp(
-            view: view, itemCount: SoakSettings.itemCount, fetcher: fetcher, meter: ReadinessMeter(now: { 0 }),
-            identifier: { mirror.titles[$0] != nil ? $0 : nil })
+        let app = try SampleApp(
+            layout: .list(itemCount: SoakSettings.itemCount), viewport: Viewport(width: 375, height: 660), fetcher: fetcher,
+            meter: ReadinessMeter(now: { 0 }), identifier: { mirror.titles[$0] != nil ? $0 : nil })
+        let view = app.view
 
         let start = clock.now
         var elapsed: Double { (clock.now - start).seconds }
@@ -224,7 +224,7 @@ final class Soak {
         // Failed cells retry when shown again: scroll away and back, then settle again.
         var recovered = 0
         if failedAtRest > 0 {
-            let home = view.visibleIndexPaths.first?.item ?? 0
+            let home = app.visibleItems.first ?? 0
             var away = GestureDriver(gestures: [.jump(item: (home + 500) % SoakSettings.itemCount), .pause(duration: 0), .jump(item: home)])
             _ = try await FrameDriver(frameRate: 30, tail: 30, duration: 30, realTime: true).play(&away, on: view, from: elapsed, step: step) { frame in
                 frame.index < 3 || !visibleStates(app).allSatisfy { if case .shown = $0 { true } else { false } }
@@ -285,7 +285,7 @@ final class Soak {
     /// cells whose page arrived, check every visible cell.
     func frame(_ app: SampleApp<Int, Data>, mirror: FeedMirror, feed: PagedFeed, at time: Double, lastFeedRetry: inout Double) async throws {
         frames += 1
-        let visible = app.view.visibleIndexPaths.map(\.item)
+        let visible = app.visibleItems
         guard let first = visible.min(), let last = visible.max() else { return }
         await feed.loadMoreIfNeeded(visibleRange: first..<(last + 1))
         if case .failed = await feed.phase, time - lastFeedRetry > 1 {
@@ -328,7 +328,7 @@ final class Soak {
     }
 
     func visibleStates(_ app: SampleApp<Int, Data>) -> [CellState] {
-        app.view.visibleIndexPaths.compactMap { app.content(at: $0.item).map(CellState.init) }
+        app.visibleItems.compactMap { app.content(at: $0).map(CellState.init) }
     }
 
     /// Seeded drags, flings, reversals, jumps and pauses for about `seconds` of scrolling (more
