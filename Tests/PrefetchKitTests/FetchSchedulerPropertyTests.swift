@@ -1,25 +1,35 @@
 import Testing
 @testable import PrefetchKit
 
+/// The pre-emption rules the property tests run under: none, the default (levels 100 apart:
+/// the drawn levels 100 and 150 are not), and any higher level or an order lower by more than 1.5.
+let preemptionModes: [FetchPreemption] = [.never, .standard, .withinLevels(orderMargin: 1.5)]
+
 /// Random interleavings of every scheduler event, checked step by step against
 /// `SchedulingModel`, an independent model of the documented rules.
 @Suite struct FetchSchedulerPropertyTests {
     private typealias Scheduler = FetchScheduler<Int>
 
-    @Test(arguments: [1, 2, 3, 6])
-    func randomInterleavingsFollowTheDocumentedRules(cap: Int) {
+    @Test(arguments: [1, 2, 3, 6], preemptionModes)
+    func randomInterleavingsFollowTheDocumentedRules(cap: Int, preemption: FetchPreemption) {
         let seed = UInt64(0xC0FFEE) &+ UInt64(cap)
         var draw = Draw(rng: SplitMix64(seed: seed))
-        var s = Scheduler(maxConcurrentLoads: cap)
-        var m = SchedulingModel(cap: cap)
+        var s = Scheduler(maxConcurrentLoads: cap, preemption: preemption)
+        var m = SchedulingModel(cap: cap, preemption: preemption)
         var nextConsumer: UInt64 = 0
         var finishedLoads: [(id: Int, load: FetchLoadID)] = []  // for stale reports
+        var preemptions = 0
         let steps = 10_000
 
-        func expectStarts(_ started: [Scheduler.RunningLoad], _ step: Int, _ what: String) {
-            let expected = m.idsToStart()
-            #expect(started.map(\.id) == expected, "seed \(seed) step \(step) \(what): started \(started.map(\.id)), the rule says \(expected)")
-            for load in started where m.isHeld(load.id) && m.load(of: load.id) == nil { m.started(load.id, as: load.load) }
+        /// Checks the loads an event started and pre-empted against what the rule says.
+        func expectStarts(_ started: [Scheduler.RunningLoad], preempted: [Scheduler.RunningLoad] = [], _ step: Int, _ what: String) {
+            let expected = m.settle()
+            let starts = expected.started.map { Scheduler.RunningLoad($0.id, $0.load) }
+            let stops = expected.preempted.map { Scheduler.RunningLoad($0.id, $0.load) }
+            #expect(started == starts, "seed \(seed) \(preemption) step \(step) \(what): started \(started), the rule says \(starts)")
+            #expect(preempted == stops, "seed \(seed) \(preemption) step \(step) \(what): pre-empted \(preempted), the rule says \(stops)")
+            preemptions += stops.count
+            finishedLoads += stops.map { ($0.id, $0.load) }  // a pre-empted load's report is stale too
         }
 
         for step in 0..<steps {
@@ -39,7 +49,7 @@ import Testing
                 m.add(id, interest, priority)
                 let action = s.request(id, interest: interest, priority: priority)
                 #expect(action.joined == joined, "seed \(seed) step \(step): joined")
-                expectStarts(action.start.map { [$0] } ?? [], step, "request")
+                expectStarts(action.start.map { [$0] } ?? [], preempted: action.preempt.map { [$0] } ?? [], step, "request")
             case 30..<52:
                 // Withdraw a held interest (or, now and then, one that is not held).
                 let held = m.heldInterests
@@ -54,6 +64,8 @@ import Testing
                     expectStarts(next.map { [$0] } ?? [], step, "release")
                 case (.notHeld, .none), (.stillHeld, .none), (.dropped, .none):
                     expectStarts([], step, "release")
+                case (.stillHeld, .preempt(let stopped, let next)):
+                    expectStarts([next], preempted: [stopped], step, "release")
                 default:
                     Issue.record("seed \(seed) step \(step): model says \(removal), scheduler \(action)")
                 }
@@ -66,7 +78,7 @@ import Testing
                 }
                 let action = s.release(batch, interest: .prefetch)
                 #expect(action.cancel.map(\.id) == expectedCancels, "seed \(seed) step \(step): batch cancels")
-                expectStarts(action.start, step, "batch release")
+                expectStarts(action.start, preempted: action.preempt, step, "batch release")
             case 57..<64:
                 // A controller's frame: set prefetch priorities, withdraw others.
                 let requests = (0..<draw.below(6)).map { _ in (draw.below(24), draw.priority()) }
@@ -83,7 +95,7 @@ import Testing
                 let action = s.updatePrefetch(requests, releasing: releasing)
                 #expect(action.added == expectedAdded, "seed \(seed) step \(step): newly prefetched")
                 #expect(action.cancel.map(\.id) == expectedCancels, "seed \(seed) step \(step): update cancels")
-                expectStarts(action.start, step, "update")
+                expectStarts(action.start, preempted: action.preempt, step, "update")
             case 64..<70:
                 // Re-prioritise a held interest.
                 let held = m.heldInterests
@@ -91,8 +103,9 @@ import Testing
                 let pick = held[draw.below(held.count)]
                 let priority = draw.priority()
                 m.add(pick.id, pick.interest, priority)
-                let wasHeld = s.setPriority(pick.id, interest: pick.interest, priority: priority)
-                #expect(wasHeld, "seed \(seed) step \(step): held")
+                let action = s.setPriority(pick.id, interest: pick.interest, priority: priority)
+                #expect(action.held, "seed \(seed) step \(step): held")
+                expectStarts(action.preempt.map { [$0.start] } ?? [], preempted: action.preempt.map { [$0.stop] } ?? [], step, "set priority")
             case 70..<72:
                 // A late report for a load that ended already.
                 guard let old = finishedLoads.randomElement(using: &draw.rng) else { break }
@@ -116,6 +129,12 @@ import Testing
             s._checkInvariants()
             let problems = m.differences(from: s, idCount: 24)
             #expect(problems.isEmpty, "seed \(seed) step \(step): \(problems)")
+        }
+        // Each rule that can pre-empt does so often enough to be tested; the rule "never" never does.
+        if preemption.isEnabled {
+            #expect(preemptions >= 50, "seed \(seed) \(preemption): only \(preemptions) pre-emptions")
+        } else {
+            #expect(preemptions == 0)
         }
     }
 }

@@ -100,7 +100,7 @@ private func load(of id: Int, in scheduler: Scheduler) -> Scheduler.LoadID? {
         // Unknown ids are no-ops
         let unknown = s.release(42, interest: .consumer(Consumer(rawValue: 5)))
         let unheld = s.setPriority(42, interest: .prefetch, priority: .visible)
-        #expect(unknown == .none && !unheld)
+        #expect(unknown == .none && !unheld.held)
         s._checkInvariants()
     }
 

@@ -87,29 +87,28 @@ import Testing
 
     struct LoadFailed: Error {}
 
-    @Test(arguments: [1, 2, 3, 6])
-    func randomInterleavingsOfEveryInputKeepTheWholeStateRight(cap: Int) throws {
+    @Test(arguments: [1, 2, 3, 6], preemptionModes)
+    func randomInterleavingsOfEveryInputKeepTheWholeStateRight(cap: Int, preemption: FetchPreemption) throws {
         let seed = UInt64(0xFE7C4E5) &+ UInt64(cap)
         var draw = Draw(rng: SplitMix64(seed: seed))
         var configuration = FetcherConfiguration()
+        configuration.preemption = preemption
         configuration.maxConcurrentLoads = cap
         configuration.cacheCountLimit = 5
         configuration.cacheCostLimit = 12
         configuration.latencySamples = 8
         var machine = try Machine(configuration: configuration, observing: true)
-        var m = Model(scheduling: SchedulingModel(cap: cap), cache: CacheModel(countLimit: 5, costLimit: 12), latencySamples: 8)
+        var m = Model(scheduling: SchedulingModel(cap: cap, preemption: preemption), cache: CacheModel(countLimit: 5, costLimit: 12), latencySamples: 8)
         let steps = 10_000
         let shutdownStep = steps - steps / 20
         var step = 0
-        var context: String { "seed \(seed) step \(step)" }
+        var context: String { "seed \(seed) \(preemption) step \(step)" }
 
-        /// Checks new workers against the loads the rule says must start now, and records them.
-        func accept(_ spawns: [Machine.Spawn], _ what: String) {
-            let expected = m.scheduling.idsToStart()
-            #expect(spawns.map(\.load.id) == expected, "\(context) \(what): started \(spawns.map(\.load.id)), the rule says \(expected)")
-            for spawn in spawns where m.scheduling.load(of: spawn.load.id) == nil && m.scheduling.isHeld(spawn.load.id) {
-                #expect(m.workers[spawn.worker.rawValue] == nil, "\(context): \(spawn.worker) is not new")
-                m.scheduling.started(spawn.load.id, as: spawn.load.load)
+        /// Checks new workers against the loads the rule started (`expected`), and records them.
+        func accept(_ spawns: [Machine.Spawn], expected: [(id: Int, load: FetchLoadID)], _ what: String) {
+            let got = spawns.map { "\($0.load.id) as \($0.load.load)" }, want = expected.map { "\($0.id) as \($0.load)" }
+            #expect(got == want, "\(context) \(what): started \(got), the rule says \(want)")
+            for spawn in spawns where m.workers[spawn.worker.rawValue] == nil {
                 m.workers[spawn.worker.rawValue] = WorkerModel(id: spawn.load.id, last: spawn.load.load, load: spawn.load.load)
                 m.unregistered.append(spawn.worker)
                 m.saw("spawn")
@@ -118,9 +117,12 @@ import Testing
             }
         }
 
-        /// Checks cancellations: the right loads, with the task handle when one is registered.
-        func accept(_ cancellations: [Machine.Cancellation], cancelled expected: [(id: Int, load: FetchLoadID)], _ what: String) {
+        /// Checks cancellations: the right loads, with the task handle when one is registered;
+        /// the last `preempted` of them were pre-empted.
+        func accept(_ cancellations: [Machine.Cancellation], cancelled expected: [(id: Int, load: FetchLoadID)], preempted: Int = 0, _ what: String) {
             #expect(cancellations.map(\.id) == expected.map(\.id), "\(context) \(what): cancelled \(cancellations.map(\.id)), expected \(expected.map(\.id))")
+            m.stats.loadsPreempted += preempted
+            if preempted > 0 { m.saw("preempt") }
             for (cancellation, load) in zip(cancellations, expected) {
                 guard let key = m.workers.first(where: { $0.value.load == load.load })?.key else {
                     Issue.record("\(context): no worker ran \(load.load)")
@@ -134,6 +136,14 @@ import Testing
             }
         }
 
+        /// Checks what an event started and stopped against the rule: `cancelled` lost their last
+        /// interest (the event says so); the pre-emptions and starts are what the model settles to.
+        func settle(spawns: [Machine.Spawn], cancellations: [Machine.Cancellation], cancelled: [(id: Int, load: FetchLoadID)], _ what: String) {
+            let rule = m.scheduling.settle()
+            accept(cancellations, cancelled: cancelled + rule.preempted, preempted: rule.preempted.count, what)
+            accept(spawns, expected: rule.started, what)
+        }
+
         /// Removes an interest from the model; returns the load it cancels, if any.
         func remove(_ id: Int, _ interest: FetchInterest) -> (id: Int, load: FetchLoadID)? {
             if case .cancelled(let load) = m.scheduling.remove(id, interest) { return (id, load) }
@@ -141,12 +151,13 @@ import Testing
         }
 
         /// The common half of a request that reached the scheduler.
-        func entered(_ id: Int, _ interest: FetchInterest, _ priority: FetchPriority, joined: Bool, spawn: Machine.Spawn?, _ what: String) {
+        func entered(_ id: Int, _ interest: FetchInterest, _ priority: FetchPriority, joined: Bool, spawn: Machine.Spawn?,
+                     preempt: Machine.Cancellation?, _ what: String) {
             let expectedJoined = m.scheduling.isHeld(id)
             #expect(joined == expectedJoined, "\(context) \(what): joined")
             if expectedJoined { m.stats.coalescedRequests += 1 }
             m.scheduling.add(id, interest, priority)
-            accept(spawn.map { [$0] } ?? [], what)
+            settle(spawns: spawn.map { [$0] } ?? [], cancellations: preempt.map { [$0] } ?? [], cancelled: [], what)
         }
 
         func newConsumer(_ consumer: FetchConsumerID) {
@@ -196,13 +207,13 @@ import Testing
                     m.answer(token)
                     break
                 }
-                guard case .requested(let consumer, let joined, let spawn) = action else {
+                guard case .requested(let consumer, let joined, let spawn, let preempt) = action else {
                     Issue.record("\(context): expected a request, got \(action)")
                     break
                 }
                 newConsumer(consumer)
                 m.consumers[consumer] = (id, token)
-                entered(id, .consumer(consumer), priority, joined: joined, spawn: spawn, "request")
+                entered(id, .consumer(consumer), priority, joined: joined, spawn: spawn, preempt: preempt, "request")
             case 16..<22:
                 // value(for:), first step.
                 let action = machine.reserve(id)
@@ -249,9 +260,9 @@ import Testing
                     m.answered.append(consumer)
                     break
                 }
-                guard case .requested(let joined, let spawn) = action else { Issue.record("\(context): expected a request, got \(action)"); break }
+                guard case .requested(let joined, let spawn, let preempt) = action else { Issue.record("\(context): expected a request, got \(action)"); break }
                 m.consumers[consumer] = (reservation.id, token)
-                entered(reservation.id, .consumer(consumer), priority, joined: joined, spawn: spawn, "attach")
+                entered(reservation.id, .consumer(consumer), priority, joined: joined, spawn: spawn, preempt: preempt, "attach")
             case 28..<38:
                 // prefetch(ids): nearest first.
                 let batch = (0..<(1 + draw.below(4))).map { _ in draw.below(Self.ids) }
@@ -261,7 +272,7 @@ import Testing
                     #expect(action.rejected == batch && action.spawn.isEmpty, "\(context): rejected")
                     break
                 }
-                var hits: [Int] = [], requested: [(Int, Bool)] = [], spawns = action.spawn[...]
+                var hits: [Int] = [], requested: [(Int, Bool)] = [], spawns = action.spawn[...], cancels = action.cancel[...]
                 var order = priority.order
                 for b in batch {
                     m.stats.requests += 1
@@ -275,12 +286,14 @@ import Testing
                     requested.append((b, joined))
                     m.scheduling.add(b, .prefetch, FetchPriority(level: priority.level, order: order))
                     order += 1
-                    let starts = m.scheduling.idsToStart()
-                    let taken = Array(spawns.prefix(starts.count))
-                    spawns = spawns.dropFirst(starts.count)
-                    accept(taken, "prefetch")
+                    let rule = m.scheduling.settle()
+                    let taken = Array(spawns.prefix(rule.started.count)), stopped = Array(cancels.prefix(rule.preempted.count))
+                    spawns = spawns.dropFirst(rule.started.count)
+                    cancels = cancels.dropFirst(rule.preempted.count)
+                    accept(stopped, cancelled: rule.preempted, preempted: rule.preempted.count, "prefetch")
+                    accept(taken, expected: rule.started, "prefetch")
                 }
-                #expect(spawns.isEmpty, "\(context): prefetch started too much")
+                #expect(spawns.isEmpty && cancels.isEmpty, "\(context): prefetch started or stopped too much")
                 #expect(action.hits == hits, "\(context): prefetch hits")
                 #expect(action.requested.map(\.id) == requested.map(\.0) && action.requested.map(\.joined) == requested.map(\.1), "\(context): prefetch requests")
             case 38..<46:
@@ -303,15 +316,13 @@ import Testing
                 }
                 let cancelled = cancelling.compactMap { remove($0, .prefetch) }
                 #expect(action.requested.map(\.id) == requested.map(\.0) && action.requested.map(\.joined) == requested.map(\.1), "\(context): update requests")
-                accept(action.cancel, cancelled: cancelled, "update")
-                accept(action.spawn, "update")
+                settle(spawns: action.spawn, cancellations: action.cancel, cancelled: cancelled, "update")
             case 46..<53:
                 // cancelPrefetching(ids).
                 let batch = (0..<(1 + draw.below(4))).map { _ in draw.below(Self.ids) }
                 let action = machine.cancelPrefetching(batch)
                 let cancelled = batch.compactMap { remove($0, .prefetch) }
-                accept(action.cancel, cancelled: cancelled, "cancel prefetching")
-                accept(action.spawn, "cancel prefetching")
+                settle(spawns: action.spawn, cancellations: action.cancel, cancelled: cancelled, "cancel prefetching")
             case 53..<61:
                 // A consumer withdraws: waiting, reserved, or answered already (cell reuse after delivery).
                 let pools = [m.consumers.keys.sorted(), m.reservations.keys.sorted(), m.answered]
@@ -330,8 +341,8 @@ import Testing
                         break
                     }
                     m.answer(token)
-                    accept(cancellation.map { [$0] } ?? [], cancelled: cancelled.map { [$0] } ?? [], "withdraw")
-                    accept(spawn.map { [$0] } ?? [], "withdraw")
+                    settle(spawns: spawn.map { [$0] } ?? [], cancellations: cancellation.map { [$0] } ?? [],
+                           cancelled: cancelled.map { [$0] } ?? [], "withdraw")
                 } else {
                     guard case .none = action else { Issue.record("\(context): an answered consumer withdrew, got \(action)"); break }
                     m.saw("withdraw after the answer")
@@ -407,14 +418,16 @@ import Testing
                 } else {
                     m.stats.loadsFailed += 1
                 }
-                let starts = m.scheduling.idsToStart()
+                let rule = m.scheduling.settle()
+                #expect(rule.preempted.isEmpty, "\(context): the rule pre-empts \(rule.preempted) after a finish; the machine never does")
+                let starts = rule.started.map(\.id)
                 switch next {
                 case .end:
                     #expect(starts.isEmpty, "\(context): a worker ended while \(starts) should start")
                     m.workers[key] = nil
                 case .continue(let load):
-                    #expect(canContinue && [load.id] == starts, "\(context): continued with \(load.id), expected \(starts)")
-                    m.scheduling.started(load.id, as: load.load)
+                    #expect(canContinue && [load.id] == starts && [load.load] == rule.started.map(\.load),
+                            "\(context): continued with \(load), expected \(rule.started)")
                     m.workers[key]!.id = load.id
                     m.workers[key]!.last = load.load
                     m.workers[key]!.load = load.load
@@ -425,7 +438,7 @@ import Testing
                     m.saw("hand-over")
                     #expect(!canContinue, "\(context): a worker that can continue handed its next load over")
                     m.workers[key] = nil
-                    accept([spawn], "hand-over")
+                    accept([spawn], expected: rule.started, "hand-over")
                 }
             }
             machine._checkInvariants()
@@ -448,6 +461,11 @@ import Testing
             #expect(m.seen[path, default: 0] >= 5, "seed \(seed): the path '\(path)' ran \(m.seen[path, default: 0]) times")
         }
         #expect(m.stats.loadsCompleted > 200 && m.stats.coalescedRequests > 200 && m.cache.evictions > 100, "seed \(seed): \(m.stats)")
+        if preemption.isEnabled {
+            #expect(m.seen["preempt", default: 0] >= 20, "seed \(seed) \(preemption): \(m.seen["preempt", default: 0]) events pre-empted")
+        } else {
+            #expect(m.stats.loadsPreempted == 0, "seed \(seed): pre-empted without pre-emption")
+        }
     }
 
     /// The differences between everything observable in the machine and the model.

@@ -147,8 +147,9 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
             completion(.success(value))
             onEvent?(.cacheHit(id))
             return nil
-        case .requested(let consumer, let joined, let spawn):
+        case .requested(let consumer, let joined, let spawn, let preempt):
             onEvent?(.requested(id, coalesced: joined))
+            if let preempt { cancel(preempt) }
             if let spawn { start(spawn) }
             return FetchHandle(owner: self, consumer: consumer)
         }
@@ -191,8 +192,9 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
                 case .hit(let value):
                     continuation.resume(returning: value)
                     onEvent?(.cacheHit(id))
-                case .requested(let joined, let spawn):
+                case .requested(let joined, let spawn, let preempt):
                     onEvent?(.requested(id, coalesced: joined))
+                    if let preempt { cancel(preempt) }
                     if let spawn { start(spawn) }
                 }
             }

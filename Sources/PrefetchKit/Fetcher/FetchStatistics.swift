@@ -14,8 +14,11 @@ public struct FetchStatistics: Sendable, Hashable {
     public var loadsCompleted = 0
     /// Loads that ended with an error, after any retries.
     public var loadsFailed = 0
-    /// Loads cancelled because every interest left.
+    /// Loads cancelled because every interest left, or pre-empted (``loadsPreempted``).
     public var loadsCancelled = 0
+    /// Loads stopped while interest in them remained, so that more urgent waiting work got their
+    /// slot (``FetcherConfiguration/preemption``); their ids waited again. Counted in ``loadsCancelled`` too.
+    public var loadsPreempted = 0
     /// Retry attempts made.
     public var retries = 0
     /// Results that arrived after their load was cancelled (kept in the cache when successful).
@@ -89,7 +92,8 @@ public enum FetchEvent<ID: Hashable & Sendable>: Sendable {
     case loadCompleted(ID, latency: Duration)
     /// An attempt failed; `willRetry` tells whether another attempt follows.
     case loadFailed(ID, error: any Error, willRetry: Bool)
-    /// A load was cancelled because every interest left.
+    /// A load was cancelled because every interest left, or pre-empted (stopped for more urgent
+    /// work while interest remained: its id waits again, and a later ``loadStarted(_:)`` restarts it).
     case loadCancelled(ID)
     /// A cancelled load's result arrived anyway.
     case lateResult(ID)

@@ -19,6 +19,9 @@ public struct FetcherConfiguration: Sendable {
     public var latencySamples: Int = 64
     /// Seeds the random jitter of retries, so a run can be repeated.
     public var randomSeed: UInt64 = 0x9E37_79B9_7F4A_7C15
+    /// Whether a running prefetch yields its slot to more urgent waiting work (default
+    /// ``FetchPreemption/standard``; ``FetchPreemption/never`` keeps every load to its end); see ``FetchPreemption``.
+    public var preemption: FetchPreemption = .standard
 
     /// Creates a configuration with the defaults.
     public init() {}
@@ -30,13 +33,15 @@ public struct FetcherConfiguration: Sendable {
         cacheCountLimit: Int = 1_000,
         cacheCostLimit: Int = .max,
         retry: RetryPolicy = .none,
-        latencySamples: Int = 64
+        latencySamples: Int = 64,
+        preemption: FetchPreemption = .standard
     ) throws {
         self.maxConcurrentLoads = maxConcurrentLoads
         self.cacheCountLimit = cacheCountLimit
         self.cacheCostLimit = cacheCostLimit
         self.retry = retry
         self.latencySamples = latencySamples
+        self.preemption = preemption
         try validate()
     }
 
@@ -48,5 +53,6 @@ public struct FetcherConfiguration: Sendable {
         guard cacheCostLimit >= 0 else { throw fail("cacheCostLimit must be 0 or more, got \(cacheCostLimit)") }
         guard latencySamples >= 1 else { throw fail("latencySamples must be at least 1, got \(latencySamples)") }
         try retry.validate()
+        try preemption.validate()
     }
 }

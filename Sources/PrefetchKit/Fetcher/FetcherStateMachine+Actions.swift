@@ -22,8 +22,8 @@ extension FetcherStateMachine {
         }
     }
 
-    /// A running load that lost its last interest: cancel `runner` (`nil` while the task handle
-    /// is not registered yet; registration cancels it then).
+    /// A running load that lost its last interest, or was pre-empted: cancel `runner` (`nil`
+    /// while the task handle is not registered yet; registration cancels it then).
     @usableFromInline
     struct Cancellation: Sendable {
         @usableFromInline var id: ID
@@ -56,8 +56,9 @@ extension FetcherStateMachine {
         case refused(PrefetchError)
         /// Cached: answer the waiter with the value.
         case hit(Value)
-        /// The waiter is registered as `consumer`; it joined a load or created one, started as `spawn`.
-        case requested(FetchConsumerID, joined: Bool, spawn: Spawn?)
+        /// The waiter is registered as `consumer`; it joined a load or created one, started as
+        /// `spawn`; `preempt` is a running load it pre-empted (cancel it before starting `spawn`).
+        case requested(FetchConsumerID, joined: Bool, spawn: Spawn?, preempt: Cancellation?)
     }
 
     /// What ``FetcherStateMachine/reserve(_:)`` asks for.
@@ -80,8 +81,9 @@ extension FetcherStateMachine {
         case refused(PrefetchError)
         /// The value arrived meanwhile: resume with it.
         case hit(Value)
-        /// Registered; it joined a load or created one, started as `spawn`.
-        case requested(joined: Bool, spawn: Spawn?)
+        /// Registered; it joined a load or created one, started as `spawn`; `preempt` is a
+        /// running load it pre-empted (cancel it before starting `spawn`).
+        case requested(joined: Bool, spawn: Spawn?, preempt: Cancellation?)
     }
 
     /// What the batch inputs (prefetch, update, cancel prefetching) ask for.
@@ -93,7 +95,7 @@ extension FetcherStateMachine {
         @usableFromInline var hits: [ID] = []
         /// Ids that reached the scheduler (only when observing).
         @usableFromInline var requested: [Requested] = []
-        /// Loads that lost their last interest.
+        /// Loads that lost their last interest, then loads pre-empted (their ids wait again).
         @usableFromInline var cancel: [Cancellation] = []
         /// Loads given to new workers.
         @usableFromInline var spawn: [Spawn] = []
@@ -105,7 +107,8 @@ extension FetcherStateMachine {
     enum WithdrawAction {
         /// Nothing now: the consumer was answered already, or is reserved (its attach will see the cancellation).
         case none
-        /// Resume the waiter with `CancellationError`; cancel its load if it was the last interest; start the next.
+        /// Resume the waiter with `CancellationError`; cancel its load if it was the last interest,
+        /// or if, left to the prefetch alone, it was pre-empted; start the next.
         case withdrawn(Waiter, cancel: Cancellation?, spawn: Spawn?)
     }
 

@@ -76,7 +76,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     /// Creates the state of a fetcher; `configuration` must be valid.
     @usableFromInline
     init(configuration: FetcherConfiguration, observing: Bool) throws {
-        scheduler = Scheduler(maxConcurrentLoads: configuration.maxConcurrentLoads)
+        scheduler = Scheduler(maxConcurrentLoads: configuration.maxConcurrentLoads, preemption: configuration.preemption)
         // Costs come with each insert (computed outside the lock), so the cache needs no cost function.
         cache = try MemoryCache(countLimit: configuration.cacheCountLimit, costLimit: configuration.cacheCostLimit)
         latency = try LatencyWindow(capacity: configuration.latencySamples)
@@ -96,12 +96,14 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
         return .hit(value)
     }
 
-    /// The back half: the interest (a consumer already registered, or the prefetch) joins or creates `id`'s load.
+    /// The back half: the interest (a consumer already registered, or the prefetch) joins or
+    /// creates `id`'s load; with pre-emption it may stop one running load (`preempt`).
     @inlinable
-    mutating func enter(_ id: ID, _ interest: FetchInterest, priority: FetchPriority) -> (joined: Bool, spawn: Spawn?) {
+    mutating func enter(_ id: ID, _ interest: FetchInterest, priority: FetchPriority) -> (joined: Bool, spawn: Spawn?, preempt: Cancellation?) {
         let action = scheduler.request(id, interest: interest, priority: priority)
         if action.joined { stats.coalescedRequests += 1 }
-        return (action.joined, action.start.map { spawnWorker(for: $0) })
+        let preempt = action.preempt.map { retire($0, preempted: true) }
+        return (action.joined, action.start.map { spawnWorker(for: $0) }, preempt)
     }
 
     /// A request with a completion handler (`fetchAsync(_:priority:completion:)`).
@@ -113,8 +115,8 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
         case .miss:
             let consumer = newConsumer()
             consumers[consumer] = Waiting(id, waiter)
-            let (joined, spawn) = enter(id, .consumer(consumer), priority: priority)
-            return .requested(consumer, joined: joined, spawn: spawn)
+            let (joined, spawn, preempt) = enter(id, .consumer(consumer), priority: priority)
+            return .requested(consumer, joined: joined, spawn: spawn, preempt: preempt)
         }
     }
 
@@ -143,8 +145,8 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
         case .hit(let value): return .hit(value)
         case .miss:
             consumers[consumer] = Waiting(id, waiter)
-            let (joined, spawn) = enter(id, .consumer(consumer), priority: priority)
-            return .requested(joined: joined, spawn: spawn)
+            let (joined, spawn, preempt) = enter(id, .consumer(consumer), priority: priority)
+            return .requested(joined: joined, spawn: spawn, preempt: preempt)
         }
     }
 
@@ -160,9 +162,10 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
             case .hit:
                 if observing { action.hits.append(id) }
             case .miss:
-                let (joined, spawn) = enter(id, .prefetch, priority: FetchPriority(level: priority.level, order: order))
+                let (joined, spawn, preempt) = enter(id, .prefetch, priority: FetchPriority(level: priority.level, order: order))
                 order += 1
                 if observing { action.requested.append(Requested(id, joined: joined)) }
+                if let preempt { action.cancel.append(preempt) }
                 if let spawn { action.spawn.append(spawn) }
             }
         }
@@ -191,6 +194,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
             if observing { action.requested.append(Requested(added.id, joined: added.joined)) }
         }
         for load in update.cancel { action.cancel.append(retire(load)) }
+        for load in update.preempt { action.cancel.append(retire(load, preempted: true)) }
         for load in update.start { action.spawn.append(spawnWorker(for: load)) }
         return action
     }
@@ -218,6 +222,9 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
             return .withdrawn(waiting.waiter, cancel: nil, spawn: nil)
         case .cancel(let load, let next):
             return .withdrawn(waiting.waiter, cancel: retire(load), spawn: next.map { spawnWorker(for: $0) })
+        case .preempt(let load, let next):
+            // The load is left to the prefetch alone, which a waiting id outranks: it yields its slot.
+            return .withdrawn(waiting.waiter, cancel: retire(load, preempted: true), spawn: spawnWorker(for: next))
         }
     }
 
@@ -358,10 +365,12 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
         stats.peakInFlight = Swift.max(stats.peakInFlight, scheduler.runningCount)
     }
 
-    /// The scheduler cancelled `load`: retire its worker; returns its task handle to cancel, if registered.
+    /// The scheduler cancelled (or, `preempted`, stopped) `load`: retire its worker; returns its
+    /// task handle to cancel, if registered.
     @inlinable
-    mutating func retire(_ load: RunningLoad) -> Cancellation {
+    mutating func retire(_ load: RunningLoad, preempted: Bool = false) -> Cancellation {
         stats.loadsCancelled += 1
+        if preempted { stats.loadsPreempted += 1 }
         guard let worker = workerOfLoad.removeValue(forKey: load.load),
               let index = workers.index(forKey: worker) else { return Cancellation(id: load.id, runner: nil) }
         workers.values[index].load = nil
@@ -375,6 +384,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     @inlinable
     mutating func absorb(_ batch: Scheduler.BatchAction, into action: inout BatchAction) {
         for load in batch.cancel { action.cancel.append(retire(load)) }
+        for load in batch.preempt { action.cancel.append(retire(load, preempted: true)) }
         for load in batch.start { action.spawn.append(spawnWorker(for: load)) }
     }
 

@@ -21,15 +21,49 @@ extension FetchScheduler {
     @usableFromInline struct RequestAction: Hashable, Sendable {
         /// Whether `id` already had a load (waiting or running) that the interest joined.
         @usableFromInline var joined: Bool
-        /// The load to start: the request created `id`'s load and a slot was free.
+        /// The load to start: the request created `id`'s load and a slot was free; or, with
+        /// ``preempt``, the most urgent waiting id, which takes the stopped load's slot.
         /// Report its end with `FetchScheduler.finished(_:load:)`.
         @usableFromInline var start: RunningLoad?
+        /// A running load pre-empted by this request: stop it (its slot went to ``start``, and a
+        /// later `FetchScheduler.finished(_:load:)` for it is ignored). Its id waits again.
+        @usableFromInline var preempt: RunningLoad?
 
         /// Creates the action.
         @inlinable
-        init(joined: Bool, start: RunningLoad?) {
+        init(joined: Bool, start: RunningLoad?, preempt: RunningLoad? = nil) {
             self.joined = joined
             self.start = start
+            self.preempt = preempt
+        }
+    }
+
+    /// What `FetchScheduler.setPriority(_:interest:priority:)` asks for.
+    @usableFromInline struct PriorityAction: Hashable, Sendable {
+        /// Whether the interest was held (otherwise nothing changed).
+        @usableFromInline var held: Bool
+        /// The running load the change pre-empted (stop it; its id waits again) and the load that took its slot.
+        @usableFromInline var preempt: (stop: RunningLoad, start: RunningLoad)?
+
+        /// Creates the action.
+        @inlinable
+        init(held: Bool, preempt: (stop: RunningLoad, start: RunningLoad)? = nil) {
+            self.held = held
+            self.preempt = preempt
+        }
+
+        /// Equal when both say the same.
+        @inlinable
+        static func == (lhs: PriorityAction, rhs: PriorityAction) -> Bool {
+            lhs.held == rhs.held && lhs.preempt?.stop == rhs.preempt?.stop && lhs.preempt?.start == rhs.preempt?.start
+        }
+
+        /// Hashes what ``==`` compares.
+        @inlinable
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(held)
+            hasher.combine(preempt?.stop)
+            hasher.combine(preempt?.start)
         }
     }
 
@@ -41,12 +75,19 @@ extension FetchScheduler {
         /// The last interest left a running load: cancel it. Its slot is already free, and a
         /// later `FetchScheduler.finished(_:load:)` for it is ignored. `next` took the slot.
         case cancel(RunningLoad, next: RunningLoad?)
+        /// The interest left a running load still held, but now by the prefetch alone or at a
+        /// priority a waiting id outranks by the margin: stop it (pre-emption; its id waits
+        /// again, and a later `FetchScheduler.finished(_:load:)` for it is ignored). `next` took the slot.
+        case preempt(RunningLoad, next: RunningLoad)
     }
 
     /// What a batch release (`FetchScheduler.release(_:interest:)`) asks for.
     @usableFromInline struct BatchAction: Hashable, Sendable {
         /// Running loads that lost their last interest: cancel them (their slots are free).
         @usableFromInline var cancel: [RunningLoad] = []
+        /// Running loads pre-empted for more urgent waiting ids: stop them (their slots are
+        /// taken by loads in ``start``); their ids wait again.
+        @usableFromInline var preempt: [RunningLoad] = []
         /// Loads to start, in start order.
         @usableFromInline var start: [RunningLoad] = []
 
@@ -76,7 +117,10 @@ extension FetchScheduler {
         @usableFromInline var added: [Added] = []
         /// Running loads that lost their last interest: cancel them (their slots are free).
         @usableFromInline var cancel: [RunningLoad] = []
-        /// Loads to start, in start order.
+        /// Running loads pre-empted for more urgent waiting ids: stop them (their slots are
+        /// taken by loads in ``start``); their ids wait again.
+        @usableFromInline var preempt: [RunningLoad] = []
+        /// Loads to start, in start order (slots freed by cancellations first, then by pre-emptions).
         @usableFromInline var start: [RunningLoad] = []
 
         /// Creates an empty action.

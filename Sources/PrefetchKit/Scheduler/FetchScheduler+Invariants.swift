@@ -2,7 +2,9 @@ extension FetchScheduler {
     /// Checks the scheduler's internal consistency; traps with a message when it is broken.
     ///
     /// Called by tests after every step: the cap holds, no id lacks an interest, every waiting
-    /// id is queued at its current priority, and no slot is idle while an id waits.
+    /// id is queued at its current priority, no slot is idle while an id waits, and (with
+    /// pre-emption) no running load held by the prefetch interest alone and never pre-empted
+    /// ranks below a waiting id by the margin.
     func _checkInvariants() {
         precondition(running <= maxConcurrentLoads, "cap exceeded: \(running) > \(maxConcurrentLoads)")
         var waitingSeen = 0, runningSeen = 0
@@ -28,5 +30,19 @@ extension FetchScheduler {
         })
         precondition(queued.count == waiting, "\(waiting - queued.count) waiting ids are not queued")
         precondition(waiting == 0 || running == maxConcurrentLoads, "a slot is idle while \(waiting) ids wait")
+        guard preemption.isEnabled else {
+            precondition(runningIDs.isEmpty, "running ids are listed without pre-emption")
+            precondition(entries.values.allSatisfy { !$0.preempted }, "an id is marked pre-empted without pre-emption")
+            return
+        }
+        precondition(runningIDs.count == running && Set(runningIDs).count == running
+                     && runningIDs.allSatisfy({ if case .running = entries[$0]?.phase { true } else { false } }),
+                     "the running ids \(runningIDs) are not the \(running) running")
+        let urgent = entries.values.filter { $0.phase == .waiting }.map(\.priority).max()
+        guard let urgent else { return }
+        for (id, entry) in entries where entry.phase != .waiting && entry.consumers.isEmpty && !entry.preempted {
+            precondition(!preemption.outranks(urgent, entry.priority),
+                         "\(id) runs at \(entry.priority), prefetch-only, while an id waits at \(urgent) (\(preemption))")
+        }
     }
 }

@@ -24,6 +24,15 @@ import HeapModule
 ///   ids were first requested since they last had no load).
 /// - **Cap.** At most ``maxConcurrentLoads`` loads run at once, whatever the storm of events,
 ///   and no slot stays idle while a load waits.
+/// - **Pre-emption** (only with ``preemption`` enabled). After every event, no running load
+///   that only the prefetch interest holds, and that was not pre-empted before while its id
+///   stayed held, ranks below a waiting id by the margin (`FetchPreemption.outranks`). An event
+///   that breaks this stops such loads (the lowest-ranked first; among equals the latest
+///   started, which has done the least work), queues their ids again at their current priority
+///   with their request order, and starts the most urgent waiting ids in their slots. A consumer's
+///   load is never stopped; a pre-empted id is not pre-empted again until it has no load; and as
+///   "outranks by the margin" is asymmetric, the started id never ranks below the stopped one by
+///   the margin, so two loads never displace each other back and forth.
 ///
 /// ```swift
 /// var scheduler = FetchScheduler<Int>(maxConcurrentLoads: 1)
@@ -55,6 +64,8 @@ import HeapModule
         @usableFromInline var sequence: UInt64
         @usableFromInline var phase: Phase = .waiting
         @usableFromInline var version: UInt64 = 0
+        /// Pre-empted once since the id was last without a load: never pre-empted again.
+        @usableFromInline var preempted = false
 
         @inlinable
         init(priority: FetchPriority, sequence: UInt64) {
@@ -101,6 +112,8 @@ import HeapModule
 
     /// The most loads that run at once.
     @usableFromInline let maxConcurrentLoads: Int
+    /// When a running prefetch yields its slot to more urgent waiting work.
+    @usableFromInline let preemption: FetchPreemption
 
     @usableFromInline var entries: [ID: Entry] = [:]
     /// Waiting ids by priority; items whose version no longer matches their entry are stale and skipped.
@@ -110,13 +123,20 @@ import HeapModule
     @usableFromInline var nextSequence: UInt64 = 0
     @usableFromInline var nextVersion: UInt64 = 0
     @usableFromInline var nextLoad: UInt64 = 0
+    /// The ids running now, kept only while ``preemption`` is enabled (to find the load to stop
+    /// without a look at every id). At most ``maxConcurrentLoads`` long; its capacity is reserved once.
+    @usableFromInline var runningIDs: [ID] = []
 
-    /// Creates a scheduler that runs at most `maxConcurrentLoads` loads at once.
+    /// Creates a scheduler that runs at most `maxConcurrentLoads` loads at once and pre-empts by `preemption`.
     ///
-    /// - Precondition: `maxConcurrentLoads >= 1` (``FetcherConfiguration`` validates it with a thrown error).
-    @usableFromInline init(maxConcurrentLoads: Int) {
+    /// - Precondition: `maxConcurrentLoads >= 1` and a valid `preemption` (``FetcherConfiguration``
+    ///   validates both with a thrown error).
+    @usableFromInline init(maxConcurrentLoads: Int, preemption: FetchPreemption = .never) {
         precondition(maxConcurrentLoads >= 1, "FetchScheduler: maxConcurrentLoads must be at least 1, got \(maxConcurrentLoads)")
+        precondition((try? preemption.validate()) != nil, "FetchScheduler: invalid pre-emption margins \(preemption)")
         self.maxConcurrentLoads = maxConcurrentLoads
+        self.preemption = preemption
+        if preemption.isEnabled { runningIDs.reserveCapacity(maxConcurrentLoads) }
     }
 
     // MARK: Queries
@@ -154,30 +174,36 @@ import HeapModule
     /// Adds (or re-prioritises) an interest in `id`.
     ///
     /// Requesting the prefetch interest again replaces its priority; a consumer id must be new
-    /// or be the same consumer re-prioritising. Only a request that creates `id`'s load can
-    /// start one, and only that load.
+    /// or be the same consumer re-prioritising. Without pre-emption only a request that creates
+    /// `id`'s load can start one, and only that load. With it, a request can also pre-empt one
+    /// running load (``RequestAction/preempt``): to start `id` (new, or raised while waiting),
+    /// or because it lowered `id`'s own running load below a waiting id (which then starts).
     /// - Complexity: O(log n) amortized; O(k) in the consumers of `id` when the interest that
-    ///   set its priority is lowered.
+    ///   set its priority is lowered; O(c) in the cap when a pre-emption is considered.
     @inlinable
     @discardableResult
     mutating func request(_ id: ID, interest: Interest, priority: FetchPriority) -> RequestAction {
-        guard place(id, interest: interest, priority: priority) else { return RequestAction(joined: true, start: nil) }
-        return RequestAction(joined: false, start: startNext())
+        let created = place(id, interest: interest, priority: priority)
+        if created, let start = startNext() { return RequestAction(joined: false, start: start) }
+        guard preemption.isEnabled, let preempted = preemptOne() else { return RequestAction(joined: !created, start: nil) }
+        return RequestAction(joined: !created, start: preempted.start, preempt: preempted.stop)
     }
 
-    /// Changes the priority of an interest that is held; a no-op otherwise. Never starts or
-    /// cancels a load (a waiting id waits because no slot is free).
-    /// - Returns: whether the interest was held.
+    /// Changes the priority of an interest that is held; a no-op otherwise. Without pre-emption
+    /// it never starts or cancels a load (a waiting id waits because no slot is free); with it,
+    /// the change may pre-empt one running load, as a request may.
+    /// - Returns: whether the interest was held, and the pre-emption it caused, if any.
     @inlinable
     @discardableResult
-    mutating func setPriority(_ id: ID, interest: Interest, priority: FetchPriority) -> Bool {
-        guard let entry = entries[id] else { return false }
+    mutating func setPriority(_ id: ID, interest: Interest, priority: FetchPriority) -> PriorityAction {
+        guard let entry = entries[id] else { return PriorityAction(held: false) }
         switch interest {
-        case .prefetch: guard entry.prefetch != nil else { return false }
-        case .consumer(let c): guard entry.consumers.position(of: c) != nil else { return false }
+        case .prefetch: guard entry.prefetch != nil else { return PriorityAction(held: false) }
+        case .consumer(let c): guard entry.consumers.position(of: c) != nil else { return PriorityAction(held: false) }
         }
         place(id, interest: interest, priority: priority)
-        return true
+        guard preemption.isEnabled, let preempted = preemptOne() else { return PriorityAction(held: true) }
+        return PriorityAction(held: true, preempt: preempted)
     }
 
     /// Withdraws an interest in `id`; a no-op when that interest is not held.
@@ -188,8 +214,10 @@ import HeapModule
     @inlinable
     @discardableResult
     mutating func release(_ id: ID, interest: Interest) -> ReleaseAction {
-        guard let cancelled = withdraw(id, interest: interest) else { return .none }
-        return .cancel(cancelled, next: startNext())
+        if let cancelled = withdraw(id, interest: interest) { return .cancel(cancelled, next: startNext()) }
+        // An interest that leaves a running load held (by less, or by the prefetch alone) may let it be pre-empted.
+        guard preemption.isEnabled, let preempted = preemptOne() else { return .none }
+        return .preempt(preempted.stop, next: preempted.start)
     }
 
     /// Withdraws one interest from each of `ids`, then fills the freed slots once.
@@ -205,6 +233,7 @@ import HeapModule
             if let cancelled = withdraw(id, interest: interest) { action.cancel.append(cancelled) }
         }
         fillSlots(into: &action)
+        preemptAll(stopping: &action.preempt, starting: &action.start)
         return action
     }
 
@@ -231,6 +260,7 @@ import HeapModule
         fillSlots(into: &batch)
         action.cancel = batch.cancel
         action.start = batch.start
+        preemptAll(stopping: &action.preempt, starting: &action.start)
         return action
     }
 
@@ -244,6 +274,9 @@ import HeapModule
         guard let index = entries.index(forKey: id), entries.values[index].phase == .running(load) else { return .stale }
         let entry = entries.remove(at: index).value
         running -= 1
+        if preemption.isEnabled { forgetRunning(id) }
+        // No pre-emption here: the load that takes the slot was the most urgent waiting id, and
+        // no running load ranked below a waiting one by the margin before (the invariant).
         return .deliver(consumers: entry.consumers, next: startNext())
     }
 
@@ -257,6 +290,7 @@ import HeapModule
         }
         entries.removeAll()
         queue = Heap()
+        runningIDs.removeAll(keepingCapacity: true)
         running = 0
         waiting = 0
         return action
@@ -331,6 +365,7 @@ import HeapModule
                 return nil
             case .running(let load):
                 running -= 1
+                if preemption.isEnabled { forgetRunning(id) }
                 return RunningLoad(id, load)
             }
         }
@@ -343,48 +378,5 @@ import HeapModule
             compactIfNeeded()
         }
         return nil
-    }
-
-    /// Queues `entry` at its current priority, making older queue items for it stale.
-    /// Call ``compactIfNeeded()`` once the entry is stored.
-    @inlinable
-    static func enqueue(_ id: ID, _ entry: inout Entry, in queue: inout Heap<QueueItem>, version: inout UInt64) {
-        version &+= 1
-        entry.version = version
-        queue.insert(QueueItem(priority: entry.priority, sequence: entry.sequence, version: version, id: id))
-    }
-
-    /// Starts the most urgent waiting load if a slot is free.
-    @inlinable
-    mutating func startNext() -> RunningLoad? {
-        guard running < maxConcurrentLoads else { return nil }
-        while let item = queue.popMax() {
-            guard let index = entries.index(forKey: item.id),
-                  entries.values[index].phase == .waiting, entries.values[index].version == item.version else { continue }
-            nextLoad &+= 1
-            let load = LoadID(rawValue: nextLoad)
-            entries.values[index].phase = .running(load)
-            running += 1
-            waiting -= 1
-            return RunningLoad(item.id, load)
-        }
-        return nil
-    }
-
-    @inlinable
-    mutating func fillSlots(into action: inout BatchAction) {
-        while let started = startNext() { action.start.append(started) }
-    }
-
-    /// Rebuilds the queue when stale items (left by priority changes and dropped ids) outnumber live ones.
-    @inlinable
-    mutating func compactIfNeeded() {
-        guard queue.count > 64, queue.count > 4 * waiting else { return }
-        var items: [QueueItem] = []
-        items.reserveCapacity(waiting)
-        for (id, entry) in entries where entry.phase == .waiting {
-            items.append(QueueItem(priority: entry.priority, sequence: entry.sequence, version: entry.version, id: id))
-        }
-        queue = Heap(items)
     }
 }

@@ -10,13 +10,20 @@ import Testing
 /// - more urgent means a higher level, then, within a level, a lower order;
 /// - equal priorities start in request order (when the id was first requested since it last
 ///   had no load);
-/// - at most `cap` loads run, and no slot is idle while a load waits.
+/// - at most `cap` loads run, and no slot is idle while a load waits;
+/// - with pre-emption (margins given), after every event: while the most urgent waiting id
+///   outranks by the margins (a level higher by at least `levelMargin`, or the same level and an
+///   order lower by more than `orderMargin`) the least urgent running load that no consumer
+///   holds and that was not stopped before since its id was last dropped (the latest started
+///   among equals), that load stops, its id waits again, and the waiting id starts.
+/// Loads are numbered 1, 2, 3… in start order, as the documentation of `FetchLoadID` says.
 struct SchedulingModel {
     struct Item {
         var prefetch: FetchPriority?
         var consumers: [FetchConsumerID: FetchPriority] = [:]
         var sequence: Int
         var load: FetchLoadID?
+        var preempted = false
 
         var hasInterest: Bool { prefetch != nil || !consumers.isEmpty }
     }
@@ -33,10 +40,59 @@ struct SchedulingModel {
     }
 
     let cap: Int
+    /// The pre-emption margins, or `nil` without pre-emption.
+    let margins: (level: Int, order: Double)?
     private(set) var items: [Int: Item] = [:]
     private var nextSequence = 0
+    private var nextLoad: UInt64 = 0
 
-    init(cap: Int) { self.cap = cap }
+    init(cap: Int, margins: (level: Int, order: Double)? = nil) {
+        self.cap = cap
+        self.margins = margins
+    }
+
+    /// The model of a fetcher configured with `preemption`.
+    init(cap: Int, preemption: FetchPreemption) {
+        self.init(cap: cap, margins: preemption.isEnabled ? (preemption.levelMargin, preemption.orderMargin) : nil)
+    }
+
+    /// Whether `waiting` outranks `running` by the margins, written from the documentation.
+    func outranksByMargins(_ waiting: FetchPriority, _ running: FetchPriority) -> Bool {
+        guard let margins else { return false }
+        let gap = waiting.level.rawValue - running.level.rawValue
+        if gap != 0 { return gap >= margins.level }
+        return running.order - waiting.order > margins.order
+    }
+
+    /// What the rule does after an event: the loads started (free slots first, in queue order)
+    /// and the loads pre-empted, each numbered as the scheduler must number them.
+    mutating func settle() -> (started: [(id: Int, load: FetchLoadID)], preempted: [(id: Int, load: FetchLoadID)]) {
+        var started: [(id: Int, load: FetchLoadID)] = []
+        var preempted: [(id: Int, load: FetchLoadID)] = []
+        for id in idsToStart() { started.append((id, start(id))) }
+        while let top = queue.first {
+            let candidates = items.filter { $0.value.load != nil && $0.value.consumers.isEmpty && !$0.value.preempted }
+            let victim = candidates.min { a, b in
+                let pa = Self.effectivePriority(of: a.value)!, pb = Self.effectivePriority(of: b.value)!
+                if Self.isMoreUrgent(pb, than: pa) { return true }
+                if Self.isMoreUrgent(pa, than: pb) { return false }
+                return a.value.load!.rawValue > b.value.load!.rawValue
+            }
+            guard let victim, outranksByMargins(priority(of: top)!, priority(of: victim.key)!) else { break }
+            preempted.append((victim.key, victim.value.load!))
+            items[victim.key]!.load = nil
+            items[victim.key]!.preempted = true
+            started.append((top, start(top)))
+        }
+        return (started, preempted)
+    }
+
+    private mutating func start(_ id: Int) -> FetchLoadID {
+        nextLoad += 1
+        let load = FetchLoadID(rawValue: nextLoad)
+        items[id]!.load = load
+        return load
+    }
 
     /// The documented order of urgency, written out: a higher level, then a lower order.
     static func isMoreUrgent(_ a: FetchPriority, than b: FetchPriority) -> Bool {
@@ -112,9 +168,6 @@ struct SchedulingModel {
         Array(queue.prefix(Swift.max(0, cap - runningCount)))
     }
 
-    mutating func started(_ id: Int, as load: FetchLoadID) {
-        items[id]!.load = load
-    }
 
     /// A running id finished: it is gone; returns the consumers that hear.
     mutating func finish(_ id: Int) -> Set<FetchConsumerID> {
