@@ -67,4 +67,29 @@ import Testing
         #expect(error(#"{"viewport": {"width": -3, "height": 1}, "layout": {"kind": "list", "itemCount": 1, "itemHeight": 1}, "samples": [[0, 0]]}"#)
             == "trace.json: viewport.width: -3.0 must be a finite number greater than 0")
     }
+
+    /// Every sample's offset lies in the content, not only a touch-up's resting offset: a
+    /// recording over a 100,000-item feed written with a 1,000-item layout is refused.
+    @Test func aSamplePastTheEndOfTheContentIsRefused() throws {
+        // 100 rows of 66 points in a 667-point viewport: offsets 0...5933.
+        let base = #""viewport": {"width": 375, "height": 667}, "layout": {"kind": "list", "itemCount": 100, "itemHeight": 66}"#
+        #expect(error("{\(base), \"samples\": [[0, 0], [0.5, 400], [1.2, 7000], [2, 100]]}")
+            == "trace.json: samples[2][1]: offset 7000.0 at 1.2 s is outside the content; every sample's offset must lie in 0.0...5933.0 "
+                + "(give or take 0.5 pt), the offsets of 100 items of this layout in a 667.0-point viewport")
+        #expect(error("{\(base), \"samples\": [[0, 0, \"idle\"], [0.5, 0, \"touching\"], [0.8, 180, \"decelerating\", 1179], [1.4, 5500000, \"decelerating\"], [3, 1179, \"idle\"]]}")
+            == "trace.json: samples[3][1]: offset 5500000.0 at 1.4 s is outside the content; every sample's offset must lie in 0.0...5933.0 "
+                + "(give or take 0.5 pt), the offsets of 100 items of this layout in a 667.0-point viewport")
+        #expect(error("{\(base), \"samples\": [[0, -3], [1, 0]]}")?.hasPrefix("trace.json: samples[0][1]: offset -3.0 at 0.0 s is outside the content") == true)
+        #expect(error("{\(base), \"samples\": [[0, 0], [1, 5933.6]]}")?.hasPrefix("trace.json: samples[1][1]: offset 5933.6 at 1.0 s") == true)
+        // Half a point either way, for offsets rounded to the pixel grid, loads.
+        #expect(error("{\(base), \"samples\": [[0, -0.5], [1, 5933.5], [2, 5933]]}") == nil)
+        // Content shorter than the viewport: only offset 0 (give or take the tolerance).
+        let short = #""viewport": {"width": 375, "height": 667}, "layout": {"kind": "list", "itemCount": 10, "itemHeight": 66}"#
+        #expect(error("{\(short), \"samples\": [[0, 0], [1, 10]]}")?.contains("must lie in 0.0...0.0") == true)
+        // The writer refuses such a recording too, so it never writes a trace the reader refuses.
+        let layout = ScenarioLayout(kind: .list, itemCount: 100, itemWidth: 0, itemHeight: 66, spacing: 0)
+        let past = Scenario(name: "past", layout: layout, viewport: Viewport(width: 375, height: 667),
+                            motion: .samples([OffsetSample(time: 0, offset: 0), OffsetSample(time: 1, offset: 6000)]))
+        #expect(throws: SimulationError.self) { try TraceFile.encode(past) }
+    }
 }

@@ -14,6 +14,8 @@ import Foundation
 /// ```
 /// - `layout.kind` is `grid` or `list`; a grid also takes `itemWidth` and `spacing` (default 10).
 /// - `samples` are `[seconds, offset]` pairs in time order; offsets are interpolated between them.
+///   Every offset lies in the content, `0...max(0, contentLength - viewport height)`, give or take
+///   half a point for pixel rounding: the format has no overscroll (rubber-banding).
 ///   A sample may carry its phase, `[seconds, offset, "touching" | "decelerating" | "idle"]`, and
 ///   the touch-up sample its predicted resting offset, `[seconds, offset, "decelerating", resting]`
 ///   (see the article <doc:TraceFormat> for the rules; traces without phases have them inferred on replay).
@@ -58,6 +60,7 @@ public enum TraceFile {
         do {
             try scenario.validate()
             if case .samples(let samples) = scenario.motion {
+                try checkOffsets(samples, layout: scenario.layout, viewport: scenario.viewport)
                 scenario.motion = .samples(try TracePhases.checked(samples, offsetRange: scenario.layout.offsetRange(viewport: scenario.viewport)))
             }
         } catch let error as SimulationError {
@@ -73,6 +76,7 @@ public enum TraceFile {
         guard case .samples(let samples) = scenario.motion else {
             throw SimulationError(path: "samples", "only a trace of samples can be written; this scenario's motion is gestures")
         }
+        try checkOffsets(samples, layout: scenario.layout, viewport: scenario.viewport)
         let number = { (x: Double) -> String in
             // Whole numbers without a fraction; others in the shortest form that reads back exactly.
             x == x.rounded() && abs(x) < 1e15 ? String(Int(x)) : "\(x)"
@@ -103,6 +107,26 @@ public enum TraceFile {
 
             """
         return Data(text.utf8)
+    }
+
+    /// How far (in points) a sample's offset may lie outside the content: half a point, for
+    /// offsets rounded to the pixel grid. The format has no overscroll: the replayed view does not
+    /// bounce, so a recording app clamps rubber-banded offsets to the content (or drops them).
+    static let offsetTolerance = 0.5
+
+    /// Checks that every sample's offset lies in the content, `0...max(0, contentLength - viewport
+    /// height)`, give or take ``offsetTolerance``.
+    /// - Throws: ``SimulationError`` at `samples[i][1]` naming the sample's time, its offset and the range.
+    static func checkOffsets(_ samples: [OffsetSample], layout: ScenarioLayout, viewport: Viewport) throws {
+        let range = layout.offsetRange(viewport: viewport)
+        let admitted = (range.lowerBound - offsetTolerance)...(range.upperBound + offsetTolerance)
+        guard let bad = samples.firstIndex(where: { !admitted.contains($0.offset) }) else { return }
+        let sample = samples[bad]
+        throw SimulationError(
+            path: "samples[\(bad)][1]",
+            "offset \(sample.offset) at \(sample.time) s is outside the content; every sample's offset must lie in "
+                + "\(range.lowerBound)...\(range.upperBound) (give or take \(offsetTolerance) pt), the offsets of "
+                + "\(layout.itemCount) items of this layout in a \(viewport.height)-point viewport")
     }
 
     private struct Reader {

@@ -29,6 +29,10 @@ public final class TraceRecorder {
     private var restingOffset: Double?
 
     /// A recorder for a view showing `layout` in `viewport`.
+    ///
+    /// `layout` must be the one the view shows, its item count included (for a view over a
+    /// server's feed, the feed's total): ``write(to:)`` refuses a recording whose offsets lie
+    /// outside that layout's content, as the trace reader would.
     public init(name: String, layout: ScenarioLayout, viewport: Viewport) {
         self.name = name
         self.layout = layout
@@ -68,7 +72,8 @@ public final class TraceRecorder {
     }
 
     /// Writes the recording in the trace format.
-    /// - Throws: ``SimulationError`` when the file cannot be written.
+    /// - Throws: ``SimulationError`` when the file cannot be written, or a sample's offset lies
+    ///   outside the content of the recorder's layout.
     public func write(to url: URL) throws {
         let data = try TraceFile.encode(scenario)
         do { try data.write(to: url) } catch {

@@ -14,6 +14,9 @@ import NIOCore
 ///   404 for an id outside the feed.
 /// - `GET /health`: `ok`.
 ///
+/// A connection that keeps the server waiting longer than ``ServerConfiguration/idleTimeout``
+/// (it sends nothing, stalls half-way through a request, or idles between requests) is closed.
+///
 /// Start it in-process on an ephemeral port, and stop it, from a test:
 ///
 /// ```swift
@@ -122,8 +125,11 @@ public final class DataServer: Sendable {
         let router = Router(context: ServerContext.self)
         router.add(middleware: LogRequestsMiddleware(.info))
         routes.register(on: router)
+        // Hummingbird's HTTPConnectionStateHandler closes a connection that has kept the server waiting
+        // for `idleTimeout`: before its first head, mid-head, mid-body, or between requests.
         return Application(
             router: router,
+            server: .http1(configuration: .init(idleTimeout: TimeAmount(configuration.idleTimeout))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? configuration.port) },
             logger: logger)

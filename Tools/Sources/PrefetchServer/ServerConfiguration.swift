@@ -42,6 +42,23 @@ public struct ServerConfiguration: Sendable {
     public var seed: UInt64 = 1
     /// The faults to inject.
     public var faults = FaultConfiguration()
+    /// How long a connection may keep the server waiting for the client before the server closes it
+    /// (default 5 s).
+    ///
+    /// It applies to every connection while the server waits on the client: one that sends nothing
+    /// after it connects, one that stops half-way through a request head or body, and an idle
+    /// keep-alive connection between requests. The clock restarts at each part of a request the
+    /// server has parsed (the head, each body chunk) and when a response ends, so a head must arrive
+    /// whole within the timeout however slowly it trickles in. It does not apply while the server
+    /// answers: injected latency, bandwidth caps and slow bodies run as long as they take.
+    ///
+    /// Five seconds because every client of this server is on loopback, where a whole request head
+    /// arrives within a millisecond of the connection, and the longest legitimate silence is the gap
+    /// between two requests on a keep-alive connection, which a client closes or reuses quickly; a
+    /// connection closed after a longer gap costs only a new loopback handshake. Five seconds frees
+    /// the descriptor of a stalled or abandoned connection soon, and is far above any pause of a
+    /// working client even on a loaded machine.
+    public var idleTimeout: Duration = .seconds(5)
 
     /// The accepted ranges, used by ``validate()`` and by the command line.
     public enum Limits {
@@ -61,6 +78,9 @@ public struct ServerConfiguration: Sendable {
         public static let rate = 0.0...1.0
         /// Counts of forced faults per path.
         public static let forcedFaults = 0...1_000
+        /// Idle timeouts, in milliseconds: more than zero (a connection must get a chance to send its
+        /// request) and at most 10 minutes.
+        public static let idleTimeoutMilliseconds = 1...600_000
     }
 
     /// Creates a configuration with the defaults.
@@ -101,6 +121,8 @@ public struct ServerConfiguration: Sendable {
         try check("slowBodyDelay (ms)", Self.milliseconds(faults.slowBodyDelay), 0...Double(Limits.latencyMilliseconds.upperBound))
         try check("failFirst", faults.failFirst, Limits.forcedFaults)
         try check("resetFirst", faults.resetFirst, Limits.forcedFaults)
+        try check("idleTimeout (ms)", Self.milliseconds(idleTimeout),
+                  Double(Limits.idleTimeoutMilliseconds.lowerBound)...Double(Limits.idleTimeoutMilliseconds.upperBound))
     }
 
     static func milliseconds(_ d: Duration) -> Double {

@@ -6,7 +6,7 @@ import PrefetchToolSupport
 ///
 /// ```
 /// prefetch-server --port 0 --items 100000 --thumb-size 16384 \
-///     --latency-median-ms 40 --latency-p99-ms 400 --error-rate 0.05 --seed 7
+///     --latency-median-ms 40 --latency-p99-ms 400 --error-rate 0.05 --seed 7 --idle-timeout-ms 5000
 /// ```
 public struct ServerOptions: ParsableArguments, Sendable {
     /// The address to bind.
@@ -61,6 +61,11 @@ public struct ServerOptions: ParsableArguments, Sendable {
     @Option(name: .customLong("reset-first"), help: "Reset the next N requests to each path mid-body, 0...1000.")
     public var resetFirst: Int = 0
 
+    /// The idle timeout: how long a connection may keep the server waiting before it is closed.
+    @Option(name: .customLong("idle-timeout-ms"),
+            help: "Close a connection that sends nothing, or stalls mid-request or between requests, for this long, 1...600000 ms.")
+    public var idleTimeoutMs: Double = 5_000
+
     /// Creates the options with their defaults.
     public init() {}
 
@@ -113,6 +118,11 @@ public struct ServerOptions: ParsableArguments, Sendable {
         c.faults.slowBodyDelay = try milliseconds("--slow-body-delay-ms", slowBodyDelayMs)
         try range("--fail-first", failFirst, Limits.forcedFaults); c.faults.failFirst = failFirst
         try range("--reset-first", resetFirst, Limits.forcedFaults); c.faults.resetFirst = resetFirst
+        let idleLimits = Double(Limits.idleTimeoutMilliseconds.lowerBound)...Double(Limits.idleTimeoutMilliseconds.upperBound)
+        guard idleTimeoutMs.isFinite, idleLimits.contains(idleTimeoutMs) else {
+            throw ServerConfigurationError("--idle-timeout-ms must be in \(Limits.idleTimeoutMilliseconds.lowerBound)...\(Limits.idleTimeoutMilliseconds.upperBound) ms, got \(idleTimeoutMs)")
+        }
+        c.idleTimeout = .microseconds(Int64((idleTimeoutMs * 1000).rounded()))
         try c.validate()
         return c
     }

@@ -1,5 +1,7 @@
 import Foundation
 import PrefetchKit
+import PrefetchDemoKit
+import PrefetchSimulation
 import IOTestSupport
 import Testing
 #if canImport(Glibc)
@@ -67,6 +69,57 @@ struct DemoNetworkTests {
             #expect(try number(warm, "networkLoads") < number(cold, "networkLoads"),
                     "warm \(warm["networkLoads"] ?? "-") network loads, cold \(cold["networkLoads"] ?? "-")")
         }
+    }
+
+    /// `--record` over `--serve`: the trace has the layout the demo showed, the feed's total (the
+    /// server's default 100,000 items), not the settings' 1,000, so its offsets lie in its content;
+    /// it loads back through the reader and replays as `prefetch-bench run --trace` replays it.
+    @MainActor @Test func aSessionRecordedOverAServerHasTheFeedsItemCountAndLoadsBackAndReplays() async throws {
+        // (A directory of its own: the suite's helper takes a closure that cannot leave the main actor.)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("prefetch-demo-record-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Given the built prefetch-server with its default feed, and the demo's default settings
+        let executable = try DemoProcess.executable.deletingLastPathComponent().appendingPathComponent("prefetch-server")
+        let server = try await ServerProcess.start(executable: executable, arguments: [])
+        let settings = DemoSettings()
+        let trace = directory.appendingPathComponent("session.json")
+        let total: Int
+        do {
+            let remote = try await ServerBackend.open(
+                baseURL: server.url, diskCache: directory.appendingPathComponent("cache.sqlite"), cold: true, settings: settings)
+            total = remote.models.count
+            // When a short session drags, jumps to the last item and flings back, recorded every
+            // frame the way the interactive run records it (on frame times of its own: the offsets
+            // do not depend on the wall clock)
+            let recorder = InteractiveRun.recorder(writing: trace, settings: settings, backend: remote)
+            var gestures = GestureDriver(gestures: [.drag(speed: 2_000, duration: 0.2), .jump(item: total - 1), .fling(velocity: -3_000)])
+            for frame in 1...45 {
+                let t = Double(frame) / 30
+                try gestures.input(to: remote.app.view, at: t, frameDuration: 1.0 / 30)
+                remote.app.step(to: t)
+                recorder.record(remote.app.view, at: t)
+                await remote.frameEnded()
+            }
+            try recorder.write(to: trace)
+            await remote.close()
+        } catch {
+            await server.terminate()
+            throw error
+        }
+        await server.terminate()
+        // Then the trace's layout has the feed's total, and its offsets reach far past what a
+        // 1,000-item layout holds
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: trace)) as? [String: Any])
+        let layout = try #require(object["layout"] as? [String: Any])
+        #expect(total == 100_000)
+        #expect((layout["itemCount"] as? NSNumber)?.intValue == total)
+        let offsets = try #require(object["samples"] as? [[Any]]).compactMap { ($0[1] as? NSNumber)?.doubleValue }
+        #expect((offsets.max() ?? 0) > 1_000_000)
+        // And it loads back through the reader, which checks every sample's offset, and replays
+        let scenario = try TraceFile.load(from: trace)
+        let result = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.Adaptive.standard))
+        #expect(result.displayed > 0)
     }
 
     @Test func ctrlCStopsTheServerToo() async throws {

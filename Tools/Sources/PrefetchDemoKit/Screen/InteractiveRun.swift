@@ -34,7 +34,7 @@ package final class InteractiveRun {
             terminal.restore()
         }
         let (settings, backend, app) = (scene.settings, scene.backend, scene.app)
-        let recorder = record.map { TraceRecorder(name: $0.deletingPathExtension().lastPathComponent, layout: settings.scenarioLayout, viewport: settings.viewport) }
+        let recorder = record.map { Self.recorder(writing: $0, settings: settings, backend: backend) }
         let keys = KeyInput(terminal: terminal, backend: backend, itemCount: scene.models.count)
         var input = keys
         let end = try await FrameDriver(frameRate: 30, duration: settings.duration, realTime: true).play(
@@ -54,6 +54,15 @@ package final class InteractiveRun {
         app.finish()
         if let recorder, let record { try recorder.write(to: record) }
         return app.meter.result(scenario: settings.scenario.name, policy: settings.policy.name, duration: end)
+    }
+
+    /// The recorder of `--record url`: the layout the view shows, with the backend's item count
+    /// (a server's feed total, read from its first page) rather than the settings' (1,000 by
+    /// default), so that the trace's offsets lie in its layout's content.
+    package static func recorder(writing url: URL, settings: DemoSettings, backend: any DemoBackend) -> TraceRecorder {
+        var shown = settings
+        shown.itemCount = backend.models.count
+        return TraceRecorder(name: url.deletingPathExtension().lastPathComponent, layout: shown.scenarioLayout, viewport: shown.viewport)
     }
 }
 
