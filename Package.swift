@@ -55,7 +55,7 @@ let package = Package(
         .target(
             name: "PrefetchSimulation",
             dependencies: [
-                "PrefetchKit", "PrefetchCollectionView", "PrefetchTesting",
+                "PrefetchKit", "PrefetchCollectionView", "PrefetchTesting", "PrefetchSupport",
             ],
             swiftSettings: strict
         ),

@@ -105,13 +105,20 @@ public struct LatencyModel: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// A named network: the latency distributions the tools offer as `--latency-profile`.
+/// A named network: the latency distributions (and, for a simulated shared link, the link
+/// capacities) the tools offer as `--latency-profile`.
 ///
-/// | profile | log-normal median | p99 | failed attempts |
-/// |---|---|---|---|
-/// | `wifi` | 40 ms | 400 ms | none |
-/// | `lte` (the simulator's and `prefetch-bench`'s default) | 150 ms | 1.5 s | none |
-/// | `emerging` | 400 ms | 4 s | 2 %, retried by the fetcher's `RetryPolicy` |
+/// | profile | log-normal median | p99 | failed attempts | link capacity |
+/// |---|---|---|---|---|
+/// | `wifi` | 40 ms | 400 ms | none | 50 Mbit/s |
+/// | `lte` (the simulator's and `prefetch-bench`'s default) | 150 ms | 1.5 s | none | 10 Mbit/s |
+/// | `emerging` | 400 ms | 4 s | 2 %, retried by the fetcher's `RetryPolicy` | 1 Mbit/s |
+///
+/// The capacities are deliberately modest: 50 Mbit/s is a home connection well below the
+/// median fixed-broadband download speeds that Ookla's Speedtest Global Index reports; 10 Mbit/s
+/// is a mobile connection at the low end of the national 4G download averages that OpenSignal
+/// publishes; 1 Mbit/s is the average connection speed Instagram's engineers reported for
+/// their users in India when they built for emerging markets.
 ///
 /// ```swift
 /// import PrefetchTesting
@@ -136,5 +143,15 @@ public enum LatencyProfile: String, Sendable, CaseIterable {
         case .emerging: (.milliseconds(400), .seconds(4), 0.02)
         }
         return try! LatencyModel(.logNormal(median: median, p99: p99), failureRate: failureRate)
+    }
+
+    /// The capacity of the profile's link, in bytes per second, for a simulated link that every
+    /// transfer shares (the table above, in bits).
+    public var linkCapacityBytesPerSecond: Double {
+        switch self {
+        case .wifi: 50e6 / 8
+        case .lte: 10e6 / 8
+        case .emerging: 1e6 / 8
+        }
     }
 }

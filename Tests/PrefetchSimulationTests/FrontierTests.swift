@@ -33,14 +33,15 @@ import Testing
     @Test func aFlatSweepStillGetsAReadableAxis() {
         // Every point at 0 blank seconds: the axis spans 0 to 1 instead of labelling 0.0 five times.
         let points = [0.25, 1, 2].enumerated().map { index, window in
-            Frontier.Point(family: "uikitLike", window: window, blankCellSeconds: 0, displayReadyRate: 1, loadsWasted: 4 + index)
+            Frontier.Point(family: "uikitLike", window: window, blankCellSeconds: 0, displayReadyRate: 1, loadsWasted: 4 + index,
+                           bytesWasted: (4 + index) * 500_000)
         }
         let page = Frontier.html([("lte", points)])
-        let blankPlot = String(page[page.range(of: "blank cell-seconds vs wasted loads")!.lowerBound...])
+        let blankPlot = String(page[page.range(of: "blank cell-seconds vs MB wasted")!.lowerBound...])
             .components(separatedBy: "</svg>")[0]
         #expect(blankPlot.contains(">1.0</text>"), "the blank-time axis should reach 1.0")
         #expect(blankPlot.contains(">0.5</text>"))
-        #expect(page.contains("<title>uikitLike 0.25 → 0.0, 4 wasted</title>"))
+        #expect(page.contains("<title>uikitLike 0.25 → 0.0, 4 wasted (2.0 MB)</title>"))
     }
 
     @Test func theDisplayReadyAxisStartsAtTheTensBelowTheLowestPoint() {
@@ -49,23 +50,23 @@ import Testing
             Frontier.Point(family: "textureLike", window: 1, blankCellSeconds: 50, displayReadyRate: ready, loadsWasted: wasted)
         }
         let page = Frontier.html([("lte", points)])
-        let readyPlot = String(page[page.range(of: "display-ready % vs wasted loads")!.lowerBound...]).components(separatedBy: "</svg>")[0]
+        let readyPlot = String(page[page.range(of: "display-ready % vs MB wasted")!.lowerBound...]).components(separatedBy: "</svg>")[0]
         #expect(readyPlot.contains(">60.0</text>"), "the axis should start at 60")
         #expect(!readyPlot.contains(">0.0</text>"))
         #expect(readyPlot.contains(">76.6</text>"), "and reach the highest point")
         // The blank-time axis still starts at 0.
-        let blankPlot = String(page[page.range(of: "blank cell-seconds vs wasted loads")!.lowerBound...]).components(separatedBy: "</svg>")[0]
+        let blankPlot = String(page[page.range(of: "blank cell-seconds vs MB wasted")!.lowerBound...]).components(separatedBy: "</svg>")[0]
         #expect(blankPlot.contains(">0.0</text>"))
         // A sweep all at 100 % gets an axis from 90 to 100, not one past 100 %.
         let full = Frontier.html([("wifi", [Frontier.Point(family: "adaptive", window: 1, blankCellSeconds: 0, displayReadyRate: 1, loadsWasted: 3)])])
-        let fullPlot = String(full[full.range(of: "display-ready % vs wasted loads")!.lowerBound...]).components(separatedBy: "</svg>")[0]
+        let fullPlot = String(full[full.range(of: "display-ready % vs MB wasted")!.lowerBound...]).components(separatedBy: "</svg>")[0]
         #expect(fullPlot.contains(">90.0</text>") && fullPlot.contains(">100.0</text>") && !fullPlot.contains(">101.0</text>"))
     }
 
     @Test func aFrontierOnlyReportLeavesOutTheTimelineKey() {
         let points = [Frontier.Point(family: "adaptive", window: 1, blankCellSeconds: 3, displayReadyRate: 0.9, loadsWasted: 10)]
         let frontierOnly = HTMLReport.render([], title: "PrefetchKit frontier", sections: Frontier.html([("lte", points)]))
-        #expect(frontierOnly.contains("blank cell-seconds vs wasted loads"))
+        #expect(frontierOnly.contains("blank cell-seconds vs MB wasted"))
         #expect(!frontierOnly.contains("prefetch window"), "a page without timelines explains no timeline colours")
         #expect(HTMLReport.timelineLegend.contains("prefetch window"))
     }

@@ -41,6 +41,7 @@ import Testing
                                 motion: .gestures([.pause(duration: 3), .jump(item: 5_000), .pause(duration: 3)]))
         var configuration = SimulationConfiguration()
         configuration.latency = try LatencyModel(.fixed(.milliseconds(500)))
+        configuration.network = .independent   // every load takes exactly its latency
         let none = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.none), configuration: configuration)
         #expect(none.settles == 1)
         #expect(abs(none.settleMeanMs - (1 - 1.0 / 60) * 1000) < 1e-3, "\(none.settleMeanMs) ms")

@@ -16,6 +16,7 @@ import PrefetchTesting
     private func fixed(_ seconds: Double) throws -> SimulationConfiguration {
         var configuration = SimulationConfiguration()
         configuration.latency = try LatencyModel(.fixed(.seconds(seconds)))
+        configuration.network = .independent   // the latency is the whole load: hand-computed waits
         configuration.retry = .none
         return configuration
     }
@@ -64,10 +65,13 @@ import PrefetchTesting
         #expect(other != base, "a different seed should draw different latencies")
     }
 
-    @Test func theClairvoyantReferenceIsNeverBeaten() async throws {
+    @Test func theClairvoyantReferenceIsNeverBeatenWhenItKnowsEveryDuration() async throws {
+        // With independent latencies the reference knows each load's duration exactly.
+        var configuration = SimulationConfiguration()
+        configuration.network = .independent
         for scenario in StandardSuite.all {
             var results: [SimulationResult] = []
-            for policy in SimulationPolicy.standard { results.append(try await Simulator.run(scenario, policy: policy)) }
+            for policy in SimulationPolicy.standard { results.append(try await Simulator.run(scenario, policy: policy, configuration: configuration)) }
             let reference = results.first { $0.policy == "clairvoyant" }!
             for result in results where result.policy != "clairvoyant" {
                 #expect(

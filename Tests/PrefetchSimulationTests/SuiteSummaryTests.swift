@@ -55,3 +55,25 @@ import Testing
         #expect(SuiteSummary.share(of: "adaptive", in: "a", reference: "clairvoyant-1s", fullOnly) == nil)
     }
 }
+
+@Suite struct BeatenReferenceTests {
+    func result(_ scenario: String, _ policy: String, ready: Double, blank: Double) -> SimulationResult {
+        var r = SimulationResult(scenario: scenario, policy: policy)
+        r.displayReadyRate = ready
+        r.blankCellSeconds = blank
+        return r
+    }
+
+    @Test func everyRunThatBeatsAReferenceIsFlaggedByNameAndMetric() throws {
+        let results = [
+            result("a", "clairvoyant", ready: 0.9, blank: 2), result("a", "adaptive", ready: 0.95, blank: 1.5),
+            result("a", "uikitLike", ready: 0.5, blank: 9), result("b", "clairvoyant", ready: 0.9, blank: 2),
+            result("b", "adaptive", ready: 0.8, blank: 1.9),
+        ]
+        let text = try #require(SuiteSummary.renderBeatenReferences(results))
+        #expect(text.contains("a: adaptive beats clairvoyant: ready 95.0% > 90.0%, blank 1.50 s < 2.00 s"))
+        #expect(text.contains("b: adaptive beats clairvoyant: blank 1.90 s < 2.00 s"))
+        #expect(!text.contains("uikitLike"))
+        #expect(SuiteSummary.renderBeatenReferences(Array(results[2...2])) == nil)
+    }
+}

@@ -34,7 +34,8 @@ final class SimulatedLoadFailure: Error, RetryableError, CustomStringConvertible
 /// demo's scripted runs.
 ///
 /// A load that reaches ``load(_:)`` waits until the driver calls ``completeNext(upTo:)`` at or
-/// after its deadline; cancelling its task ends it at once with `CancellationError`. Each
+/// after its end on the ``NetworkTimeline`` (independent latencies, or a round trip and a
+/// transfer on a shared link); cancelling its task ends it at once with `CancellationError`. Each
 /// attempt's latency and outcome come from the ``LatencyModel``, keyed by the seed, the item,
 /// the load's ordinal (how many loads of the item the fetcher started before) and the attempt,
 /// so a run repeats exactly whatever the threads do. A failed attempt throws a
@@ -50,8 +51,8 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
         var attempt: Int
         var ordinal: Int?
         var start: Duration
-        var deadline: Duration?
-        var fails = false
+        /// Whether the attempt's latency is drawn and it is on the network's timeline.
+        var isDrawn = false
         var continuation: CheckedContinuation<Value, any Error>
     }
 
@@ -71,6 +72,8 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
         /// Loads running, by the fetcher's events: started less completed, cancelled and failed for good.
         var running = 0
         var latency: LatencyModel
+        /// When each drawn attempt ends.
+        var timeline: NetworkTimeline
     }
 
     /// What the network holds now, for a driver's test of rest.
@@ -92,8 +95,8 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
     private let state: Locked<State>
     /// Seeds every draw.
     let seed: UInt64
-    /// The payload size of one item, for bandwidth-bound latency.
-    let payloadBytes: Int
+    /// The payload size of each item.
+    let sizes: PayloadSizes
     private let retry: RetryPolicy
     private let clock: ManualClock
     private let signal: ChangeSignal
@@ -103,17 +106,19 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
     /// Creates a network.
     ///
     /// - Parameters:
+    ///   - model: independent latencies, or one shared link.
+    ///   - sizes: each item's payload: under the independent model it feeds a bandwidth-bound
+    ///     latency model; on a shared link it is what the link moves.
     ///   - retry: the fetcher's retry policy, to know whether a failed attempt is the load's last.
     ///   - item: the item index of an id: draws are keyed by it.
     ///   - value: the value a successful load returns.
     package init(
-        latency: LatencyModel, seed: UInt64, payloadBytes: Int = 0, retry: RetryPolicy, clock: ManualClock,
-        signal: ChangeSignal, item: @escaping @Sendable (ID) -> Int, value: @escaping @Sendable (ID) -> Value
+        latency: LatencyModel, model: NetworkModel = .independent, seed: UInt64, sizes: PayloadSizes = .fixed(0), retry: RetryPolicy,
+        clock: ManualClock, signal: ChangeSignal, item: @escaping @Sendable (ID) -> Int, value: @escaping @Sendable (ID) -> Value
     ) {
-        precondition(payloadBytes >= 0, "SimulatedNetwork payloadBytes is \(payloadBytes), but it must be 0 or more")
-        self.state = Locked(State(latency: latency))
+        self.state = Locked(State(latency: latency, timeline: NetworkTimeline(model: model)))
         self.seed = seed
-        self.payloadBytes = payloadBytes
+        self.sizes = sizes
         self.retry = retry
         self.clock = clock
         self.signal = signal
@@ -147,14 +152,18 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
                     } else {
                         call.ordinal = s.ordinalWaitingForCall.removeValue(forKey: item)
                     }
-                    s.calls[key] = Self.drawn(call, s.latency, seed, payloadBytes)
+                    s.calls[key] = call
+                    draw(key, &s)
                     return false
                 }
                 if cancelled { continuation.resume(throwing: CancellationError()) }
                 signal.bump()
             }
         } onCancel: {
-            let call = state.withLock { $0.calls.removeValue(forKey: key) }
+            let call = state.withLock { s in
+                s.timeline.stop(key: key, at: clock.now.offset)
+                return s.calls.removeValue(forKey: key)
+            }
             call?.continuation.resume(throwing: CancellationError())
             signal.bump()
         }
@@ -172,7 +181,7 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
                 s.loadsStarted[item] = ordinal + 1
                 if let key = s.calls.first(where: { $0.value.item == item && $0.value.ordinal == nil })?.key {
                     s.calls[key]?.ordinal = ordinal
-                    s.calls[key] = Self.drawn(s.calls[key]!, s.latency, seed, payloadBytes)
+                    draw(key, &s)
                 } else {
                     s.ordinalWaitingForCall[item] = ordinal
                 }
@@ -197,20 +206,25 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
         }
     }
 
-    private static func drawn(_ call: Call, _ latency: LatencyModel, _ seed: UInt64, _ payloadBytes: Int) -> Call {
-        guard let ordinal = call.ordinal, call.deadline == nil else { return call }
-        var call = call
-        let draw = latency.drawSeconds(seed: seed, item: call.item, load: ordinal, attempt: call.attempt, payloadBytes: payloadBytes)
-        call.deadline = call.start + .seconds(exactly: draw.latency)
-        call.fails = draw.fails
-        return call
+    /// The payload size of `item`, in bytes.
+    func bytes(of item: Int) -> Int { sizes.bytes(item: item, seed: seed) }
+
+    /// Draws call `key`'s attempt once its load's ordinal is known, and puts it on the timeline.
+    private func draw(_ key: Int, _ s: inout State) {
+        guard let call = s.calls[key], let ordinal = call.ordinal, !call.isDrawn else { return }
+        s.calls[key]?.isDrawn = true
+        // On a shared link the draw is the round trip alone; the link moves the bytes.
+        let independent = s.timeline.model == .independent
+        let size = bytes(of: call.item)
+        let draw = s.latency.drawSeconds(seed: seed, item: call.item, load: ordinal, attempt: call.attempt, payloadBytes: independent ? size : 0)
+        s.timeline.start(key: key, item: call.item, bytes: size, roundTrip: .seconds(exactly: draw.latency), fails: draw.fails, at: call.start)
     }
 
     /// What the network holds now.
     package var occupancy: Occupancy {
         state.withLock { s in
             Occupancy(waiting: s.calls.count, backingOff: s.backingOff.count, inTransit: s.inTransit,
-                      undrawn: s.calls.values.filter { $0.deadline == nil }.count, finishing: s.finishing, running: s.running)
+                      undrawn: s.calls.values.filter { !$0.isDrawn }.count, finishing: s.finishing, running: s.running)
         }
     }
 
@@ -219,18 +233,24 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
         state.withLock { $0.inTransit += count }
     }
 
-    /// The earliest deadline of a waiting call.
+    /// When the next attempt ends or the next transfer begins.
     package var nextDeadline: Duration? {
-        state.withLock { $0.calls.values.compactMap(\.deadline).min() }
+        state.withLock { $0.timeline.nextEvent()?.time }
     }
 
-    /// The deadlines of the attempts waiting now, by item.
+    /// When the attempts waiting now are expected to end, by item (on a shared link, if the
+    /// link's sharing stayed as it is).
     package var deadlines: [Int: Duration] {
-        state.withLock { s in
-            var result: [Int: Duration] = [:]
-            for call in s.calls.values { if let deadline = call.deadline { result[call.item] = deadline } }
-            return result
-        }
+        state.withLock { $0.timeline.expectedEnds(at: clock.now.offset) }
+    }
+
+    /// What the network moved up to now, for a run of `duration` seconds.
+    func usage(over duration: Double) -> ByteUsage {
+        let (timeline, seed, sizes) = (state.withLock { $0.timeline }, seed, sizes)
+        var capacity: Double?
+        if case .shared(let link) = timeline.model { capacity = link.capacityBytesPerSecond }
+        return ByteUsage(onWire: timeline.bytesOnWire, stopped: timeline.bytesStopped, capacityBytesPerSecond: capacity,
+                         duration: duration, size: { sizes.bytes(item: $0, seed: seed) })
     }
 
     /// Whether a load of `item` waits here or backs off before its next attempt.
@@ -239,33 +259,38 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
     }
 
     /// How long the next load of `item` will take, every attempt and back-off included (each
-    /// back-off at its longest, without jitter), and whether it will succeed.
-    package func plannedLoad(of item: Int) -> (seconds: Double, succeeds: Bool) {
-        let (ordinal, latency) = state.withLock { ($0.loadsStarted[item, default: 0], $0.latency) }
+    /// back-off at its longest, without jitter), and whether it will succeed; on a shared link,
+    /// with its transfer sharing the link with `sharers` transfers in all.
+    package func plannedLoad(of item: Int, sharers: Int = 1) -> (seconds: Double, succeeds: Bool) {
+        let (ordinal, latency, timeline) = state.withLock { ($0.loadsStarted[item, default: 0], $0.latency, $0.timeline) }
+        let independent = timeline.model == .independent
+        let size = bytes(of: item)
         var total = 0.0
         for attempt in 1...max(1, retry.maxAttempts) {
-            let draw = latency.drawSeconds(seed: seed, item: item, load: ordinal, attempt: attempt, payloadBytes: payloadBytes)
+            let draw = latency.drawSeconds(seed: seed, item: item, load: ordinal, attempt: attempt, payloadBytes: independent ? size : 0)
             total += draw.latency
-            if !draw.fails { return (total, true) }
+            if !draw.fails { return (total + timeline.transferSeconds(size, sharers: sharers), true) }
             if attempt < retry.maxAttempts { total += retry.delay(afterAttempt: attempt, random: 0).seconds }
         }
         return (total, false)
     }
 
-    /// Ends the waiting attempt with the earliest deadline at or before `limit` (ties by item),
-    /// after moving the clock to that deadline. Returns its id and whether its load ended (with a
-    /// value or its last failure; `false` when the fetcher will retry), or nil when none is due.
-    package func completeNext(upTo limit: Duration) -> (id: ID, loadEnded: Bool)? {
-        let due = state.withLock { s -> Call? in
-            let drawn = s.calls.filter { $0.value.deadline != nil }
-            guard let (key, call) = drawn.min(by: { ($0.value.deadline!, $0.value.item, $0.key) < ($1.value.deadline!, $1.value.item, $1.key) }),
-                  call.deadline! <= limit else { return nil }
-            s.calls[key] = nil
-            return call
+    /// Takes the network's next event at or before `limit` (ties by item), after moving the
+    /// clock to it, or returns nil when none is due. The event is an attempt ending (its id, and
+    /// whether its load ended: with a value or its last failure; `false` when the fetcher will
+    /// retry) or, on a shared link, a round trip ending and its transfer beginning (id nil:
+    /// nothing for the fetcher).
+    package func completeNext(upTo limit: Duration) -> (id: ID?, loadEnded: Bool)? {
+        let taken = state.withLock { s -> (time: Duration, call: Call?, attempt: NetworkTimeline.Attempt?)? in
+            guard let next = s.timeline.nextEvent(), next.time <= limit else { return nil }
+            guard let attempt = s.timeline.take(next.event, at: next.time) else { return (next.time, nil, nil) }
+            guard case .ends(let key) = next.event, let call = s.calls.removeValue(forKey: key) else { return (next.time, nil, nil) }
+            return (next.time, call, attempt)
         }
-        guard let due else { return nil }
-        clock.advance(to: ManualClock.Instant(offset: due.deadline!))
-        if due.fails {
+        guard let taken else { return nil }
+        clock.advance(to: ManualClock.Instant(offset: taken.time))
+        guard let due = taken.call, let attempt = taken.attempt else { return (nil, false) }
+        if attempt.fails {
             let state = self.state, signal = self.signal
             let last = Locked(true)
             let failure = SimulatedLoadFailure(item: due.item, attempt: due.attempt) {
@@ -284,6 +309,20 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
         due.continuation.resume(returning: valueOf(due.id))
         return (due.id, true)
     }
+}
+
+/// What a run moved over the network: the input of a result's byte figures.
+struct ByteUsage: Sendable {
+    /// Bytes moved, finished payloads and parts of stopped ones.
+    var onWire = 0.0
+    /// Bytes of transfers stopped before their end.
+    var stopped = 0.0
+    /// The shared link's capacity in bytes per second (nil: independent latencies, no link).
+    var capacityBytesPerSecond: Double?
+    /// The run's length, in seconds.
+    var duration = 0.0
+    /// The payload size of an item, in bytes.
+    var size: @Sendable (Int) -> Int = { _ in 0 }
 }
 
 extension Duration {

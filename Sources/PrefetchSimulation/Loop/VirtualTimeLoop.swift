@@ -34,25 +34,28 @@ final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
     ///   - configuration: the fetcher's settings; its retry policy's shortest back-off must be
     ///     at least 1 µs, so every back-off sleeps on the clock.
     ///   - clock: the virtual clock, at time zero; nothing else may sleep on it.
+    ///   - model: independent latencies, or one shared link.
+    ///   - sizes: each item's payload size.
     ///   - item: the item index of an id (draws are keyed by it).
     ///   - value: the value a successful load of an id returns.
     ///   - onEvent: called for every fetcher event, after the network has recorded it.
     /// - Throws: ``SimulationError`` naming a retry setting out of range, or the fetcher's
     ///   `PrefetchError` for an invalid configuration.
     init(
-        configuration: FetcherConfiguration, clock: ManualClock = ManualClock(), latency: LatencyModel, seed: UInt64, payloadBytes: Int = 0,
+        configuration: FetcherConfiguration, clock: ManualClock = ManualClock(), latency: LatencyModel, network model: NetworkModel = .independent,
+        seed: UInt64, sizes: PayloadSizes = .fixed(0),
         cost: @escaping @Sendable (Value) -> Int = { _ in 1 },
         item: @escaping @Sendable (ID) -> Int, value: @escaping @Sendable (ID) -> Value,
         onEvent: (@Sendable (FetchEvent<ID>) -> Void)? = nil
     ) throws {
         try Self.validate(configuration.retry)
-        guard payloadBytes >= 0 else { throw SimulationError("payloadBytes is \(payloadBytes), but it must be 0 or more") }
+        try sizes.validate()
         let signal = ChangeSignal()
         self.clock = clock
         self.signal = signal
         deliveries = MainActorDeliveries(signal: signal)
         let network = SimulatedNetwork(
-            latency: latency, seed: seed, payloadBytes: payloadBytes, retry: configuration.retry, clock: clock,
+            latency: latency, model: model, seed: seed, sizes: sizes, retry: configuration.retry, clock: clock,
             signal: signal, item: item, value: value)
         self.network = network
         fetcher = try AsyncFetcher(configuration: configuration, clock: clock, cost: cost, onEvent: { event in
@@ -117,8 +120,10 @@ final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
                 await settle()
                 afterEach(nil)
             } else if let ended = network.completeNext(upTo: limit) {
-                await settle(delivering: ended.loadEnded ? ended.id : nil)
-                afterEach(ended.id)
+                // A round trip ended and its transfer began: nothing for the fetcher.
+                guard let id = ended.id else { continue }
+                await settle(delivering: ended.loadEnded ? id : nil)
+                afterEach(id)
             } else {
                 break
             }

@@ -191,10 +191,15 @@ public final class ReadinessMeter: Sendable {
     }
 
     /// The figures so far (open waits count up to now) as the result of a run of `scenario`
-    /// under `policy` lasting `duration` seconds (now, by default); wasted bytes count
-    /// `payloadBytes` a load, and `frameTimes` are the real microseconds each frame took.
-    public func result(
-        scenario: String = "", policy: String = "", duration: Double? = nil, payloadBytes: Int = 0, frameTimes: [Double] = []
+    /// under `policy` lasting `duration` seconds (now, by default), with no byte figures.
+    public func result(scenario: String = "", policy: String = "", duration: Double? = nil) -> SimulationResult {
+        result(scenario: scenario, policy: policy, duration: duration, bytes: ByteUsage())
+    }
+
+    /// The figures so far, with the bytes the network moved; `frameTimes` are the real
+    /// microseconds each frame took.
+    func result(
+        scenario: String, policy: String, duration: Double?, bytes: ByteUsage, frameTimes: [Double] = []
     ) -> SimulationResult {
         let t = now()
         let duration = duration ?? t
@@ -215,7 +220,12 @@ public final class ReadinessMeter: Sendable {
             let wasted = s.completedItems.filter { !s.everDisplayed.contains($0) }
             r.loadsWasted = wasted.count
             r.loadsWastedAtEnd = wasted.filter { s.plannedAtEnd.contains($0) }.count
-            r.bytesWasted = r.loadsWasted * payloadBytes
+            // A wasted load's payload, once per item (as loads are counted), and every stopped transfer's bytes so far.
+            r.bytesWasted = wasted.reduce(0) { $0 + bytes.size($1) } + Int(bytes.stopped.rounded())
+            r.bytesOnWire = Int(bytes.onWire.rounded())
+            if let capacity = bytes.capacityBytesPerSecond, bytes.duration > 0 {
+                r.linkUtilisation = bytes.onWire / (capacity * bytes.duration)
+            }
             // Shown only counts for an item that was displayed, so never-shown includes every wasted load.
             r.loadsNeverShown = s.completedItems.filter { !(s.shown.contains($0) && s.everDisplayed.contains($0)) }.count
             r.peakInFlight = s.peak

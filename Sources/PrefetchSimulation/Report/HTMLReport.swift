@@ -48,6 +48,7 @@ enum HTMLReport {
             html += barChart("mean visible wait (ms)", group.map { ($0.result.policy, $0.result.visibleWaitMeanMs) }, color: "#e03131")
             html += barChart("settle time p95 (ms)", group.map { ($0.result.policy, $0.result.settleP95Ms) }, color: "#f08c00")
             html += barChart("wasted loads", group.map { ($0.result.policy, Double($0.result.loadsWasted)) }, color: "#868e96")
+            html += barChart("MB wasted", group.map { ($0.result.policy, Double($0.result.bytesWasted) / 1e6) }, color: "#495057")
             html += "</div>\n"
             for run in group {
                 html += "<h3>\(escape(run.result.policy))</h3>\n" + timeline(run.timeline)
@@ -59,9 +60,9 @@ enum HTMLReport {
     }
 
     private static func table(_ results: [SimulationResult]) -> String {
-        var rows = "<table><tr><th>policy</th><th>ready %</th><th>wait ms</th><th>p95 ms</th><th>blank s</th><th>settle ms</th><th>settle p95</th><th>started</th><th>cancelled</th><th>wasted</th><th>wasted at end</th><th>wasted MB</th><th>never shown</th><th>peak</th></tr>"
+        var rows = "<table><tr><th>policy</th><th>ready %</th><th>wait ms</th><th>p95 ms</th><th>blank s</th><th>settle ms</th><th>settle p95</th><th>started</th><th>cancelled</th><th>wasted</th><th>wasted at end</th><th>wasted MB</th><th>wire MB</th><th>link %</th><th>never shown</th><th>peak</th></tr>"
         for r in results {
-            rows += "<tr><td>\(escape(r.policy))</td><td>\(format(r.displayReadyRate * 100, 1))</td><td>\(format(r.visibleWaitMeanMs, 0))</td><td>\(format(r.visibleWaitP95Ms, 0))</td><td>\(format(r.blankCellSeconds, 1))</td><td>\(format(r.settleMeanMs, 0))</td><td>\(format(r.settleP95Ms, 0))</td><td>\(r.loadsStarted)</td><td>\(r.loadsCancelled)</td><td>\(r.loadsWasted)</td><td>\(r.loadsWastedAtEnd)</td><td>\(format(Double(r.bytesWasted) / 1e6, 1))</td><td>\(r.loadsNeverShown)</td><td>\(r.peakInFlight)</td></tr>"
+            rows += "<tr><td>\(escape(r.policy))</td><td>\(format(r.displayReadyRate * 100, 1))</td><td>\(format(r.visibleWaitMeanMs, 0))</td><td>\(format(r.visibleWaitP95Ms, 0))</td><td>\(format(r.blankCellSeconds, 1))</td><td>\(format(r.settleMeanMs, 0))</td><td>\(format(r.settleP95Ms, 0))</td><td>\(r.loadsStarted)</td><td>\(r.loadsCancelled)</td><td>\(r.loadsWasted)</td><td>\(r.loadsWastedAtEnd)</td><td>\(format(Double(r.bytesWasted) / 1e6, 1))</td><td>\(format(Double(r.bytesOnWire) / 1e6, 1))</td><td>\(format(r.linkUtilisation * 100, 0))</td><td>\(r.loadsNeverShown)</td><td>\(r.peakInFlight)</td></tr>"
         }
         return rows + "</table>\n"
     }

@@ -4,7 +4,7 @@ import Foundation
 enum ResultTable {
     /// The table, with a header line and aligned columns.
     static func render(_ results: [SimulationResult]) -> String {
-        let header = ["scenario", "policy", "ready%", "wait ms", "p95 ms", "blank s", "settle ms", "settle p95", "started", "cancel", "wasted", "at end", "wasted MB", "unseen", "peak", "req/s", "frame µs"]
+        let header = ["scenario", "policy", "ready%", "wait ms", "p95 ms", "blank s", "settle ms", "settle p95", "started", "cancel", "wasted", "at end", "wasted MB", "wire MB", "link%", "unseen", "peak", "req/s", "frame µs"]
         var rows = [header]
         for r in results {
             rows.append([
@@ -17,6 +17,8 @@ enum ResultTable {
                 String(format: "%.0f", r.settleP95Ms),
                 "\(r.loadsStarted)", "\(r.loadsCancelled)", "\(r.loadsWasted)", "\(r.loadsWastedAtEnd)",
                 String(format: "%.1f", Double(r.bytesWasted) / 1e6),
+                String(format: "%.1f", Double(r.bytesOnWire) / 1e6),
+                String(format: "%.0f", r.linkUtilisation * 100),
                 "\(r.loadsNeverShown)",
                 "\(r.peakInFlight)",
                 String(format: "%.1f", r.requestsPerSecond),

@@ -26,10 +26,11 @@ public struct SuiteRun {
     public var results: [SimulationResult] { runs.map(\.result) }
 
     /// The table of every run, the totals per policy and, when a reference ran, each scenario's
-    /// share of the references.
+    /// share of the references and every run where a real policy beat one.
     public var text: String {
         var text = ResultTable.render(results) + "\n\n" + SuiteSummary.render(results)
         if let shares = SuiteSummary.renderShares(results) { text += "\n\n" + shares }
+        if let beaten = SuiteSummary.renderBeatenReferences(results) { text += "\n\n" + beaten }
         return text
     }
 

@@ -20,6 +20,8 @@ enum SuiteSummary {
         var meanSettleP95Ms: Double
         /// Bytes fetched by wasted loads over all scenarios.
         var bytesWasted: Int
+        /// Every byte moved over all scenarios.
+        var bytesOnWire: Int
         /// The mean over scenarios of display-ready ÷ the full clairvoyant's (nil without it).
         var shareOfClairvoyant: Double?
         /// The mean over scenarios of display-ready ÷ clairvoyant-1s's (nil without it).
@@ -52,6 +54,7 @@ enum SuiteSummary {
                 blankCellSeconds: group.map(\.blankCellSeconds).reduce(0, +),
                 meanSettleP95Ms: group.map(\.settleP95Ms).reduce(0, +) / Double(max(group.count, 1)),
                 bytesWasted: group.map(\.bytesWasted).reduce(0, +),
+                bytesOnWire: group.map(\.bytesOnWire).reduce(0, +),
                 shareOfClairvoyant: share(group, of: SimulationPolicy.clairvoyant.name, in: results),
                 shareOfClairvoyant1s: share(group, of: SimulationPolicy.clairvoyant1s.name, in: results))
         }
@@ -60,13 +63,13 @@ enum SuiteSummary {
     /// The totals as text.
     static func render(_ results: [SimulationResult]) -> String {
         var lines = ["suite totals: policy, mean ready %, mean visible wait ms, blank cell-s, settle p95 ms (mean), wasted loads, wasted MB, "
-                     + "loads started, share of clairvoyant, share of clairvoyant-1s"]
+                     + "loads started, wire MB, share of clairvoyant, share of clairvoyant-1s"]
         let share = { (x: Double?) in x.map { String(format: "%5.2f", $0) } ?? "    -" }
         for row in rows(results) {
             let name = row.policy.padding(toLength: max(14, row.policy.count), withPad: " ", startingAt: 0)
-            lines.append("  " + name + String(format: " %6.1f %8.1f %8.1f %7.0f %7d %7.1f %7d",
+            lines.append("  " + name + String(format: " %6.1f %8.1f %8.1f %7.0f %7d %7.1f %7d %8.1f",
                                 row.meanDisplayReadyRate * 100, row.visibleWaitMeanMs, row.blankCellSeconds, row.meanSettleP95Ms,
-                                row.loadsWasted, Double(row.bytesWasted) / 1e6, row.loadsStarted)
+                                row.loadsWasted, Double(row.bytesWasted) / 1e6, row.loadsStarted, Double(row.bytesOnWire) / 1e6)
                          + "  " + share(row.shareOfClairvoyant) + "  " + share(row.shareOfClairvoyant1s))
         }
         return lines.joined(separator: "\n")
@@ -111,5 +114,29 @@ enum SuiteSummary {
         rows.append(["lowest"] + lowest.map { $0.map(cell).joined(separator: "/") })
         return "share of the references per scenario: display-ready ÷ clairvoyant's / ÷ clairvoyant-1s's\n"
             + ResultTable.aligned(rows, leftColumns: 1)
+    }
+
+    /// Every run where a real policy did better than a reference on the metric the reference
+    /// optimises (display-ready rate) or on blank cell-seconds, one line each; nil when none did.
+    ///
+    /// A reference plans from approximate load durations (on a shared link, it assumes every
+    /// transfer shares the link with as many others as the cap allows), so it can be beaten; the
+    /// bench says so rather than hiding it.
+    static func renderBeatenReferences(_ results: [SimulationResult]) -> String? {
+        let references = [SimulationPolicy.clairvoyant.name, SimulationPolicy.clairvoyant1s.name]
+        var lines: [String] = []
+        for reference in results where references.contains(reference.policy) {
+            for run in results where run.scenario == reference.scenario && !references.contains(run.policy) {
+                var beaten: [String] = []
+                if run.displayReadyRate > reference.displayReadyRate + 1e-9 {
+                    beaten.append(String(format: "ready %.1f%% > %.1f%%", run.displayReadyRate * 100, reference.displayReadyRate * 100))
+                }
+                if run.blankCellSeconds < reference.blankCellSeconds - 1e-9 {
+                    beaten.append(String(format: "blank %.2f s < %.2f s", run.blankCellSeconds, reference.blankCellSeconds))
+                }
+                if !beaten.isEmpty { lines.append("  \(run.scenario): \(run.policy) beats \(reference.policy): \(beaten.joined(separator: ", "))") }
+            }
+        }
+        return lines.isEmpty ? nil : "references beaten (a reference plans with approximate load durations):\n" + lines.joined(separator: "\n")
     }
 }

@@ -10,8 +10,11 @@ public struct Scenario: Sendable, Hashable {
     var viewport: Viewport
     /// How the user scrolls.
     var motion: Motion
-    /// The payload size of one item, for bandwidth-bound latency.
+    /// The payload size of one item under the independent network model (for a bandwidth-bound
+    /// latency model, and the bytes a load moves).
     var payloadBytes = 50_000
+    /// The payload size of each item on a shared link (a trace's `itemBytes`); nil: the link's sizes.
+    var itemBytes: [Int]?
 
     /// How the user scrolls: gestures, or recorded offsets.
     enum Motion: Sendable, Hashable {
@@ -27,6 +30,12 @@ public struct Scenario: Sendable, Hashable {
         try layout.validate()
         try viewport.validate()
         guard payloadBytes >= 0 else { throw SimulationError("payloadBytes is \(payloadBytes), but it must be 0 or more") }
+        if let itemBytes {
+            try PayloadSizes.perItem(itemBytes).validate()
+            guard itemBytes.count == layout.itemCount else {
+                throw SimulationError(path: "itemBytes", "has \(itemBytes.count) sizes, but the layout has \(layout.itemCount) items; give one size per item")
+            }
+        }
         switch motion {
         case .gestures(let gestures):
             for (i, g) in gestures.enumerated() { try g.validate(itemCount: layout.itemCount, at: "gestures[\(i)]") }
@@ -48,6 +57,15 @@ extension Scenario {
     /// A scenario of `gestures`, one after another, each load fetching `payloadBytes`.
     public init(name: String, layout: ScenarioLayout, viewport: Viewport, gestures: [ScrollGesture], payloadBytes: Int = 50_000) {
         self.init(name: name, layout: layout, viewport: viewport, motion: .gestures(gestures), payloadBytes: payloadBytes)
+    }
+
+    /// The payload sizes a load of this scenario moves under `network`: the fixed `payloadBytes`
+    /// when independent; on a shared link, the scenario's `itemBytes` when it has them, else the link's sizes.
+    func sizes(on network: NetworkModel) -> PayloadSizes {
+        switch network {
+        case .independent: .fixed(payloadBytes)
+        case .shared(let link): itemBytes.map { .perItem($0) } ?? link.sizes
+        }
     }
 }
 

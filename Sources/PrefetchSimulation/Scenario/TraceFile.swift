@@ -21,7 +21,9 @@ import Foundation
 ///   (see the article <doc:TraceFormat> for the rules; traces without phases have them inferred on replay).
 /// - `gestures` (used when there are no samples) are objects with one key each: `drag`
 ///   (`speed` pt/s, `duration` s), `fling` (`velocity` pt/s), `jump` (`item`), `pause` (`duration` s).
-/// - `payloadBytes` (default 50,000) feeds bandwidth-bound latency.
+/// - `payloadBytes` (default 50,000) is each item's size under the independent network model.
+/// - `itemBytes` (optional) gives each item's size, one per item, on a shared link; without it
+///   the link's sizes apply.
 ///
 /// Every error names the file and the path to the bad field, such as `trace.json: samples[3][1]: …`.
 public enum TraceFile {
@@ -94,12 +96,13 @@ public enum TraceFile {
             return "    [" + fields.joined(separator: ", ") + "]"
         }
         let name = String(decoding: try JSONSerialization.data(withJSONObject: [scenario.name], options: []), as: UTF8.self).dropFirst().dropLast()
+        let itemBytes = scenario.itemBytes.map { "\n  \"itemBytes\": [" + $0.map(String.init).joined(separator: ", ") + "]," } ?? ""
         let text = """
             {
               "name": \(name),
               "viewport": {"width": \(number(scenario.viewport.width)), "height": \(number(scenario.viewport.height))},
               "layout": {\(layoutFields)},
-              "payloadBytes": \(scenario.payloadBytes),
+              "payloadBytes": \(scenario.payloadBytes),\(itemBytes)
               "samples": [
             \(lines.joined(separator: ",\n"))
               ]
@@ -218,8 +221,13 @@ public enum TraceFile {
                 throw fail("samples", "is missing; a trace needs \"samples\" or \"gestures\"")
             }
             let name = (top["name"] as? String) ?? ((file as NSString).deletingPathExtension)
+            var itemBytes: [Int]?
+            if let raw = top["itemBytes"] {
+                guard let list = raw as? [Any] else { throw fail("itemBytes", "expected an array of sizes in bytes, one per item, got \(describe(raw))") }
+                itemBytes = try list.enumerated().map { try integer($1, "itemBytes[\($0)]") }
+            }
             return Scenario(name: name, layout: layout, viewport: viewport, motion: motion,
-                            payloadBytes: try integer(top["payloadBytes"], "payloadBytes", default: 50_000))
+                            payloadBytes: try integer(top["payloadBytes"], "payloadBytes", default: 50_000), itemBytes: itemBytes)
         }
 
         func gesture(_ value: Any, _ path: String) throws -> ScrollGesture {

@@ -12,8 +12,9 @@ struct Appearance: Comparable {
 /// first, with items that can still be ready when they first appear.
 ///
 /// It knows the future (when each item first appears, from a recording pass) and every load's
-/// duration (from the network's draws), so it projects when each slot frees up and skips an
-/// item that would miss its deadline from there. With a `lookahead` it sees only the
+/// duration (from the network's draws; on a shared link, its round trip plus its payload's
+/// transfer with the link shared by `cap` transfers), so it projects when each slot frees up
+/// and skips an item that would miss its deadline from there. With a `lookahead` it sees only the
 /// appearances due within that many seconds (`clairvoyant-1s`). Its requests go to the same fetcher as the
 /// cells' own, at a level above them.
 @MainActor
@@ -57,7 +58,7 @@ final class ClairvoyantPlanner {
         slots += Array(repeating: now, count: max(0, cap - slots.count))
         for item in waiting {
             let earliest = slots.indices.min { slots[$0] < slots[$1] }!
-            slots[earliest] += network.plannedLoad(of: item).seconds
+            slots[earliest] += network.plannedLoad(of: item, sharers: cap).seconds
         }
         let end = min(schedule.count, cursor + horizon)
         var index = cursor
@@ -69,7 +70,7 @@ final class ClairvoyantPlanner {
             index += 1
             scanned += 1
             if waiting.contains(next.item) || network.isLoading(next.item) || fetcher.fetchedData(for: next.item) != nil { continue }
-            let (seconds, succeeds) = network.plannedLoad(of: next.item)
+            let (seconds, succeeds) = network.plannedLoad(of: next.item, sharers: cap)
             let earliest = slots.indices.min { slots[$0] < slots[$1] }!
             // Cannot be ready in time (or will fail): leave the slot to one that can.
             guard succeeds, slots[earliest] + seconds <= next.time else { continue }

@@ -53,8 +53,11 @@ public enum SimulationPolicy: Sendable, CustomStringConvertible {
 
 /// The settings of a simulation run.
 public struct SimulationConfiguration: Sendable {
-    /// How long loads take and how often they fail.
+    /// How long loads take and how often they fail: on a shared link, each request's round trip.
     public var latency = LatencyProfile.lte.model
+    /// How loads share the network: by default one link of the lte profile's capacity, with
+    /// feed-thumbnail payload sizes. Set it with `latency` when you change the profile.
+    public var network = NetworkModel.shared(SharedLink(.lte))
     /// The most loads at once (as `FetcherConfiguration/maxConcurrentLoads`).
     public var maxConcurrentLoads = 6
     /// Seeds every random draw: the same seed gives the same numbers.
@@ -84,6 +87,7 @@ public struct SimulationConfiguration: Sendable {
         guard cacheCountLimit >= 1 else { throw SimulationError("cache count limit is \(cacheCountLimit), but it must be at least 1") }
         guard tail.isFinite, tail >= 0 else { throw SimulationError("tail is \(tail) s, but it must be a finite number, at least 0") }
         guard maxDuration.isFinite, maxDuration > 0 else { throw SimulationError("maxDuration is \(maxDuration) s, but it must be greater than 0") }
+        if case .shared(let link) = network { try link.sizes.validate() }
         do { try retry.validate() } catch let error as PrefetchError { throw SimulationError(error.message) }
         try VirtualTimeLoop<Int, Int>.validate(retry)
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The measurements of one run: one scenario under one policy in the simulator, or a session of the
-/// demo; what ``ReadinessMeter/result(scenario:policy:duration:payloadBytes:frameTimes:)`` returns.
+/// demo; what ``ReadinessMeter/result(scenario:policy:duration:)`` returns.
 ///
 /// The definitions are in the article <doc:Metrics>. On virtual time every field but
 /// `frameTime` is deterministic: the same scenario, policy and seed give the same values.
@@ -34,8 +34,15 @@ public struct SimulationResult: Sendable, Codable, Hashable {
     /// loaded for where the user was heading. A longer session would likely have shown them; the
     /// other wasted loads went where the user turned away from or jumped past.
     var loadsWastedAtEnd = 0
-    /// The bytes those wasted loads fetched: `loadsWasted × payloadBytes`.
-    var bytesWasted = 0
+    /// The bytes spent on items never shown: each wasted load's payload, plus the bytes that
+    /// stopped transfers had moved (none under the independent model, where a load moves its
+    /// payload at its end).
+    public var bytesWasted = 0
+    /// Every byte the network moved: finished payloads and parts of stopped transfers.
+    public var bytesOnWire = 0
+    /// The share of the shared link's capacity the run used, from 0 to 1 (0 when loads had
+    /// independent latencies).
+    public var linkUtilisation = 0.0
     /// Completed loads whose item never showed its data on screen: the wasted ones, plus loads of
     /// items that were on screen only while blank. Never fewer than ``loadsWasted``.
     var loadsNeverShown = 0
@@ -84,6 +91,7 @@ public struct SimulationResult: Sendable, Codable, Hashable {
         round(&rounded.displayReadyRate, 10_000)
         for path in [\SimulationResult.visibleWaitMeanMs, \.visibleWaitP95Ms, \.blankCellSeconds, \.settleMeanMs, \.settleP95Ms,
                      \.requestsPerSecond, \.duration] { round(&rounded[keyPath: path]) }
+        round(&rounded.linkUtilisation, 10_000)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(Both(result: rounded, extra: extra)), as: UTF8.self)
@@ -91,7 +99,7 @@ public struct SimulationResult: Sendable, Codable, Hashable {
 
     private enum CodingKeys: String, CodingKey {
         case scenario, policy, displayed, displayReadyRate, visibleWaitMeanMs, visibleWaitP95Ms, blankCellSeconds,
-            loadsStarted, loadsCompleted, loadsCancelled, loadsWasted, loadsWastedAtEnd, bytesWasted, loadsNeverShown, settles, settleMeanMs, settleP95Ms, peakInFlight,
+            loadsStarted, loadsCompleted, loadsCancelled, loadsWasted, loadsWastedAtEnd, bytesWasted, bytesOnWire, linkUtilisation, loadsNeverShown, settles, settleMeanMs, settleP95Ms, peakInFlight,
             requestsPerSecond, duration
     }
 }

@@ -58,8 +58,8 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
         let meter = ReadinessMeter(now: { clock.now.offset.seconds })
         do {
             loop = try VirtualTimeLoop(
-                configuration: fetcherConfiguration, clock: clock, latency: configuration.latency, seed: configuration.seed,
-                payloadBytes: scenario.payloadBytes, cost: cost, item: item, value: value,
+                configuration: fetcherConfiguration, clock: clock, latency: configuration.latency, network: configuration.network,
+                seed: configuration.seed, sizes: scenario.sizes(on: configuration.network), cost: cost, item: item, value: value,
                 onEvent: { event in
                     meter.record(event, item: item)
                     onEvent?(event)
@@ -122,7 +122,7 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
             })
         app.finish()
         return meter.result(
-            scenario: scenario.name, policy: app.view.prefetchPolicy.name, duration: end, payloadBytes: scenario.payloadBytes,
+            scenario: scenario.name, policy: app.view.prefetchPolicy.name, duration: end, bytes: loop.network.usage(over: end),
             frameTimes: frameTimes)
     }
 }

@@ -33,6 +33,9 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup(title: "Latency (the lte profile unless these say otherwise)")
     var latency: LatencyOptions
 
+    @OptionGroup(title: "Network")
+    var network: NetworkOptions
+
     @Option(name: .long, help: "Most loads at once (1 to 64).")
     var cap: Int = 6
 
@@ -51,6 +54,7 @@ struct RunCommand: AsyncParsableCommand {
     func validate() throws {
         guard (1...64).contains(cap) else { throw ValidationError("--cap \(cap) is out of range; use 1 to 64") }
         _ = try latency.model(default: LatencyProfile.lte.model)
+        _ = try network.model(profile: .lte)
         let known = StandardSuite.all.map(\.name)
         for name in scenario where !known.contains(name) {
             throw ValidationError("--scenario '\(name)' is unknown; known scenarios: \(known.joined(separator: ", "))")
@@ -66,6 +70,7 @@ struct RunCommand: AsyncParsableCommand {
         configuration.seed = seed
         configuration.maxConcurrentLoads = cap
         configuration.latency = try latency.model(default: LatencyProfile.lte.model)
+        configuration.network = try network.model(profile: latency.latencyProfile ?? .lte)
         let scenarios: [Scenario]
         if let trace {
             scenarios = [try TraceFile.load(from: URL(fileURLWithPath: trace))]
@@ -85,14 +90,15 @@ struct RunCommand: AsyncParsableCommand {
             if !quiet { FileHandle.standardError.write(Data("\r[\(done + 1)/\(total)] \(label)\u{1B}[K".utf8)) }
         }
         if !quiet { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        print("latency \(configuration.latency), cap \(cap), seed \(seed)\n")
+        print("latency \(configuration.latency), network \(configuration.network), cap \(cap), seed \(seed)\n")
         print(run.text)
         if let json {
             try OutputFile.write(run.json(), to: json)
             print("wrote \(json)")
         }
         if let report {
-            try OutputFile.write(Data(run.report(subtitle: "latency \(configuration.latency), cap \(cap), seed \(seed)").utf8), to: report)
+            let subtitle = "latency \(configuration.latency), network \(configuration.network), cap \(cap), seed \(seed)"
+            try OutputFile.write(Data(run.report(subtitle: subtitle).utf8), to: report)
             print("wrote \(report)")
         }
     }
@@ -106,11 +112,12 @@ extension RunCommand {
         for profile in profiles {
             var configuration = configuration
             configuration.latency = profile.model
+            configuration.network = try network.model(profile: profile)
             let sweep = try await Frontier.sweep(scenarios, configuration: configuration, label: "\(profile.rawValue): \(profile.model)") { done, total in
                 if !quiet { FileHandle.standardError.write(Data("\r[\(done + 1)/\(total)] frontier \(profile.rawValue)\u{1B}[K".utf8)) }
             }
             if !quiet { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-            print("\(profile.rawValue): latency \(profile.model), cap \(cap), seed \(seed), \(scenarios.count) scenarios")
+            print("\(profile.rawValue): latency \(profile.model), network \(configuration.network), cap \(cap), seed \(seed), \(scenarios.count) scenarios")
             print(sweep.text + "\n")
             sweeps.append(sweep)
         }
@@ -119,5 +126,40 @@ extension RunCommand {
             try OutputFile.write(Data(page.utf8), to: report)
             print("wrote \(report)")
         }
+    }
+}
+
+extension HTTPVersion: @retroactive ExpressibleByArgument {}
+
+/// The bench's network flags: a shared link (the default) or independent latencies.
+struct NetworkOptions: ParsableArguments {
+    /// The two models.
+    enum Kind: String, ExpressibleByArgument, CaseIterable {
+        case shared, independent
+    }
+
+    @Option(help: "shared: every transfer shares one link of the profile's capacity, payloads 60 KB median, 600 KB p99 (the default); independent: each load's latency drawn on its own, a fixed 50 KB payload (the model before the shared link).")
+    var network: Kind = .shared
+
+    @Option(help: ArgumentHelp("The shared link's HTTP version: 1.1 (at most 6 requests at once) or 2 (any number).", valueName: "version"))
+    var http: HTTPVersion = .http2
+
+    @Option(help: ArgumentHelp("The shared link's capacity in Mbit/s, above 0 (default: the profile's: wifi 50, lte 10, emerging 1).", valueName: "Mbit/s"))
+    var linkMbps: Double?
+
+    /// The model the flags make for `profile`.
+    /// - Throws: `ValidationError` naming the flag, the value and the rule broken.
+    func model(profile: LatencyProfile) throws -> NetworkModel {
+        if network == .independent {
+            for (flag, given) in [("--http", http != .http2), ("--link-mbps", linkMbps != nil)] where given {
+                throw ValidationError("\(flag) applies only to --network shared; it cannot be combined with --network independent")
+            }
+            return .independent
+        }
+        guard let linkMbps else { return .shared(SharedLink(profile, http: http)) }
+        guard linkMbps.isFinite, linkMbps > 0, linkMbps <= 100_000 else {
+            throw ValidationError("--link-mbps must be a number above 0 and at most 100000; got \(linkMbps)")
+        }
+        return .shared(try SharedLink(capacityBytesPerSecond: linkMbps * 1e6 / 8, http: http))
     }
 }

@@ -40,7 +40,8 @@ import Testing
         let results = try #require(object?["results"] as? [[String: Any]])
         #expect(results.count == 12)
         let keys: Set<String> = ["scenario", "policy", "displayReadyRate", "visibleWaitMeanMs", "visibleWaitP95Ms", "blankCellSeconds",
-                                 "loadsStarted", "loadsCancelled", "loadsWasted", "peakInFlight", "bytesWasted", "loadsNeverShown", "settleMeanMs", "settleP95Ms"]
+                                 "loadsStarted", "loadsCancelled", "loadsWasted", "peakInFlight", "bytesWasted", "bytesOnWire", "linkUtilisation",
+                                 "loadsNeverShown", "settleMeanMs", "settleP95Ms"]
         for result in results { #expect(keys.isSubset(of: Set(result.keys)), "missing \(keys.subtracting(result.keys))") }
         #expect(first.out.contains("jumps-list") && first.out.contains("clairvoyant"))
     }
@@ -66,6 +67,20 @@ import Testing
         #expect(profile.err.contains("The value '5g' is invalid for '--latency-profile <latency-profile>'. Please provide one of 'wifi', 'lte' or 'emerging'."))
         let scenario = try Self.run(["--scenario", "nope"])
         #expect(scenario.err.contains("--scenario 'nope' is unknown"))
+    }
+
+    @Test func networkFlagsChooseTheLinkAndNameTheirRules() throws {
+        let shared = try Self.run(["--scenario", "jumps-list", "--policy", "uikitLike", "--latency-profile", "emerging", "--http", "1.1", "--quiet"])
+        #expect(shared.status == 0, "\(shared.err)")
+        #expect(shared.out.contains("network shared(1.0 Mbit/s, HTTP/1.1, sizes logNormal(median 60000 B, p99 600000 B))"), "\(shared.out.prefix(300))")
+        let independent = try Self.run(["--scenario", "jumps-list", "--policy", "uikitLike", "--network", "independent", "--quiet"])
+        #expect(independent.status == 0 && independent.out.contains("network independent"), "\(independent.err)")
+        let mixed = try Self.run(["--network", "independent", "--link-mbps", "5"])
+        #expect(mixed.status != 0 && mixed.err.contains("--link-mbps applies only to --network shared"), "\(mixed.err)")
+        let zero = try Self.run(["--link-mbps", "0"])
+        #expect(zero.status != 0 && zero.err.contains("--link-mbps must be a number above 0 and at most 100000; got 0.0"), "\(zero.err)")
+        let http = try Self.run(["--http", "3"])
+        #expect(http.status != 0 && http.err.contains("'--http <version>'"), "\(http.err)")
     }
 
     @Test(.timeLimit(.minutes(2))) func aReportIntoAPipeIsWrittenInPlaceNotReplaced() throws {

@@ -54,9 +54,12 @@ public struct DemoSettings: Sendable {
     }
 
     /// The simulator's configuration of these settings: the layout's cap, a cache for every
-    /// item, no retries, and the run's `duration` (10 minutes when not given).
+    /// item, no retries, and the run's `duration` (10 minutes when not given). Loads have
+    /// independent latencies, as in Apple's sample (a delay per item, no payload): `--serve`
+    /// puts a real link under the demo.
     package var simulationConfiguration: SimulationConfiguration {
         var configuration = SimulationConfiguration()
+        configuration.network = .independent
         configuration.latency = latency
         configuration.seed = seed
         configuration.maxConcurrentLoads = maxConcurrentLoads
