@@ -100,7 +100,10 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
     /// The view's data source and delegate.
     private var callbacks: SampleCallbacks<ID, Value>?
     private let deliveries: MainActorDeliveries<ID>
-    private let identifier: (Int) -> ID?
+    /// The identifier of an item, nil while unknown.
+    let identifier: (Int) -> ID?
+    /// The priority every cell asks at instead of the controller's rank (a peer's run: `visible`).
+    var fixedPriority: FetchPriority?
     /// The fetcher's prefetch data source, which the view's controller drives.
     let prefetcher: FetcherPrefetchDataSource<ID, Value>
     /// Cells holding a consumer, with their item.
@@ -202,7 +205,7 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
         // There is no data available; clear the cell until the fetched data arrives.
         content.data = nil
         let meter = self.meter
-        content.fetchHandle = fetcher.fetchAsync(id, priority: priority, completion: deliveries.completion(for: id) { result in
+        content.fetchHandle = fetcher.fetchAsync(id, priority: fixedPriority ?? priority, completion: deliveries.completion(for: id) { result in
             // Before updating the cell, check whether the view has recycled it for other data.
             guard content.identifier == id else { return }
             content.fetchHandle = nil

@@ -41,11 +41,13 @@ public enum SimulationPolicy: Sendable, CustomStringConvertible {
     /// textureLike, adaptive), then the references clairvoyant and clairvoyant-1s.
     public static let standard: [SimulationPolicy] = PrefetchPolicies.all.map { .policy($0) } + [.clairvoyant, clairvoyant1s]
 
-    /// The standard policy with this name: a name of the registry, `clairvoyant` or `clairvoyant-1s`.
+    /// The policy with this name: a name of the registry, `clairvoyant`, `clairvoyant-1s`, or a
+    /// peer's (``peers``).
     /// - Throws: ``SimulationError`` naming the unknown name and the known ones.
     public static func named(_ name: String) throws -> SimulationPolicy {
-        guard let policy = standard.first(where: { $0.name == name }) else {
-            throw SimulationError("unknown policy '\(name)'; expected one of \(standard.map(\.name).joined(separator: ", "))")
+        guard let policy = (standard + peers).first(where: { $0.name == name }) else {
+            throw SimulationError(
+                "unknown policy '\(name)'; expected one of \(standard.map(\.name).joined(separator: ", ")), or a peer: \(peers.map(\.name).joined(separator: ", "))")
         }
         return policy
     }

@@ -169,6 +169,8 @@ public enum Simulator {
         var viewPolicy: any PrefetchPolicy = PrefetchPolicies.none
         if case .policy(let p) = policy { viewPolicy = p }
         let simulation = try simulation(scenario, configuration: configuration, policy: viewPolicy, recordsTimeline: recordsTimeline)
+        // A peer loads through its own prefetcher, which the view holds weakly: kept to the end.
+        let peer = try (viewPolicy as? PeerPolicy)?.model.install(on: simulation)
         if let planned {
             let planner = ClairvoyantPlanner(
                 schedule: planned, loop: simulation.loop, cap: configuration.maxConcurrentLoads, horizon: configuration.cacheCountLimit / 2,
@@ -176,6 +178,7 @@ public enum Simulator {
             simulation.onRest = { planner.topUp() }
         }
         var result = try await simulation.run()
+        peer?.stop()
         result.policy = policy.name
         var timeline = simulation.app.meter.timeline
         timeline.itemCount = scenario.layout.itemCount

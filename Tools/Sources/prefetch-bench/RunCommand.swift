@@ -18,8 +18,11 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Run only these scenarios (repeatable). Known: \(StandardSuite.all.map(\.name).joined(separator: ", ")).")
     var scenario: [String] = []
 
-    @Option(name: .long, help: "Run only these policies (repeatable): \(SimulationPolicy.standard.map(\.name).joined(separator: ", ")).")
+    @Option(name: .long, help: "Run only these policies (repeatable): \(SimulationPolicy.standard.map(\.name).joined(separator: ", ")), or a peer: \(SimulationPolicy.peers.map(\.name).joined(separator: ", ")).")
     var policy: [String] = []
+
+    @Flag(name: .long, help: "Also run the peers, other libraries' prefetching modelled from their documented defaults: \(SimulationPolicy.peers.map(\.name).joined(separator: ", ")).")
+    var peers = false
 
     @Option(name: .long, help: "Seed for every random draw.")
     var seed: UInt64 = 1
@@ -62,6 +65,7 @@ struct RunCommand: AsyncParsableCommand {
         for name in policy { _ = try SimulationPolicy.named(name) }
         if trace != nil || traces != nil, !scenario.isEmpty { throw ValidationError("--trace/--traces and --scenario cannot be combined") }
         if trace != nil, traces != nil { throw ValidationError("--trace and --traces cannot be combined") }
+        if frontier, peers { throw ValidationError("--peers and --frontier cannot be combined; the frontier sweeps our policies' windows only") }
     }
 
     @MainActor
@@ -85,7 +89,10 @@ struct RunCommand: AsyncParsableCommand {
             try await runFrontier(scenarios, configuration: configuration)
             return
         }
-        let policies = policy.isEmpty ? SimulationPolicy.standard : try policy.map(SimulationPolicy.named)
+        var policies = policy.isEmpty ? SimulationPolicy.standard : try policy.map(SimulationPolicy.named)
+        if peers {
+            policies += SimulationPolicy.peers.filter { peer in !policies.contains { $0.name == peer.name } }
+        }
         let run = try await SuiteRun(scenarios, policies: policies, configuration: configuration, timelines: report != nil) { done, total, label in
             if !quiet { FileHandle.standardError.write(Data("\r[\(done + 1)/\(total)] \(label)\u{1B}[K".utf8)) }
         }

@@ -83,6 +83,24 @@ import Testing
         #expect(http.status != 0 && http.err.contains("'--http <version>'"), "\(http.err)")
     }
 
+    @Test func thePeersRunBesideOursAndAloneByName() throws {
+        let peers = ["nuke", "kingfisher", "sdwebimage", "flashlist", "compose", "flutter", "chrome", "glide"]
+        let both = try Self.run(["--quiet", "--scenario", "long-fling-list", "--policy", "adaptive", "--peers"])
+        #expect(both.status == 0, "\(both.err)")
+        for name in ["adaptive"] + peers {
+            #expect(both.out.contains("long-fling-list  \(name) "), "\(name) is missing:\n\(both.out)")
+        }
+        let alone = try Self.run(["--quiet", "--scenario", "long-fling-list", "--policy", "nuke"])
+        #expect(alone.status == 0, "\(alone.err)")
+        #expect(alone.out.contains("nuke") && !alone.out.contains("adaptive") && !alone.out.contains("glide"))
+        let bogus = try Self.run(["--policy", "bogus"])
+        #expect(bogus.status != 0)
+        #expect(bogus.err.contains("unknown policy 'bogus'; expected one of none, uikitLike, textureLike, adaptive, clairvoyant, clairvoyant-1s, or a peer: \(peers.joined(separator: ", "))"))
+        let frontier = try Self.run(["--peers", "--frontier"])
+        #expect(frontier.status != 0)
+        #expect(frontier.err.contains("--peers and --frontier cannot be combined"))
+    }
+
     @Test(.timeLimit(.minutes(2))) func aReportIntoAPipeIsWrittenInPlaceNotReplaced() throws {
         // Given a named pipe (what `/dev/null` or `/dev/stdout` is to the bench: not a regular
         // file), with a reader on the other end
