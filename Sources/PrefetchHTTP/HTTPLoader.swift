@@ -22,6 +22,10 @@ import PrefetchKit
 /// ``HTTPLoaderError/isRetryable``). Cancelling the calling task cancels the request at once
 /// and closes its connection; it throws `CancellationError`.
 ///
+/// A load stopped mid-body keeps the bytes it received, and the next load of the same URL asks
+/// only for the rest (`Range` with `If-Range`), when the server named the version it sent; see
+/// ``HTTPLoaderConfiguration/maxPartialTransfers``.
+///
 /// Built on `URLSession` (FoundationNetworking on Linux) with a data delegate, so bytes are
 /// counted as they arrive. One loader owns one session: create one per configuration and keep
 /// it; call ``invalidate()`` when done with it.
@@ -34,6 +38,8 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
     private let clock: any Clock<Duration>
     private let makeURL: @Sendable (ID) throws -> URL
     private let isInvalidated = Locked(false)
+    /// The stopped transfers kept for resuming, or nil when the configuration turns resuming off.
+    package let partials: PartialTransferStore?
     /// The configuration the loader was created with.
     public let configuration: HTTPLoaderConfiguration
 
@@ -53,6 +59,8 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
         self.configuration = configuration
         self.clock = clock
         self.makeURL = url
+        partials = configuration.resumes
+            ? PartialTransferStore(maxCount: configuration.maxPartialTransfers, maxBytes: configuration.maxPartialBytes) : nil
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.httpMaximumConnectionsPerHost = configuration.maxConnectionsPerHost
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -82,13 +90,33 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
     /// - Throws: ``HTTPLoaderError`` (``HTTPLoaderError/Code/unsupportedScheme`` for a scheme other than
     ///   `http` or `https`, ``HTTPLoaderError/Code/invalidURL`` for a URL without a host, and so on),
     ///   or `CancellationError` when the calling task is cancelled.
+    ///
+    /// When an earlier load of `url` stopped mid-body (cancelled, timed out, its connection lost)
+    /// and its response carried a validator, this load asks only for the rest of the body (see
+    /// ``HTTPLoaderConfiguration/maxPartialTransfers``); what it returns is always the whole body.
     public func data(from url: URL) async throws -> Data {
         try Self.validate(url)
         try Task.checkCancellation()
+        guard let resume = partials?.take(url) else { return try await transfer(url, resume: nil) }
+        do {
+            return try await transfer(url, resume: resume)
+        } catch is AskAgainFromFirstByte {
+            return try await transfer(url, resume: nil)
+        }
+    }
+
+    /// One `GET` of `url`: for the bytes after `resume`'s, with `Range` and `If-Range`, when given.
+    /// A cancellation that came first ends it at once (the kept bytes stay kept).
+    private func transfer(_ url: URL, resume: PartialTransfer?) async throws -> Data {
         var request = URLRequest(url: url)
         request.httpMethod = "GET"
         for (field, value) in configuration.headers { request.setValue(value, forHTTPHeaderField: field) }
-        let exchange = Exchange(url: url, maxResponseSize: configuration.maxResponseSize)
+        if let resume {
+            request.setValue("bytes=\(resume.body.count)-", forHTTPHeaderField: "Range")
+            request.setValue(resume.validator.headerValue, forHTTPHeaderField: "If-Range")
+        }
+        let exchange = Exchange(url: url, maxResponseSize: configuration.maxResponseSize, resume: resume, partials: partials,
+                                onBytesReceived: configuration.onBytesReceived)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
                 guard exchange.install(continuation) else { return }
@@ -115,6 +143,7 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
             return !invalidated
         }
         if first { session.invalidateAndCancel() }
+        partials?.removeAll()
     }
 
     /// Parses and checks a URL string: absolute, `http` or `https`, with a host.

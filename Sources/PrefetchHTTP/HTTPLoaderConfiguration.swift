@@ -1,6 +1,7 @@
 import Foundation
 
-/// Timeouts, size limit and connection cap of an ``HTTPLoader``, checked when the loader is created.
+/// Timeouts, size limit, connection cap and resumption bounds of an ``HTTPLoader``, checked when
+/// the loader is created.
 ///
 /// ```swift
 /// var configuration = HTTPLoaderConfiguration()
@@ -33,9 +34,37 @@ public struct HTTPLoaderConfiguration: Sendable {
     /// `Authorization`, `Cookie` or `Proxy-Authorization`; a redirect from `https` to `http` is
     /// refused with ``HTTPLoaderError/Code/insecureRedirect``.
     public var headers: [String: String] = [:]
+    /// The most stopped transfers whose bytes are kept for resuming (default 16). At least 0; 0 turns
+    /// resuming off.
+    ///
+    /// When a load is cancelled or its connection fails mid-body, and its response carried a
+    /// validator (a strong `ETag`, or a `Last-Modified` at least a second older than its `Date`),
+    /// the bytes received so far are kept; the next load of the same URL asks only for the rest,
+    /// with `Range: bytes=N-` and `If-Range`. A `206` with a matching `Content-Range` continues the
+    /// kept bytes; a `200` starts over (the resource changed, or the server ignores ranges); a `416`
+    /// or a `Content-Range` that does not fit asks again from the first byte. Kept bytes are never
+    /// returned on their own: a load returns a whole body or throws. The least recently stopped
+    /// transfer is forgotten first. Resuming is off when ``headers`` set `Range` or `If-Range`.
+    public var maxPartialTransfers: Int = 16
+    /// The most bytes kept across all stopped transfers (default 8 MiB). At least 0; 0 turns
+    /// resuming off. A stopped transfer larger than this on its own is not kept.
+    public var maxPartialBytes: Int = 8 * 1024 * 1024
+    /// Called with the number of body bytes of each chunk as it arrives, and the URL asked for
+    /// (default none): the bytes on the wire, counting those of loads later cancelled or failed
+    /// and not those a resumed load did not ask for again.
+    ///
+    /// It runs on the session's delegate queue; keep it short and do not block.
+    public var onBytesReceived: (@Sendable (_ url: URL, _ bytes: Int) -> Void)?
 
     /// Creates a configuration with the defaults.
     public init() {}
+
+    /// Whether stopped transfers are kept and resumed: both bounds above zero, and no `Range` or
+    /// `If-Range` among the configured headers.
+    var resumes: Bool {
+        maxPartialTransfers > 0 && maxPartialBytes > 0
+            && !headers.keys.contains { ["range", "if-range"].contains($0.lowercased()) }
+    }
 
     /// Throws ``HTTPLoaderError`` with code ``HTTPLoaderError/Code/invalidConfiguration`` naming a value out of range.
     package func validate() throws {
@@ -49,6 +78,12 @@ public struct HTTPLoaderConfiguration: Sendable {
         guard maxResponseSize >= 0 else { throw fail("maxResponseSize must be 0 or more bytes, got \(maxResponseSize)") }
         guard maxConnectionsPerHost >= 1 else {
             throw fail("maxConnectionsPerHost must be at least 1, got \(maxConnectionsPerHost)")
+        }
+        guard maxPartialTransfers >= 0 else {
+            throw fail("maxPartialTransfers must be 0 (no resuming) or more, got \(maxPartialTransfers)")
+        }
+        guard maxPartialBytes >= 0 else {
+            throw fail("maxPartialBytes must be 0 (no resuming) or more bytes, got \(maxPartialBytes)")
         }
     }
 }

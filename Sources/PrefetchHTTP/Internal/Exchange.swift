@@ -6,6 +6,11 @@ import PrefetchKit
 
 /// One request's state: the waiting caller, the bytes so far, and the task and timer to stop.
 ///
+/// A request may continue the kept first bytes of a stopped transfer (``PartialTransfer``): the
+/// response head decides whether the body continues them. When the exchange fails in a way a
+/// later load may get past, its bytes so far go to the loader's ``PartialTransferStore``; they
+/// are never a result on their own.
+///
 /// Whoever finishes first (the delegate, the timer, a cancellation) wins; the rest are no-ops.
 /// The continuation is resumed, and the task and timer cancelled, after the lock is released.
 final class Exchange: Sendable {
@@ -19,16 +24,36 @@ final class Exchange: Sendable {
         var task: URLSessionDataTask?
         var timer: Task<Void, Never>?
         var credentialsDropped = false
+        /// The kept bytes this request asks to continue, until the response head decides their fate.
+        var resume: PartialTransfer?
+        /// The validator and whole length of the body being received, when it may be kept if stopped.
+        var validator: RangeValidator?
+        var totalLength: Int?
+        /// The length a continued body must reach to be whole.
+        var expectedLength: Int?
     }
 
     let url: URL
     let maxResponseSize: Int
-    private let state = Locked(State())
+    /// Where the bytes of a stopped transfer go, or nil when the loader does not resume.
+    private let partials: PartialTransferStore?
+    private let onBytesReceived: (@Sendable (URL, Int) -> Void)?
+    private let state: Locked<State>
 
-    init(url: URL, maxResponseSize: Int) {
+    /// - Parameter resume: the kept first bytes this request asks to continue (it carries `Range`).
+    init(url: URL, maxResponseSize: Int, resume: PartialTransfer? = nil, partials: PartialTransferStore? = nil,
+         onBytesReceived: (@Sendable (URL, Int) -> Void)? = nil) {
         self.url = url
         self.maxResponseSize = maxResponseSize
+        self.partials = partials
+        self.onBytesReceived = onBytesReceived
+        var initial = State()
+        initial.resume = resume
+        state = Locked(initial)
     }
+
+    /// Whether this request asks for the rest of a kept transfer.
+    var isResuming: Bool { state.withLock { $0.resume != nil } }
 
     /// Stores the caller's continuation; `false` (having resumed it) if the exchange already finished.
     func install(_ continuation: CheckedContinuation<Data, any Error>) -> Bool {
@@ -71,6 +96,61 @@ final class Exchange: Sendable {
         state.withLock { s in if s.phase == .waiting { s.phase = .head } }
     }
 
+    /// Decides, from a 2xx response head, where its body goes: from the first byte, or after the
+    /// kept bytes for a `206` that continues them. Returns the error to fail with, if any.
+    func acceptBody(of response: HTTPURLResponse) -> (any Error)? {
+        let status = response.statusCode
+        let field = { (name: String) in response.value(forHTTPHeaderField: name) }
+        let encoding = field("Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
+        // Kept bytes are offsets into the representation as sent; a decoded body's are not.
+        let identity = encoding == nil || encoding == "" || encoding == "identity"
+        let declared = response.expectedContentLength
+        let contentRange = field("Content-Range")
+        // Header fields are read (and dates parsed) before the lock is taken.
+        let validator = identity && status == 200
+            ? RangeValidator.of(entityTag: field("ETag"), lastModified: field("Last-Modified"), date: field("Date")) : nil
+        return state.withLock { s -> (any Error)? in
+            guard s.phase != .done else { return nil }
+            let resume = s.resume
+            s.resume = nil
+            var continuation = resume?.continuation(status: status, contentRange: contentRange) ?? .startOver
+            if status == 206, resume == nil { continuation = .other }
+            if !identity, case .append = continuation { continuation = .askAgain }
+            switch continuation {
+            case .append(let total):
+                guard total <= maxResponseSize else {
+                    return HTTPLoaderError(.responseTooLarge,
+                        "GET \(url.absoluteString) continued a \(total)-byte body; the maximum response size is \(maxResponseSize) bytes",
+                        url: url)
+                }
+                s.body = resume?.body ?? Data()
+                s.validator = resume?.validator
+                s.totalLength = total
+                s.expectedLength = total
+            case .startOver:
+                if declared > Int64(maxResponseSize) {
+                    return HTTPLoaderError(.responseTooLarge,
+                        "GET \(url.absoluteString) declared a \(declared)-byte body; the maximum response size is \(maxResponseSize) bytes",
+                        url: url)
+                }
+                s.validator = validator
+                s.totalLength = declared >= 0 ? Int(declared) : nil
+            case .askAgain:
+                return AskAgainFromFirstByte()
+            case .other:
+                return HTTPLoaderError(.invalidResponse,
+                    "GET \(url.absoluteString) answered \(status) without being asked for a range, or with a range it cannot continue",
+                    url: url, statusCode: status)
+            }
+            return nil
+        }
+    }
+
+    /// A non-2xx head: the kept bytes stay kept when the failure may pass (5xx), else are dropped.
+    func rejectedHead(status: Int) {
+        state.withLock { s in if !(500..<600).contains(status) { s.resume = nil } }
+    }
+
     /// Appends a chunk of the body; fails the exchange when it passes the size limit.
     func received(_ data: Data) {
         let total = state.withLock { s -> Int? in
@@ -78,6 +158,7 @@ final class Exchange: Sendable {
             s.body.append(data)
             return s.body.count
         }
+        if total != nil { onBytesReceived?(url, data.count) }
         if let total, total > maxResponseSize {
             finish(.failure(HTTPLoaderError(.responseTooLarge,
                 "GET \(url.absoluteString) body passed \(total) bytes; the maximum response size is \(maxResponseSize) bytes",
@@ -85,30 +166,61 @@ final class Exchange: Sendable {
         }
     }
 
-    /// Completes with the body received so far.
+    /// Completes with the body received, when it is whole: a continued body must reach the length
+    /// its `Content-Range` gave.
     func succeed() {
-        let body = state.withLock { $0.body }
+        let (body, expected) = state.withLock { ($0.body, $0.expectedLength) }
+        if let expected, body.count != expected {
+            return finish(.failure(HTTPLoaderError(.invalidResponse,
+                "GET \(url.absoluteString) ended a continued body at \(body.count) bytes; its Content-Range promised \(expected)",
+                url: url)))
+        }
         finish(.success(body))
     }
 
     /// Ends the exchange once: resumes the caller, stops the timer, cancels the task on failure.
     func finish(_ result: Result<Data, any Error>) {
-        let effects = state.withLock { s -> (CheckedContinuation<Data, any Error>?, URLSessionDataTask?, Task<Void, Never>?)? in
+        let effects = state.withLock { s -> (CheckedContinuation<Data, any Error>?, URLSessionDataTask?, Task<Void, Never>?, PartialTransfer?)? in
             guard s.phase != .done else { return nil }
             s.phase = .done
             let continuation = s.continuation
             if continuation == nil { s.earlyResult = result }
-            let effects = (continuation, s.task, s.timer)
+            var kept: PartialTransfer?
+            if case .failure(let error) = result, Self.keepsBytes(after: error) {
+                // The bytes of this response if it began one that may be continued, else those it was to continue.
+                if let validator = s.validator, !s.body.isEmpty {
+                    kept = PartialTransfer(body: s.body, validator: validator, totalLength: s.totalLength)
+                } else {
+                    kept = s.resume
+                }
+            }
+            let effects = (continuation, s.task, s.timer, kept)
             s.continuation = nil
             s.task = nil
             s.timer = nil
             s.body = Data()
+            s.resume = nil
             return effects
         }
-        guard let (continuation, task, timer) = effects else { return }
+        guard let (continuation, task, timer, kept) = effects else { return }
+        // Kept before the caller resumes, so a load that follows at once finds the bytes; a whole
+        // body makes bytes kept meanwhile by another load of the URL useless.
+        if let kept {
+            partials?.keep(kept, for: url)
+        } else if case .success = result {
+            _ = partials?.take(url)
+        }
         continuation?.resume(with: result)
         timer?.cancel()
         // A failure (cancellation, timeout, size limit, bad status) stops the transfer and closes its connection.
         if case .failure = result { task?.cancel() }
+    }
+
+    /// Whether a transfer stopped by `error` keeps its bytes: a cancellation, or a failure that
+    /// another attempt may get past (a timeout, a lost connection, a server error).
+    private static func keepsBytes(after error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        guard let error = error as? HTTPLoaderError else { return false }
+        return [.connectTimeout, .totalTimeout, .connectionFailed, .serverError].contains(error.code)
     }
 }

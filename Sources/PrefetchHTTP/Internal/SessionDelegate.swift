@@ -38,20 +38,23 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let reason = HTTPURLResponse.localizedString(forStatusCode: status)
         switch status {
         case 200..<300:
-            let declared = http.expectedContentLength
-            if declared > Int64(exchange.maxResponseSize) {
-                exchange.finish(.failure(HTTPLoaderError(.responseTooLarge,
-                    "GET \(url.absoluteString) declared a \(declared)-byte body; the maximum response size is \(exchange.maxResponseSize) bytes",
-                    url: url)))
+            if let failure = exchange.acceptBody(of: http) {
+                exchange.finish(.failure(failure))
                 return completionHandler(.cancel)
             }
             completionHandler(.allow)
+        case 416 where exchange.isResuming:
+            // The kept bytes no longer fit the resource: the loader asks again for the whole body.
+            exchange.finish(.failure(AskAgainFromFirstByte()))
+            completionHandler(.cancel)
         case 500..<600:
+            exchange.rejectedHead(status: status)
             exchange.finish(.failure(HTTPLoaderError(.serverError,
                 "GET \(url.absoluteString) answered \(status) \(reason): a server error, worth retrying",
                 url: url, statusCode: status)))
             completionHandler(.cancel)
         default:
+            exchange.rejectedHead(status: status)
             exchange.finish(.failure(HTTPLoaderError(.clientError,
                 "GET \(url.absoluteString) answered \(status) \(reason): only 2xx responses are loaded",
                 url: url, statusCode: status)))

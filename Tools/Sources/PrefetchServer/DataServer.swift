@@ -4,14 +4,18 @@ import Logging
 import NIOCore
 
 /// A local data server for the demo and the I/O tests: a feed of items and their thumbnails,
-/// with seeded, injectable latency, bandwidth limits, errors, resets and slow bodies.
+/// with seeded, injectable latency, bandwidth limits (per response, and one link shared by all),
+/// errors, resets and slow bodies.
 ///
 /// Routes:
 /// - `GET /items?offset=O&limit=L`: a JSON page `{offset, limit, total, items: [{id, title, colour, thumbnailURL}]}`;
 ///   `limit` defaults to 50 and is at most ``ServerConfiguration/maxPageSize``.
 /// - `GET /thumb/{id}`: ``ServerConfiguration/thumbnailSize`` deterministic bytes for `id`
 ///   (`application/octet-stream`, with `Content-Length`, or chunked without it for `?chunked=1`);
-///   404 for an id outside the feed.
+///   404 for an id outside the feed. Each thumbnail carries a strong `ETag` (the same for the same
+///   seed, id and size) and `Accept-Ranges: bytes`; `Range: bytes=N-`, `bytes=N-M` or `bytes=-K`
+///   gets `206` with `Content-Range`, unless an `If-Range` names another tag (then `200`, the whole
+///   body); a range past the end gets `416` with `Content-Range: bytes */LENGTH`.
 /// - `GET /health`: `ok`.
 ///
 /// A connection that keeps the server waiting longer than ``ServerConfiguration/idleTimeout``

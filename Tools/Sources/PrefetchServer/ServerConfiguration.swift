@@ -42,6 +42,12 @@ public struct ServerConfiguration: Sendable {
     public var seed: UInt64 = 1
     /// The faults to inject.
     public var faults = FaultConfiguration()
+    /// The most body bytes per second of all responses together, or `nil` (the default) for no limit.
+    ///
+    /// One budget for every connection, as one link is for a phone: the responses being sent
+    /// share it fairly (chunk by chunk, in turn), so each of N concurrent bodies gets about 1/N
+    /// of it. It applies beside the per-response ``FaultConfiguration/bandwidth``.
+    public var sharedBandwidth: Int?
     /// How long a connection may keep the server waiting for the client before the server closes it
     /// (default 5 s).
     ///
@@ -74,6 +80,8 @@ public struct ServerConfiguration: Sendable {
         public static let latencyMilliseconds = 0...60_000
         /// Bandwidth caps, in bytes per second.
         public static let bandwidth = 1_024...(10 * 1024 * 1024 * 1024)
+        /// Shared bandwidths, in bytes per second: 8 kbit/s to 100 Gbit/s.
+        public static let sharedBandwidth = 1_000...12_500_000_000
         /// Rates.
         public static let rate = 0.0...1.0
         /// Counts of forced faults per path.
@@ -114,6 +122,7 @@ public struct ServerConfiguration: Sendable {
         }
         try check("latency (ms)", Self.milliseconds(longest), 0...Double(Limits.latencyMilliseconds.upperBound))
         if let bandwidth = faults.bandwidth { try check("bandwidth (bytes/s)", bandwidth, Limits.bandwidth) }
+        if let sharedBandwidth { try check("sharedBandwidth (bytes/s)", sharedBandwidth, Limits.sharedBandwidth) }
         for (name, rate) in [("resetRate", faults.resetRate), ("slowBodyRate", faults.slowBodyRate)] {
             guard rate.isFinite else { throw ServerConfigurationError("\(name) must be in 0.0...1.0, got \(rate)") }
             try check(name, rate, Limits.rate)

@@ -41,6 +41,12 @@ public struct ServerOptions: ParsableArguments, Sendable {
     @Option(help: "The most body bytes per second per response, 1024...10737418240.")
     public var bandwidth: Int?
 
+    /// One bandwidth budget shared by every response.
+    @Option(name: .customLong("server-bandwidth"), help: ArgumentHelp(
+        "The most body bytes per second of all responses together, shared fairly among them (default: unlimited): \(BandwidthRate.rule).",
+        valueName: "rate"), transform: { try BandwidthRate.parse($0) })
+    public var serverBandwidth: BandwidthRate?
+
     /// The reset rate.
     @Option(name: .customLong("reset-rate"), help: "The share of responses reset mid-body, 0...1.")
     public var resetRate: Double = 0
@@ -113,6 +119,7 @@ public struct ServerOptions: ParsableArguments, Sendable {
         }
         if let bandwidth { try range("--bandwidth", bandwidth, Limits.bandwidth) }
         c.faults.bandwidth = bandwidth
+        c.sharedBandwidth = serverBandwidth?.bytesPerSecond
         try rate("--reset-rate", resetRate); c.faults.resetRate = resetRate
         try rate("--slow-body-rate", slowBodyRate); c.faults.slowBodyRate = slowBodyRate
         c.faults.slowBodyDelay = try milliseconds("--slow-body-delay-ms", slowBodyDelayMs)

@@ -9,7 +9,7 @@ struct CLITests {
     /// The keys of `prefetch-bench`'s results: the demo prints the same result type.
     static let keys: Set<String> = [
         "scenario", "policy", "displayed", "displayReadyRate", "visibleWaitMeanMs", "visibleWaitP95Ms", "blankCellSeconds",
-        "loadsStarted", "loadsCompleted", "loadsCancelled", "loadsWasted", "loadsWastedAtEnd", "bytesWasted", "loadsNeverShown",
+        "loadsStarted", "loadsCompleted", "loadsCancelled", "loadsWasted", "loadsWastedAtEnd", "bytesWasted", "bytesOnWire", "linkUtilisation", "loadsNeverShown",
         "settles", "settleMeanMs", "settleP95Ms", "peakInFlight", "requestsPerSecond", "duration",
     ]
 

@@ -15,7 +15,7 @@ import Glibc
 /// assertions are about what the run did (keys, counts, cold against warm), never about how fast.
 @Suite("prefetch-demo over a real server", .serialized, .timeLimit(.minutes(TestTime.minutes(3))))
 struct DemoNetworkTests {
-    static let summaryKeys: Set<String> = CLITests.keys.union(["source", "diskCache", "diskHits", "networkLoads", "pageLoads", "loadsFailed"])
+    static let summaryKeys: Set<String> = CLITests.keys.union(["source", "diskCache", "diskHits", "networkLoads", "pageLoads", "loadsFailed", "bytesReceived"])
 
     /// A steady run (four seconds unless told) from a 2,000-item server with a small latency.
     static func serveArguments(diskCache: URL, latencyMs: Int = 20, seconds: Int = 4) -> [String] {
@@ -36,12 +36,36 @@ struct DemoNetworkTests {
             #expect(try #require(summary["displayed"] as? Double) > 0)
             #expect(try #require(summary["networkLoads"] as? Double) > 0)
             #expect(try #require(summary["pageLoads"] as? Double) >= 1)
+            #expect(try #require(summary["bytesReceived"] as? Double) > 0)
+            // The bench's key counts the same bytes, up to the end of the run
+            let onWire = try #require(summary["bytesOnWire"] as? Double)
+            #expect(onWire > 0 && onWire <= (summary["bytesReceived"] as? Double ?? 0))
             #expect(summary["diskCache"] as? String == cache.path)
             // And the server it started is gone: its port refuses connections, its pid is free
             let server = try Self.startedServer(output.stderr)
             #expect(summary["source"] as? String == "http://127.0.0.1:\(server.port)")
             #expect(Self.acceptsConnections(port: server.port) == false)
             #expect(kill(server.pid, 0) == -1 && errno == ESRCH, "prefetch-server (pid \(server.pid)) is still running")
+        }
+    }
+
+    @Test func withAServerBandwidthTheSummaryReportsTheLinksUse() async throws {
+        try await withTemporaryDirectory { directory in
+            // Given a server whose responses share 2 Mbit/s
+            let cache = directory.appendingPathComponent("cache.sqlite")
+            let arguments = Self.serveArguments(diskCache: cache, seconds: 3) + ["--cold", "--server-bandwidth", "2mbit"]
+            let output = try await BoundedProcess.run(try DemoProcess.executable, arguments, timeout: .seconds(60))
+            try #require(output.status == 0, "exit \(output.status): \(output.stderr)")
+            #expect(output.stderr.contains("--server-bandwidth 250000"), "\(output.stderr)")
+            // Then the summary has the bytes received, the budget, and the share of it they used
+            let summary = try Self.summary(output)
+            #expect(Set(summary.keys) == Self.summaryKeys.union(["serverBandwidth", "serverLinkUtilisation"]))
+            #expect(summary["serverBandwidth"] as? Double == 250_000)
+            let bytes = try #require(summary["bytesReceived"] as? Double)
+            let use = try #require(summary["serverLinkUtilisation"] as? Double)
+            #expect(bytes > 0)
+            // The link cannot carry more than its rate (a little over, for the first page before the run's clock starts).
+            #expect(use > 0 && use <= 1.25, "link use \(use)")
         }
     }
 
@@ -168,6 +192,8 @@ struct DemoNetworkTests {
         (["--source", "http://127.0.0.1:9", "--latency-profile", "lte"], ["--latency-profile sets the simulated network's delay", "--serve or --source"]),
         (["--serve", "--server-latency-p99-ms", "100"], ["--server-latency-p99-ms needs a log-normal median above 0 ms: give it with --server-latency-ms"]),
         (["--cold"], ["--cold", "--serve", "--source"]),
+        (["--server-bandwidth", "1mbit"], ["--server-bandwidth only applies with --serve"]),
+        (["--serve", "--server-bandwidth", "bogus"], ["--server-bandwidth takes a rate", "'bogus'", "500kbit"]),
         (["--disk-cache", "/tmp/x.sqlite"], ["--disk-cache", "--serve", "--source"]),
         (["--serve", "--disk-cache", "/tmp"], ["--disk-cache", "'/tmp' is a directory"]),
     ])

@@ -22,5 +22,6 @@ import Testing
         #expect(try arguments(["--server-latency-ms", "150", "--server-latency-p99-ms", "900"]) == ["--items", "100000", "--latency-ms", "150", "--latency-p99-ms", "900"])
         #expect(try arguments(["--server-faults"]) == ["--items", "100000"] + FaultSoak.serverArguments)
         #expect(try arguments(["--server-faults", "--server-latency-ms", "20"]) == ["--items", "100000", "--latency-ms", "20"] + FaultSoak.serverArguments.dropFirst(4))
+        #expect(try arguments(["--server-bandwidth", "1mbit"]) == ["--items", "100000", "--server-bandwidth", "125000"])
     }
 }

@@ -76,7 +76,7 @@ package final class DemoScene {
             offset: view.contentOffset.y, velocity: view.velocity, visible: visibleItems,
             inFlight: stats.inFlight, queued: stats.queued, cached: app.fetcher.cachedCount,
             displayReadyRate: result.displayReadyRate, appearances: result.displayed, loadsCancelled: stats.loadsCancelled,
-            expectedLatencyMs: app.fetcher.expectedLatency.map { $0 / .milliseconds(1) })
+            expectedLatencyMs: app.fetcher.expectedLatency.map { $0 / .milliseconds(1) }, wire: backend.wire)
     }
 }
 
@@ -92,6 +92,8 @@ package struct StatusFigures: Sendable {
     var appearances: Int
     var loadsCancelled: Int
     var expectedLatencyMs: Double?
+    /// Bytes on the wire, over a server.
+    var wire: WireFigures?
 }
 
 extension Duration {

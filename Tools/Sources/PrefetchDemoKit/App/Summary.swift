@@ -1,5 +1,6 @@
 import Foundation
 import PrefetchSimulation
+import PrefetchToolSupport
 
 /// A run over a server's figures beside the meter's: the source, the disk cache, the requests.
 package struct NetworkFigures: Codable, Hashable, Sendable {
@@ -15,6 +16,43 @@ package struct NetworkFigures: Codable, Hashable, Sendable {
     var pageLoads: Int
     /// Loads that failed after their retries.
     var loadsFailed: Int
+    /// Body bytes received over HTTP, thumbnails and pages, cancelled transfers included.
+    var bytesReceived = 0
+    /// `--server-bandwidth` in bytes per second, when given.
+    var serverBandwidth: Int?
+    /// The bytes received per second of the run over `serverBandwidth`, when given.
+    var serverLinkUtilisation: Double?
+
+    /// `4.56 MB (thumbnails and pages)`, and `, 87.0% of the server's 1 Mbit/s` with a bandwidth.
+    var bytesText: String {
+        let bytes = "\(formatBytes(bytesReceived)) (thumbnails and pages)"
+        guard let use = serverLinkUtilisation, let rate = serverBandwidth.flatMap({ try? BandwidthRate(bytesPerSecond: $0) }) else {
+            return bytes
+        }
+        return "\(bytes), \(formatPercent(use)) of the server's \(rate)"
+    }
+}
+
+/// Bytes on the wire over a server, and the share of the server's bandwidth they used.
+package struct WireFigures: Sendable, Equatable {
+    /// Body bytes received so far.
+    var bytesReceived: Int
+    /// Seconds since the run started.
+    var seconds: Double
+    /// The server's shared bandwidth (`--server-bandwidth`), when given.
+    var budget: BandwidthRate?
+
+    /// Bytes per second received over the budget (0 to about 1), when there is a budget.
+    var utilisation: Double? {
+        budget.map { seconds > 0 ? Double(bytesReceived) / seconds / Double($0.bytesPerSecond) : 0 }
+    }
+
+    /// `1.23 MB received, link 87.0% of 1 Mbit/s`.
+    var text: String {
+        let received = "\(formatBytes(bytesReceived)) received"
+        guard let budget, let utilisation else { return received }
+        return "\(received), link \(formatPercent(utilisation)) of \(budget)"
+    }
 }
 
 /// The end of a run as the demo prints it: the simulator's ``PrefetchSimulation/SimulationResult``
@@ -26,8 +64,9 @@ package struct DemoSummary {
 
     /// One JSON object, keys sorted; rates rounded to 0.0001, times to 0.001.
     ///
-    /// The keys of `prefetch-bench`'s results; over a real network six more: `source`,
-    /// `diskCache` (strings), `diskHits`, `networkLoads`, `pageLoads` and `loadsFailed`.
+    /// The keys of `prefetch-bench`'s results; over a real network more: `source`, `diskCache`
+    /// (strings), `diskHits`, `networkLoads`, `pageLoads`, `loadsFailed`, `bytesReceived`, and with
+    /// `--server-bandwidth` `serverBandwidth` (bytes per second) and `serverLinkUtilisation`.
     package var json: String {
         get throws { try result.roundedJSON(adding: network) }
     }
@@ -49,6 +88,7 @@ package struct DemoSummary {
 
               disk cache hits      \(network.diskHits) (loads answered from disk)
               HTTP requests        \(network.networkLoads) thumbnails, \(network.pageLoads) pages; \(network.loadsFailed) loads failed after retries
+              bytes received       \(network.bytesText)
               source               \(network.source)
               disk cache           \(network.diskCache)
             """
@@ -63,4 +103,11 @@ func formatPercent(_ rate: Double) -> String {
 
 func formatMs(_ ms: Double) -> String {
     String(format: "%.1f ms", ms)
+}
+
+/// `950 B`, `12.3 KB`, `4.56 MB` (powers of 1,000, as link rates are).
+func formatBytes(_ bytes: Int) -> String {
+    if bytes < 1_000 { return "\(bytes) B" }
+    if bytes < 1_000_000 { return String(format: "%.1f KB", Double(bytes) / 1e3) }
+    return String(format: "%.2f MB", Double(bytes) / 1e6)
 }

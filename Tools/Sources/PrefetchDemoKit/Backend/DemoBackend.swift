@@ -32,6 +32,8 @@ package protocol DemoBackend: AnyObject {
     func play(on scene: DemoScene, onFrame: (FrameDriver.Frame) async throws -> Bool) async throws -> SimulationResult
     /// The backend's own figures at the end of a run (a server's), or nil.
     func networkFigures() async -> NetworkFigures?
+    /// Bytes on the wire so far (over a server), or nil.
+    var wire: WireFigures? { get }
     /// Releases what the backend holds (connections, files). Safe to call twice.
     func close() async
 }
@@ -100,6 +102,8 @@ package final class SimulatedBackend: DemoBackend {
     }
 
     package func networkFigures() async -> NetworkFigures? { nil }
+
+    package var wire: WireFigures? { nil }
 
     package func close() async {}
 }

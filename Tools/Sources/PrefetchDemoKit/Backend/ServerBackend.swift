@@ -42,6 +42,10 @@ package final class ServerBackend: DemoBackend {
     private let start: Locked<ContinuousClock.Instant>
     /// The item index of every identifier whose page has arrived, for the meter.
     private let indexes: Locked<[UUID: Int]>
+    /// Body bytes received over HTTP so far.
+    private let bytesReceived: Locked<Int>
+    /// The started server's shared bandwidth, when given.
+    private let serverBandwidth: BandwidthRate?
 
     /// Items per page of `/items`.
     package static let pageSize = 50
@@ -50,7 +54,9 @@ package final class ServerBackend: DemoBackend {
 
     private init(baseURL: URL, diskCacheURL: URL, models: ModelList, feed: PagedFeed, http: HTTPLoader<URL>,
                  disk: DiskCache<UUID>, changedPages: Locked<Set<Int>>, thumbnails: ThumbnailLoader,
-                 settings: DemoSettings) throws {
+                 settings: DemoSettings, bytesReceived: Locked<Int>, serverBandwidth: BandwidthRate?) throws {
+        self.bytesReceived = bytesReceived
+        self.serverBandwidth = serverBandwidth
         self.baseURL = baseURL
         self.diskCacheURL = diskCacheURL
         self.models = models
@@ -87,10 +93,14 @@ package final class ServerBackend: DemoBackend {
     /// Opens the disk cache at `diskCache` (emptied first when `cold`), loads the first page of
     /// `<baseURL>/items` to learn the item count, and returns the source.
     ///
-    /// - Parameter shouldStop: polled while waiting for the first page (Ctrl-C).
+    /// - Parameters:
+    ///   - serverBandwidth: the server's shared bandwidth, when known: the screen and the summary
+    ///     show the bytes received per second over it.
+    ///   - shouldStop: polled while waiting for the first page (Ctrl-C).
     /// - Throws: ``DemoError`` naming the disk cache file or the URL and what went wrong.
     package static func open(
-        baseURL: URL, diskCache: URL, cold: Bool, settings: DemoSettings, shouldStop: () -> Bool = { false }
+        baseURL: URL, diskCache: URL, cold: Bool, settings: DemoSettings, serverBandwidth: BandwidthRate? = nil,
+        shouldStop: () -> Bool = { false }
     ) async throws -> ServerBackend {
         let disk: DiskCache<UUID>
         do {
@@ -102,6 +112,8 @@ package final class ServerBackend: DemoBackend {
         var httpConfiguration = HTTPLoaderConfiguration()
         httpConfiguration.connectTimeout = .seconds(5)
         httpConfiguration.totalTimeout = .seconds(15)
+        let bytesReceived = Locked(0)
+        httpConfiguration.onBytesReceived = { _, bytes in bytesReceived.withLock { $0 += bytes } }
         let http = try HTTPLoader<URL>(configuration: httpConfiguration)
         let changedPages = Locked(Set<Int>())
         var feedConfiguration = FeedConfiguration()
@@ -138,7 +150,7 @@ package final class ServerBackend: DemoBackend {
             source = try ServerBackend(
                 baseURL: baseURL, diskCacheURL: diskCache, models: ModelList(count: total ?? 0, pageSize: pageSize),
                 feed: feed, http: http, disk: disk, changedPages: changedPages, thumbnails: ThumbnailLoader(http: http),
-                settings: settings)
+                settings: settings, bytesReceived: bytesReceived, serverBandwidth: serverBandwidth)
         } catch {
             await feed.reset()
             http.invalidate()
@@ -186,7 +198,11 @@ package final class ServerBackend: DemoBackend {
                 return try await onFrame(frame)
             })
         app.finish()
-        return app.meter.result(scenario: settings.scenario.name, policy: settings.policy.name, duration: end)
+        var result = app.meter.result(scenario: settings.scenario.name, policy: settings.policy.name, duration: end)
+        // The bytes the server sent, in the bench's keys too (with a budget, its share of it).
+        result.bytesOnWire = bytesReceived.withLock { $0 }
+        result.linkUtilisation = wire?.utilisation ?? 0
+        return result
     }
 
     /// Tells the feed what is on screen and brings the pages that arrived (or were dropped)
@@ -259,8 +275,16 @@ extension ServerBackend {
     /// This source's figures: disk hits, HTTP requests, failures.
     package func networkFigures() async -> NetworkFigures? {
         let stats = app.fetcher.statistics
+        let wire = wire
         return NetworkFigures(
             source: baseURL.absoluteString, diskCache: diskCacheURL.path, diskHits: stats.storeHits, networkLoads: thumbnails.requestCount,
-            pageLoads: await feed.requestCount, loadsFailed: stats.loadsFailed)
+            pageLoads: await feed.requestCount, loadsFailed: stats.loadsFailed, bytesReceived: wire?.bytesReceived ?? 0,
+            serverBandwidth: serverBandwidth?.bytesPerSecond, serverLinkUtilisation: wire?.utilisation.map { ($0 * 10_000).rounded() / 10_000 })
+    }
+
+    /// The body bytes received so far, thumbnails and pages, and their share of the server's bandwidth.
+    package var wire: WireFigures? {
+        WireFigures(bytesReceived: bytesReceived.withLock { $0 }, seconds: (ContinuousClock.now - start.withLock { $0 }).seconds,
+                    budget: serverBandwidth)
     }
 }

@@ -103,6 +103,12 @@ public struct DemoOptions: ParsableArguments, Sendable {
         "With --serve: make the server's delay log-normal with this 99th percentile in ms (from --server-latency-ms to 60000).", valueName: "ms"))
     public var serverLatencyP99Ms: Double?
 
+    /// The started server's bandwidth, shared by all its responses.
+    @Option(name: .customLong("server-bandwidth"), help: ArgumentHelp(
+        "With --serve: the most bytes per second the server sends in all, shared by its responses as one link is (default: unlimited): \(BandwidthRate.rule).",
+        valueName: "rate"), transform: { try BandwidthRate.parse($0) })
+    public var serverBandwidth: BandwidthRate?
+
     /// The started server's item count.
     @Option(name: .customLong("items"),
             help: ArgumentHelp("With --serve: how many items the server's feed has (\(Limits.serverItems.lowerBound) to \(Limits.serverItems.upperBound), default 100000).", valueName: "n"),
@@ -164,7 +170,8 @@ public struct DemoOptions: ParsableArguments, Sendable {
         if let source { _ = try Self.sourceURL(source) }
         if !serve {
             for (flag, given) in [("--server-latency-ms", serverLatencyMs != nil), ("--server-latency-p99-ms", serverLatencyP99Ms != nil), ("--items", items != nil),
-                                  ("--server-faults", serverFaults), ("--server-restart-after", serverRestartAfter != nil)] where given {
+                                  ("--server-faults", serverFaults), ("--server-restart-after", serverRestartAfter != nil),
+                                  ("--server-bandwidth", serverBandwidth != nil)] where given {
                 throw ValidationError("\(flag) only applies with --serve (it configures the server --serve starts)")
             }
         }
@@ -219,6 +226,7 @@ public struct DemoOptions: ParsableArguments, Sendable {
     /// The arguments of `prefetch-server` for `--serve`, after `--port 0`.
     public var serverArguments: [String] {
         var arguments = ["--items", String(items ?? 100_000)] + serverLatencyArguments
+        if let serverBandwidth { arguments += ["--server-bandwidth", String(serverBandwidth.bytesPerSecond)] }
         if serverFaults {   // the soak's faults; its latency spikes unless --server-latency-ms is given
             arguments += FaultSoak.serverArguments.dropFirst(serverLatencyArguments.isEmpty ? 0 : 4)
         }

@@ -95,9 +95,10 @@ package enum DemoRunner {
     package static func progressLine(_ scene: DemoScene, time: Double) -> String {
         let s = scene.status
         let visible = s.visible.map { "#\($0.lowerBound + 1)-#\($0.upperBound + 1)" } ?? "none"
-        return String(format: "t=%5.1fs  offset %6.0f pt  v %+5.0f pt/s  visible %@  in flight %d  queued %d  cached %d  ready %@ of %d  cancels %d",
-                      time, s.offset, s.velocity, visible, s.inFlight, s.queued, s.cached,
-                      formatPercent(s.displayReadyRate), s.appearances, s.loadsCancelled)
+        let line = String(format: "t=%5.1fs  offset %6.0f pt  v %+5.0f pt/s  visible %@  in flight %d  queued %d  cached %d  ready %@ of %d  cancels %d",
+                          time, s.offset, s.velocity, visible, s.inFlight, s.queued, s.cached,
+                          formatPercent(s.displayReadyRate), s.appearances, s.loadsCancelled)
+        return s.wire.map { "\(line)  \($0.text)" } ?? line
     }
 
     // MARK: A real network
@@ -134,7 +135,7 @@ package enum DemoRunner {
             }
             let remote = try await ServerBackend.open(
                 baseURL: baseURL, diskCache: options.diskCacheURL, cold: options.cold, settings: settings,
-                shouldStop: { terminal.wasInterrupted })
+                serverBandwidth: options.serve ? options.serverBandwidth : nil, shouldStop: { terminal.wasInterrupted })
             do {
                 let result = try await run(mode, scene: DemoScene(settings: settings, backend: remote), options: options, terminal: terminal)
                 summary = DemoSummary(result: result, network: await remote.networkFigures())

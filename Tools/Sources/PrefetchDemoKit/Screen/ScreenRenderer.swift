@@ -234,7 +234,8 @@ package struct ScreenRenderer: Sendable {
     /// The figures behind the status line, and what the markers mean.
     private func detailLine(_ s: StatusFigures) -> String {
         let estimate = s.expectedLatencyMs.map { String(format: "%.0f ms", $0) } ?? "–"
-        return "queued \(s.queued)  seen \(s.appearances)  p90 \(estimate) │ dimmed: outside the frame  ✓ cached  ◌ loading  … queued"
+        let wire = s.wire.map { "  \($0.text)" } ?? ""
+        return "queued \(s.queued)  seen \(s.appearances)  p90 \(estimate)\(wire) │ dimmed: outside the frame  ✓ cached  ◌ loading  … queued"
     }
 
     private func put(_ text: String, row: Int, in grid: inout [[Glyph]], style: Glyph, fill: Bool) {

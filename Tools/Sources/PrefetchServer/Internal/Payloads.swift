@@ -20,6 +20,12 @@ enum Payloads {
         return buffer
     }
 
+    /// The strong entity tag of `thumbnail(id:size:seed:)`: the same bytes, in every process,
+    /// always get the same tag, and different bytes (another id, size or seed) another one.
+    static func thumbnailTag(id: Int, size: Int, seed: UInt64) -> String {
+        "\"t\(String(stableHash("thumb \(seed) \(id) \(size)"), radix: 16))\""
+    }
+
     static let colours = ["#E4572E", "#17BEBB", "#FFC914", "#2E282A", "#76B041", "#6A4C93", "#1982C4", "#FF595E"]
 
     /// One item of the feed, as JSON-ready values.

@@ -25,6 +25,8 @@ struct Routes: Sendable {
     let logger: Logger
     let clock: any Clock<Duration>
     let planner: FaultPlanner
+    /// The shared bandwidth every body goes through, when ``ServerConfiguration/sharedBandwidth`` is set.
+    let link: (any ChunkPacing)?
 
     init(configuration: ServerConfiguration, events: ServerEventLog, planner: FaultPlanner, logger: Logger, clock: any Clock<Duration>) {
         self.configuration = configuration
@@ -32,6 +34,11 @@ struct Routes: Sendable {
         self.logger = logger
         self.clock = clock
         self.planner = planner
+        link = Self.link(configuration.sharedBandwidth, clock: clock)
+    }
+
+    private static func link<C: Clock>(_ bytesPerSecond: Int?, clock: C) -> (any ChunkPacing)? where C.Duration == Duration {
+        LinkPacer.make(bytesPerSecond: bytesPerSecond, clock: clock)
     }
 
     func register(on router: Router<ServerContext>) {
@@ -64,9 +71,27 @@ struct Routes: Sendable {
             throw Self.error(for: parsed)
         }
         let body = Payloads.thumbnail(id: id, size: configuration.thumbnailSize, seed: configuration.seed)
-        // `?chunked=1` leaves out Content-Length, so a client learns the size only by reading.
-        return try await respond(path: request.uri.path, resource: resource, body: body, contentType: "application/octet-stream",
-                                 declareLength: !chunked, context: context)
+        let tag = Payloads.thumbnailTag(id: id, size: configuration.thumbnailSize, seed: configuration.seed)
+        let length = body.readableBytes
+        var headers: HTTPFields = [.eTag: tag, .acceptRanges: "bytes"]
+        switch RangeAnswer.answer(range: request.headers[.range], ifRange: request.headers[.ifRange], entityTag: tag, length: length) {
+        case .whole:
+            // `?chunked=1` leaves out Content-Length, so a client learns the size only by reading.
+            return try await respond(path: request.uri.path, resource: resource, body: body, contentType: "application/octet-stream",
+                                     headers: headers, declareLength: !chunked, context: context)
+        case .part(let first, let last):
+            headers[.contentRange] = "bytes \(first)-\(last)/\(length)"
+            let part = body.getSlice(at: body.readerIndex + first, length: last - first + 1)!
+            return try await respond(path: request.uri.path, resource: resource, body: part, contentType: "application/octet-stream",
+                                     status: .partialContent, headers: headers, declareLength: !chunked, context: context)
+        case .unsatisfiable:
+            events.record(.request(path: request.uri.path, attempt: planner.nextAttempt(resource)))
+            events.record(.responded(path: request.uri.path, status: 416))
+            headers[.contentRange] = "bytes */\(length)"
+            headers[.contentType] = "text/plain"
+            return Response(status: .rangeNotSatisfiable, headers: headers,
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: "\(request.uri.path) has \(length) bytes: the range \((request.headers[.range] ?? "").prefix(64)) holds none of them\n")))
+        }
     }
 
     /// The HTTP error for a request that is not served.
@@ -79,8 +104,8 @@ struct Routes: Sendable {
     }
 
     private func respond(
-        path: String, resource: String, body: ByteBuffer, contentType: String, declareLength: Bool = true,
-        context: ServerContext
+        path: String, resource: String, body: ByteBuffer, contentType: String, status: HTTPResponse.Status = .ok,
+        headers: HTTPFields = [:], declareLength: Bool = true, context: ServerContext
     ) async throws -> Response {
         let attempt = planner.nextAttempt(resource)
         events.record(.request(path: path, attempt: attempt))
@@ -98,10 +123,12 @@ struct Routes: Sendable {
             return Response(status: .serviceUnavailable, headers: [.contentType: "text/plain"],
                             body: ResponseBody(byteBuffer: ByteBuffer(string: "injected fault: 503 for \(path) attempt \(attempt)\n")))
         }
-        events.record(.responded(path: path, status: 200))
+        events.record(.responded(path: path, status: status.code))
         let streamer = BodyStreamer(path: path, body: body, plan: plan, configuration: configuration,
-                                    events: events, logger: context.logger, clock: clock, channel: context.channel)
-        return Response(status: .ok, headers: [.contentType: contentType],
+                                    events: events, logger: context.logger, clock: clock, link: link, channel: context.channel)
+        var headers = headers
+        headers[.contentType] = contentType
+        return Response(status: status, headers: headers,
                         body: ResponseBody(contentLength: declareLength ? body.readableBytes : nil) { writer in
                             defer { streamer.events.leave() }
                             try await streamer.stream(to: &writer)
@@ -109,7 +136,8 @@ struct Routes: Sendable {
     }
 }
 
-/// Writes one body in chunks, pacing it to the bandwidth cap, pausing it when slow, resetting it when told.
+/// Writes one body in chunks, pacing it to the bandwidth cap and the shared link, pausing it when
+/// slow, resetting it when told.
 struct BodyStreamer: Sendable {
     let path: String
     let body: ByteBuffer
@@ -118,16 +146,25 @@ struct BodyStreamer: Sendable {
     let events: ServerEventLog
     let logger: Logger
     let clock: any Clock<Duration>
+    let link: (any ChunkPacing)?
     let channel: any Channel
+
+    /// Chunks of at most 16 KiB, and about 1/50 s of the slower of the two limits (at least 1 KiB),
+    /// so a paced body flows smoothly and bodies sharing the link take short turns.
+    static func chunkSize(bandwidth: Int?, sharedBandwidth: Int?) -> Int {
+        let slowest = [bandwidth, sharedBandwidth].compactMap { $0 }.min()
+        return slowest.map { max(1_024, min(16_384, $0 / 50)) } ?? 16_384
+    }
 
     func stream(to writer: inout any ResponseBodyWriter) async throws {
         let total = body.readableBytes
         let bandwidth = configuration.faults.bandwidth
-        let chunkSize = bandwidth.map { max(1_024, min(16_384, $0 / 50)) } ?? 16_384
+        let chunkSize = Self.chunkSize(bandwidth: bandwidth, sharedBandwidth: configuration.sharedBandwidth)
         var sent = 0
         do {
             while sent < total {
                 var n = min(chunkSize, total - sent)
+                try await link?.beforeSending(n)
                 if let resetAfter = plan.resetAfter, sent + n > resetAfter {
                     n = resetAfter - sent
                     if n > 0 { try await writer.write(body.getSlice(at: body.readerIndex + sent, length: n)!) }
