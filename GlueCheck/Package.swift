@@ -1,6 +1,6 @@
 // swift-tools-version: 6.1
 // Builds PrefetchUIKit and PrefetchSwiftUI from their real sources on Linux, against stand-in
-// UIKit and SwiftUI modules that declare exactly the Apple API the glue and the README's examples
+// UIKit, SwiftUI and Network modules that declare exactly the Apple API the glue and the README's examples
 // touch (see README.md: what this proves, and what only Xcode can). The library's sources come in
 // through the symbolic links under Sources/; `./run` copies the README's examples in and builds.
 import PackageDescription
@@ -17,11 +17,12 @@ let package = Package(
         // Stand-ins for Apple's frameworks.
         .target(name: "UIKit", swiftSettings: strict),
         .target(name: "SwiftUI", swiftSettings: strict),
+        .target(name: "Network", swiftSettings: strict),
         // The library, from the repository's Sources/ (symbolic links).
         .target(name: "PrefetchSupport", swiftSettings: strict),
         .target(name: "PrefetchKit", dependencies: ["PrefetchSupport", .product(name: "HeapModule", package: "swift-collections")],
                 swiftSettings: strict),
-        .target(name: "PrefetchUIKit", dependencies: ["PrefetchKit", "UIKit"], swiftSettings: strict),
+        .target(name: "PrefetchUIKit", dependencies: ["PrefetchKit", "UIKit", "Network"], swiftSettings: strict),
         .target(name: "PrefetchSwiftUI", dependencies: ["PrefetchKit", "SwiftUI"], swiftSettings: strict),
         // The README's UIKit and SwiftUI examples, copied in verbatim by ./run.
         .target(name: "ReadmeUIKitExample", dependencies: ["PrefetchKit", "PrefetchUIKit", "UIKit"], swiftSettings: strict),
@@ -31,7 +32,7 @@ let package = Package(
         .target(name: "DocExamplesUIKit", dependencies: ["PrefetchKit", "PrefetchUIKit", "UIKit"], swiftSettings: strict),
         .target(name: "DocExamplesSwiftUI", dependencies: ["PrefetchKit", "PrefetchSwiftUI", "SwiftUI"], swiftSettings: strict),
         // The real bindings driven through the stand-ins' observers.
-        .testTarget(name: "GlueCheckTests", dependencies: ["PrefetchKit", "PrefetchUIKit", "UIKit"],
+        .testTarget(name: "GlueCheckTests", dependencies: ["PrefetchKit", "PrefetchUIKit", "UIKit", "Network"],
                     swiftSettings: strict),
     ]
 )

@@ -87,6 +87,10 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
 
     /// Loads the body at `url` with a `GET`.
     ///
+    /// Called for an `AsyncFetcher`'s prefetch (``PrefetchKit/FetchLoadContext/isPrefetch``), the
+    /// request does not allow constrained network access on Apple platforms, so the system may
+    /// refuse it in Low Data Mode; every other request is sent as usual.
+    ///
     /// - Throws: ``HTTPLoaderError`` (``HTTPLoaderError/Code/unsupportedScheme`` for a scheme other than
     ///   `http` or `https`, ``HTTPLoaderError/Code/invalidURL`` for a URL without a host, and so on),
     ///   or `CancellationError` when the calling task is cancelled.
@@ -115,6 +119,10 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
             request.setValue("bytes=\(resume.body.count)-", forHTTPHeaderField: "Range")
             request.setValue(resume.validator.headerValue, forHTTPHeaderField: "If-Range")
         }
+        #if !canImport(FoundationNetworking)   // Apple's URLRequest: Linux's has no such setting
+        // A prefetch may be refused in Low Data Mode; a visible cell's load never is.
+        request.allowsConstrainedNetworkAccess = !FetchLoadContext.isPrefetch
+        #endif
         let exchange = Exchange(url: url, maxResponseSize: configuration.maxResponseSize, resume: resume, partials: partials,
                                 onBytesReceived: configuration.onBytesReceived)
         return try await withTaskCancellationHandler {

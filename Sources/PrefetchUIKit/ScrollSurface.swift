@@ -66,6 +66,8 @@ struct SurfaceEvents: Sendable {
     var dragBegan: @Sendable () -> Void
     /// The pan gesture ended, with the finger's velocity in points per second.
     var dragEnded: @Sendable (_ fingerVelocity: CGPoint) -> Void
+    /// The system warned that memory runs short (`UIApplication.didReceiveMemoryWarningNotification`).
+    var memoryWarning: @Sendable () -> Void = {}
 }
 
 /// A diffable data source's two O(1) questions: `UICollectionViewDiffableDataSource` and

@@ -24,6 +24,11 @@ import PrefetchKit
 /// decelerating is an animation (`setContentOffset(_:animated:)`, `scrollToItem`), unless it is
 /// faster than 50,000 points per second (a jump without animation).
 ///
+/// On a memory warning it calls its controller's ``PrefetchKit/PrefetchController/handleMemoryPressure()``:
+/// the prefetches off screen are withdrawn and the fetcher keeps only what is on screen (and
+/// where a fling lands) for a few seconds. Set ``PrefetchKit/PrefetchController/networkConditions``
+/// on its ``controller`` from a ``NetworkConditionsMonitor`` to prefetch less in Low Data Mode.
+///
 /// Only the bindings to UIKit's types are Apple-only; this class runs, and is tested, on every
 /// platform. Use it on the main actor. Dropping it without ``detach()`` is safe: the prefetches it
 /// asked for are withdrawn when its controller's target goes away.
@@ -76,7 +81,8 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
         unbind = surface.observeScrolling(SurfaceEvents(
             changed: { [weak self] layout in MainActor.assumeIsolated { self?.surfaceChanged(layoutChanged: layout) } },
             dragBegan: { [weak self] in MainActor.assumeIsolated { self?.dragBegan() } },
-            dragEnded: { [weak self] finger in MainActor.assumeIsolated { self?.dragEnded(fingerVelocity: finger) } }))
+            dragEnded: { [weak self] finger in MainActor.assumeIsolated { self?.dragEnded(fingerVelocity: finger) } },
+            memoryWarning: { [weak self] in MainActor.assumeIsolated { self?.controller.handleMemoryPressure() } }))
     }
 
     /// Attaches to `surface` with a diffable data source whose item identifiers are the fetcher's ids.

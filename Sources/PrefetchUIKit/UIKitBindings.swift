@@ -56,12 +56,19 @@ extension UIScrollView {
         // Key-value observers, called by UIKit on the main thread; one step moves the offset and the bounds' origin.
         let tokens = [observe(\.contentOffset) { _, _ in events.changed(false) }, observe(\.bounds) { _, _ in events.changed(false) },
                       observe(\.contentSize) { _, _ in events.changed(true) }]
+        let center = NotificationCenter.default
+        // UIKit posts the memory warning on the main thread: no queue runs the block there, at once.
+        let warning = center.addObserver(forName: UIApplication.didReceiveMemoryWarningNotification, object: nil, queue: nil) { _ in
+            events.memoryWarning()
+        }
         #if canImport(ObjectiveC)   // target-action needs Objective-C, which the Linux stand-in lacks
         let pan = PanRelay(events)
         panGestureRecognizer.addTarget(pan, action: #selector(PanRelay.panned(_:)))
-        return { [weak self] in tokens.forEach { $0.invalidate() }; self?.panGestureRecognizer.removeTarget(pan, action: nil) }
+        return { [weak self] in
+            tokens.forEach { $0.invalidate() }; center.removeObserver(warning); self?.panGestureRecognizer.removeTarget(pan, action: nil)
+        }
         #else
-        return { tokens.forEach { $0.invalidate() } }
+        return { tokens.forEach { $0.invalidate() }; center.removeObserver(warning) }
         #endif
     }
 }

@@ -63,6 +63,14 @@ import Testing
         var workers: [UInt64: WorkerModel] = [:]
         var unregistered: [Machine.WorkerID] = []
         var stats = FetchStatistics()
+        /// The costs of the values seen (for a typical cost), and the most memory held after an input.
+        var costs: [Int] = []
+        var peakMemory = 0
+        /// The cache's costs plus a typical cost (the mean seen, rounded up) per running load.
+        var memoryHeld: Int {
+            let typical = costs.isEmpty ? 0 : Int((Double(costs.reduce(0, +)) / Double(costs.count)).rounded(.up))
+            return cache.entries.map(\.cost).reduce(0, +) + typical * scheduling.runningCount
+        }
         /// Latency samples, oldest first; `cancelled` for a cancelled load's running time.
         var latencies: [(latency: Duration, cancelled: Bool)] = []
         var latencySamples: Int
@@ -386,6 +394,7 @@ import Testing
                                               cost: succeeds ? cost : nil, latency: latency, fromStore: fromStore, canContinue: canContinue)
                 // A value goes to the cache whether or not its load was cancelled meanwhile.
                 let cacheRefusedCost = succeeds && !m.cache.insert(record.id, value, cost: cost)
+                if succeeds, cost >= 0 { m.costs.append(cost) }
                 guard record.load != nil else {
                     // A retired worker reports its cancelled load: nobody hears; the worker ends.
                     m.workers[key] = nil
@@ -442,6 +451,7 @@ import Testing
                 }
             }
             machine._checkInvariants()
+            m.peakMemory = max(m.peakMemory, m.memoryHeld)
             let problems = Self.differences(machine, m)
             #expect(problems.isEmpty, "\(context): \(problems)")
         }
@@ -477,6 +487,8 @@ import Testing
         expected.queued = m.scheduling.waitingCount
         let kept = m.latencies.suffix(m.latencySamples)
         expected.latency = LatencySummary(samples: kept.filter { !$0.cancelled }.map(\.latency))
+        expected.memoryHeld = m.memoryHeld
+        expected.peakMemoryHeld = m.peakMemory
         if stats != expected { problems.append("statistics \(stats), model \(expected)") }
         let p90 = kept.count >= 5 ? Self.redistributedQuantile(Array(kept), 0.9) : nil
         if machine.latency.expected != p90 { problems.append("expected latency \(String(describing: machine.latency.expected)), model \(String(describing: p90))") }

@@ -12,6 +12,7 @@ let indexPath: IndexPath = [0, 3]
 @MainActor let collectionView = UICollectionView(frame: .zero, collectionViewLayout: UICollectionViewLayout())
 @MainActor let dataSource = UICollectionViewDiffableDataSource<Int, Int>(collectionView: collectionView) { _, _, _ in nil }
 @MainActor var prefetcher: ScrollViewPrefetcher<Int>!
+@MainActor var monitor: NetworkConditionsMonitor!
 
 /// The app's own `UICollectionViewDataSourcePrefetching` code.
 final class OwnPrefetching: NSObject, UICollectionViewDataSourcePrefetching {

@@ -319,3 +319,9 @@ public struct NSDiffableDataSourceSnapshot<SectionIdentifierType: Hashable & Sen
 
     public static func post(notification: Notification, argument: Any?) { posted.append((notification, argument)) }
 }
+
+/// `UIApplication`: the name of the memory warning's notification, which the bindings observe.
+@MainActor open class UIApplication: UIResponder {
+    /// `UIApplication.didReceiveMemoryWarningNotification`, posted on the main thread.
+    public nonisolated static let didReceiveMemoryWarningNotification = Notification.Name("UIApplicationDidReceiveMemoryWarningNotification")
+}

@@ -1,3 +1,4 @@
+import Network
 import PrefetchKit
 @testable import PrefetchUIKit
 import UIKit
@@ -87,6 +88,35 @@ final class BindingsTests: XCTestCase {
         view.contentOffset = CGPoint(x: 0, y: 100)
         XCTAssertEqual(app.asked.first?.first, IndexPath(indexes: [0, 1]), "the most urgent first: the top visible row")
         prefetcher.detach()
+        fetcher.shutdown()
+        }
+    }
+
+    func testAMemoryWarningShrinksThePlanAndLowDataModeReachesTheController() throws {
+        try MainActor.assumeIsolated {
+        let (view, dataSource, fetcher) = try Self.makeGrid(rows: 500)
+        let prefetcher = ScrollViewPrefetcher(collectionView: view, dataSource: dataSource, fetcher: fetcher)
+        view.contentOffset = CGPoint(x: 0, y: 1_000)   // at rest: the visible rows and the window ahead
+        func wanted() -> Int { fetcher.statistics.inFlight + fetcher.statistics.queued }
+        XCTAssertGreaterThan(wanted(), 12)
+        // UIKit's memory warning: at once, the fetcher is asked for the screen's rows only
+        NotificationCenter.default.post(name: UIApplication.didReceiveMemoryWarningNotification, object: nil)
+        XCTAssertTrue(prefetcher.controller.isUnderMemoryPressure)
+        XCTAssertLessThanOrEqual(wanted(), 7)
+        view.contentOffset = CGPoint(x: 0, y: 1_001)
+        XCTAssertLessThanOrEqual(wanted(), 8)
+        // Low Data Mode, as NWPathMonitor reports it, reaches the controller on the main actor
+        let monitor = NetworkConditionsMonitor { prefetcher.controller.networkConditions = $0 }
+        monitor.monitor.simulate(NWPath(isConstrained: true, isExpensive: false))
+        XCTAssertEqual(prefetcher.controller.networkConditions, .constrained)
+        monitor.monitor.simulate(NWPath(isConstrained: false, isExpensive: true))
+        XCTAssertEqual(prefetcher.controller.networkConditions, .expensive)
+        // Detached, the prefetcher hears no more warnings
+        prefetcher.detach()
+        let other = ScrollViewPrefetcher(collectionView: view, dataSource: dataSource, fetcher: fetcher)
+        other.detach()
+        NotificationCenter.default.post(name: UIApplication.didReceiveMemoryWarningNotification, object: nil)
+        XCTAssertFalse(other.controller.isUnderMemoryPressure)
         fetcher.shutdown()
         }
     }

@@ -75,11 +75,18 @@ public protocol PrefetchLoadReporting: AnyObject {
 
     /// How long a typical load takes (a median); `nil` until measured. By default ``expectedLatency``.
     var typicalLatency: Duration? { get }
+
+    /// How many items' data the fetcher's memory holds at once (as
+    /// `PrefetchTarget.prefetchCapacity`); `nil`, the default, for no limit.
+    var prefetchCapacity: Int? { get }
 }
 
 extension PrefetchLoadReporting {
     /// ``expectedLatency``.
     public var typicalLatency: Duration? { expectedLatency }
+
+    /// `nil`: no limit.
+    public var prefetchCapacity: Int? { nil }
 }
 
 /// Hears about cells coming on and off screen, and sizes items, like

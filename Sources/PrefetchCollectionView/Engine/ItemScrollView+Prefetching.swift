@@ -86,7 +86,8 @@ extension ItemScrollView {
         if case .none = host?.hostPrefetching ?? .none { prefetching = false } else { prefetching = isPrefetchingEnabled && hasArea }
         let reporting = prefetching ? host?.hostLoadReporting : nil
         let latency = LatencyEstimate(typical: reporting?.typicalLatency, expected: reporting?.expectedLatency)
-        return controller.step(scrollState, geometry: geometry, latency: latency, planning: prefetching)
+        return controller.step(scrollState, geometry: geometry, latency: latency, capacity: reporting?.prefetchCapacity,
+                               planning: prefetching)
     }
 
     /// Withdrawals: a classic data source hears `cancelPrefetchingForItemsAt` for the pending

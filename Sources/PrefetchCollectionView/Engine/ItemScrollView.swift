@@ -77,6 +77,13 @@ public class ItemScrollView {
         set { controller.policy = newValue }
     }
 
+    /// The network's conditions the view's planner prefetches under (as
+    /// `PrefetchController.networkConditions`); normal by default. Takes effect at the next pass.
+    public var networkConditions: NetworkConditions {
+        get { controller.conditions }
+        set { controller.conditions = newValue }
+    }
+
     /// How quickly a fling slows down; ``DecelerationRate/normal`` (0.998 per ms) by default.
     public var decelerationRate: DecelerationRate = .normal
 

@@ -55,4 +55,8 @@ public final class FetcherPrefetchDataSource<ID: Hashable & Sendable, Value: Sen
 
     /// The fetcher's median latency.
     public var typicalLatency: Duration? { target.typicalLatency }
+
+    /// How many values fit the fetcher's memory budget at once (`FetcherConfiguration.memoryBudget`
+    /// over a typical value's cost); `nil` without a budget.
+    public var prefetchCapacity: Int? { target.prefetchCapacity }
 }

@@ -166,6 +166,30 @@
         storedCost = 0
     }
 
+    /// Removes every entry whose key is not in `keep` (for memory pressure: keep what is on screen).
+    /// - Complexity: O(n)
+    @usableFromInline mutating func removeAll(except keep: Set<Key>) {
+        var slot = tail
+        while slot >= 0 {
+            let previous = nodes[slot].prev
+            if !keep.contains(nodes[slot].key) { removeSlot(slot) }
+            slot = previous
+        }
+    }
+
+    /// Evicts least recently used entries until the total cost is at most `cost`, those whose keys
+    /// are not in `sparing` first.
+    /// - Complexity: O(n) at most.
+    @usableFromInline mutating func trim(toCost cost: Int, sparing: Set<Key>) {
+        var slot = tail
+        while totalCost > max(cost, 0), slot >= 0 {
+            let previous = nodes[slot].prev
+            if !sparing.contains(nodes[slot].key) { removeSlot(slot) }
+            slot = previous
+        }
+        trim(toCost: cost)
+    }
+
     /// Evicts least recently used entries until the total cost is at most `cost` (for memory pressure).
     /// - Complexity: O(e) for e evicted entries.
     @usableFromInline mutating func trim(toCost cost: Int) {

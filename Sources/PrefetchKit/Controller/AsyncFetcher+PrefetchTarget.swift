@@ -32,7 +32,8 @@ extension AsyncFetcher {
 /// withdrawal after the data changed (a deleted row whose index now names another model)
 /// withdraws the right id, and it counts the items that share an id, so one leaving does not
 /// cancel the others' load. It reports the fetcher's `expectedLatency` and median
-/// latency. When it is released it withdraws every interest it still holds.
+/// latency, and how many values its memory budget holds; under memory pressure it keeps in the
+/// cache only what the controller keeps. When it is released it withdraws every interest it still holds.
 ///
 /// Not thread-safe: use it where its controller runs.
 package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendable, Value: Sendable>: PrefetchTarget {
@@ -88,6 +89,8 @@ package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendabl
             requests.append((id, request.priority))
         }
         let cancels = released.filter { holders[$0] == nil }
+        // Under a memory budget, what is requested is evicted last (before it, what was passed).
+        if fetcher.configuration.memoryBudget < Int.max { fetcher.setWanted(Set(holders.keys)) }
         if !requests.isEmpty || !cancels.isEmpty { fetcher.updatePrefetching(requests, cancelling: cancels) }
     }
 
@@ -115,6 +118,17 @@ package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendabl
     /// has as many samples as `expectedLatency` needs.
     package var typicalLatency: Duration? { fetcher.typicalLatency }
 
+    /// How many values fit the fetcher's memory budget at once (`AsyncFetcher.valueCapacity`).
+    package var prefetchCapacity: Int? { fetcher.valueCapacity }
+
+    /// Keeps in the fetcher's memory cache only the data of `items` (the ids requested under them).
+    package func trimMemory(keeping items: [Item]) {
+        fetcher.trimCache(keeping: items.compactMap { requested[$0] })
+    }
+
     /// The number of items requested now.
     var requestedCount: Int { requested.count }
+
+    /// The ids requested now, for tests.
+    var requestedIDs: [ID] { Array(holders.keys) }
 }

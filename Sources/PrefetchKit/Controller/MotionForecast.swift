@@ -116,6 +116,15 @@ struct MotionForecast {
         }
     }
 
+    /// Where a fling or an animated scroll comes to rest: the viewport there; `nil` at rest and
+    /// while dragging (no known end).
+    var landingZone: Range<Double>? {
+        switch curve {
+        case .stationary, .linear: nil
+        case .decay, .easeOut: final..<(final + length)
+        }
+    }
+
     /// When an item with `extent` comes on screen and when it leaves, under this forecast;
     /// infinity for "never". An item on screen at ``origin`` arrives at ``origin``.
     ///

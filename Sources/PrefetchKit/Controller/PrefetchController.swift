@@ -38,18 +38,21 @@ public final class PrefetchController<Item: Hashable> {
         /// background priority, before it is withdrawn, in typical (median) latencies; 0
         /// withdraws it at once, like an item the viewport passed.
         public var withdrawalGrace: Double
+        /// How long, in seconds of the frames' clock, the plan stays shrunk to the screen and the
+        /// landing zone of a fling after ``PrefetchController/handleMemoryPressure()``.
+        public var memoryPressureDuration: Double
 
         /// The defaults: 300 ms until measured, re-prioritise on moves of more than 50 ms, keep
-        /// what left the plan ahead for 2 typical latencies.
+        /// what left the plan ahead for 2 typical latencies, shrink for 3 s after memory pressure.
         public static var standard: Configuration {
-            Configuration(validatedFallbackLatency: LatencyEstimate.standardFallback, tolerance: 0.05, grace: 2)
+            Configuration(validatedFallbackLatency: LatencyEstimate.standardFallback, tolerance: 0.05, grace: 2, pressure: 3)
         }
 
         /// Creates a configuration.
         /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidConfiguration`` when the
-        ///   latency is negative, or the tolerance or the grace negative or not finite.
+        ///   latency is negative, or the tolerance, the grace or the memory-pressure duration negative or not finite.
         public init(fallbackLatency: Duration = LatencyEstimate.standardFallback, reprioritizationTolerance: Double = 0.05,
-                    withdrawalGrace: Double = 2) throws {
+                    withdrawalGrace: Double = 2, memoryPressureDuration: Double = 3) throws {
             guard fallbackLatency >= .zero else {
                 throw PrefetchError(.invalidConfiguration, "PrefetchController fallbackLatency is \(fallbackLatency), but it must not be negative")
             }
@@ -61,13 +64,19 @@ public final class PrefetchController<Item: Hashable> {
                 throw PrefetchError(.invalidConfiguration,
                                     "PrefetchController withdrawalGrace is \(withdrawalGrace), but it must be a finite number of typical latencies, at least 0")
             }
-            self.init(validatedFallbackLatency: fallbackLatency, tolerance: reprioritizationTolerance, grace: withdrawalGrace)
+            guard memoryPressureDuration.isFinite, memoryPressureDuration >= 0 else {
+                throw PrefetchError(.invalidConfiguration,
+                                    "PrefetchController memoryPressureDuration is \(memoryPressureDuration), but it must be a finite number of seconds, at least 0")
+            }
+            self.init(validatedFallbackLatency: fallbackLatency, tolerance: reprioritizationTolerance, grace: withdrawalGrace,
+                      pressure: memoryPressureDuration)
         }
 
-        private init(validatedFallbackLatency: Duration, tolerance: Double, grace: Double) {
+        private init(validatedFallbackLatency: Duration, tolerance: Double, grace: Double, pressure: Double) {
             fallbackLatency = validatedFallbackLatency
             reprioritizationTolerance = tolerance
             withdrawalGrace = grace
+            memoryPressureDuration = pressure
         }
     }
 
@@ -95,6 +104,15 @@ public final class PrefetchController<Item: Hashable> {
 
     /// The controller's tuning.
     package var configuration: Configuration { planner.configuration }
+
+    /// The network's conditions: under Low Data Mode, on an expensive network or with a byte
+    /// budget the controller requests less ahead of need (see ``NetworkConditions``); visible
+    /// items are always requested. A change takes effect at the next update. On Apple platforms,
+    /// `PrefetchUIKit`'s `NetworkConditionsMonitor` reads them from `NWPathMonitor`.
+    public var networkConditions: NetworkConditions {
+        get { planner.conditions }
+        set { planner.conditions = newValue }
+    }
 
     /// Creates a controller.
     public init(policy: any PrefetchPolicy = PrefetchPolicies.uikitLike, target: (any PrefetchTarget<Item>)? = nil,
@@ -124,7 +142,8 @@ public final class PrefetchController<Item: Hashable> {
             return PrefetchUpdate()
         }
         let update = planner.step(state, geometry: geometry,
-                                  latency: LatencyEstimate(typical: target.typicalLatency, expected: target.expectedLatency))
+                                  latency: LatencyEstimate(typical: target.typicalLatency, expected: target.expectedLatency),
+                                  capacity: target.prefetchCapacity)
         if !update.isEmpty { target.updatePrefetching(update) }
         return update
     }
@@ -145,7 +164,9 @@ public final class PrefetchController<Item: Hashable> {
     /// - Complexity: O(1).
     public func requestedPriority(of item: Item) -> FetchPriority? { planner.requestedPriority(of: item) }
 
-    /// The number of items requested now: the plan's, and those that left it but are not withdrawn yet.
+    /// The number of items requested now: the plan's, and those that left it but are not withdrawn
+    /// yet (what the planner holds; under ``networkConditions``, a memory budget or memory
+    /// pressure the target may be sent fewer).
     package var requestedCount: Int { planner.requestedCount }
 
     /// What the frames so far say about the user's habits: the ``ScrollContext/history`` the
@@ -170,6 +191,26 @@ public final class PrefetchController<Item: Hashable> {
     /// between two frames compose.
     /// - Complexity: O(h log h) for h held items.
     public func moveItems(_ transform: (Item) -> Item?) { planner.moveItems(transform) }
+
+    /// Answers memory pressure (on iOS, the memory warning; `PrefetchUIKit`'s prefetcher calls
+    /// it for you): withdraws now every request but those of the items on screen and where a
+    /// fling comes to rest, asks the target to keep in memory only those items' data
+    /// (``PrefetchTarget/trimMemory(keeping:)``), and keeps the plan to them for
+    /// ``Configuration/memoryPressureDuration`` seconds of the frames' clock; then it plans as
+    /// before. Before the first update, the shrinking starts with it.
+    ///
+    /// ```swift
+    /// controller.handleMemoryPressure()
+    /// ```
+    public func handleMemoryPressure() {
+        let (update, keep) = planner.memoryPressure()
+        guard let target else { return }
+        if !update.isEmpty { target.updatePrefetching(update) }
+        target.trimMemory(keeping: keep)
+    }
+
+    /// Whether a memory-pressure signal still keeps the plan to the screen and the landing zone.
+    package var isUnderMemoryPressure: Bool { planner.isUnderMemoryPressure }
 
     /// Withdraws every request now and plans again from scratch at the next update.
     public func withdrawAll() {

@@ -27,6 +27,18 @@ package struct PrefetchPlanner<Item: Hashable> {
     @usableFromInline var lastViewport: Range<Double>?
     @usableFromInline var lastTime: Double?
     @usableFromInline var heading = 1
+    /// The network's conditions (see ``PrefetchController/networkConditions``).
+    @usableFromInline package var conditions = NetworkConditions()
+    /// Lets through to the target what the conditions, its memory and the byte budget allow.
+    @usableFromInline var gate = RequestGate<Item>()
+    /// How many items the target's memory holds, as it said at the last step.
+    @usableFromInline var capacity: Int?
+    /// Until when (seconds) a memory-pressure signal keeps the plan to the screen and the landing zone.
+    @usableFromInline var pressureUntil = -Double.infinity
+    /// A memory-pressure signal came before the first step: it starts at the next.
+    @usableFromInline var pressurePending = false
+    /// Whether the viewport has moved since the first step (a first screen has no latest motion).
+    @usableFromInline var hasMoved = false
 
     /// Creates a planner that holds nothing.
     package init(policy: any PrefetchPolicy = PrefetchPolicies.uikitLike,
@@ -41,9 +53,10 @@ package struct PrefetchPlanner<Item: Hashable> {
     /// Plans one frame (see ``PrefetchController/update(_:geometry:)``) and returns what changed,
     /// with the renames and removals queued since the last step. Without `planning` (nobody to
     /// send requests to) it follows the motion, withdraws what it holds and requests nothing.
+    /// `capacity` is how many items' data the target's memory holds at once (``PrefetchTarget/prefetchCapacity``).
     @inlinable
     package mutating func step<Geometry: ItemGeometry>(
-        _ state: ScrollState, geometry: Geometry, latency estimate: LatencyEstimate, planning: Bool = true
+        _ state: ScrollState, geometry: Geometry, latency estimate: LatencyEstimate, capacity: Int? = nil, planning: Bool = true
     ) -> PrefetchUpdate<Item> where Geometry.Item == Item {
         if let lastTime, state.time.isFinite {
             precondition(!(state.time < lastTime),
@@ -53,8 +66,13 @@ package struct PrefetchPlanner<Item: Hashable> {
             return planNothing()
         }
         lastTime = state.time
+        if pressurePending {
+            pressurePending = false
+            pressureUntil = state.time + configuration.memoryPressureDuration
+        }
         if state.velocity != 0 { heading = state.velocity > 0 ? 1 : -1 }
         tracker.observe(state, previous: lastViewport)
+        if let lastViewport, lastViewport != state.viewport { hasMoved = true }
         var rerank = latency.take(estimate, fallback: configuration.fallbackLatency)
         let next = MotionForecast(state)
         let forecast: MotionForecast
@@ -72,8 +90,14 @@ package struct PrefetchPlanner<Item: Hashable> {
         let context = ScrollContext(
             viewport: state.viewport, contentLength: state.contentLength, velocity: state.velocity,
             phase: state.phase, heading: heading, expectedLatency: latency.expected, history: tracker.history)
-        var regions = policy.plan(for: context).regions
+        self.capacity = capacity
+        let restriction = restriction(at: state.time)
+        var regions = restriction.limitsRegions ? restrictedRegions(restriction, state, forecast) : policy.plan(for: context).regions
+        if restriction == .expensive { regions = clippedToExpensiveReach(regions, state, forecast) }
         regions.append(state.viewport)
+        let rules = rules(for: restriction)
+        // The target holds the plan so far: the gate takes over from there.
+        if !rules.isOpen, !gate.isClosed { gate.close(holding: held.all()) }
         // A jump (a move of a viewport or more in one frame) or a programmatic scroll is no flap:
         // what it left goes at once.
         var jumped = lastViewport.map { abs($0.lowerBound - state.viewport.lowerBound) >= state.viewportLength } ?? true
@@ -86,7 +110,8 @@ package struct PrefetchPlanner<Item: Hashable> {
                     Ranking(forecast: forecast, now: state.time, latency: latency, tolerance: configuration.reprioritizationTolerance),
                     geometry, &changes)
         lastViewport = state.viewport
-        return changes.update()
+        guard gate.isClosed else { return changes.update() }
+        return gated(changes, rules: rules, now: state.time)
     }
 
     @inlinable
@@ -148,6 +173,7 @@ package struct PrefetchPlanner<Item: Hashable> {
     /// Forgets every request without a word (the target forgot them itself).
     @inlinable
     package mutating func reset() {
+        gate.reset()
         held.removeAll()
         pendingMoves = []
         pendingRemovals = []

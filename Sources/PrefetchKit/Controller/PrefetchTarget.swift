@@ -27,11 +27,27 @@ public protocol PrefetchTarget<Item>: AnyObject {
     ///
     /// The default is ``expectedLatency``.
     var typicalLatency: Duration? { get }
+
+    /// How many items' data the target's memory holds at once (its memory budget over a typical
+    /// value's size); `nil` for no limit. The controller then requests at most this many items,
+    /// the most urgent first (visible items always). The default is `nil`.
+    var prefetchCapacity: Int? { get }
+
+    /// Memory pressure: keep in memory only the data of `items` (what is on screen and where a
+    /// fling comes to rest). Called by ``PrefetchController/handleMemoryPressure()`` after it
+    /// withdrew the other requests. The default does nothing.
+    func trimMemory(keeping items: [Item])
 }
 
 extension PrefetchTarget {
     /// ``expectedLatency``.
     public var typicalLatency: Duration? { expectedLatency }
+
+    /// `nil`: no limit.
+    public var prefetchCapacity: Int? { nil }
+
+    /// Does nothing.
+    public func trimMemory(keeping items: [Item]) {}
 }
 
 /// One request of a ``PrefetchUpdate``: an item and how urgently its data is wanted.

@@ -295,6 +295,25 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
         state.withLock { $0.cache.trim(toCost: cost) }
     }
 
+    /// Removes from the memory cache every value but those of `ids` (for memory pressure: keep
+    /// what is on screen). A ``PrefetchController`` does it for you in
+    /// ``PrefetchController/handleMemoryPressure()``.
+    ///
+    /// `ids` is made a set before the lock is taken, so it may be lazy and may call back into the fetcher.
+    /// - Complexity: O(n + k) for n cached values and k ids.
+    public func trimCache(keeping ids: some Sequence<ID>) {
+        let keep = Set(ids)
+        state.withLock { $0.cache.removeAll(except: keep) }
+    }
+
+    /// How many values fit ``FetcherConfiguration/memoryBudget`` at once: the budget over a
+    /// typical value's cost (the mean of those seen); `nil` without a budget or before the first value.
+    package var valueCapacity: Int? { state.withLock { $0.valueCapacity } }
+
+    /// The ids a prefetch target requests now: under ``FetcherConfiguration/memoryBudget`` their
+    /// values are evicted only after every other value.
+    package func setWanted(_ ids: Set<ID>) { state.withLock { $0.setWanted(ids) } }
+
     /// Stops the fetcher: cancels every load and answers every waiting consumer with `CancellationError`.
     ///
     /// Later calls fail with ``PrefetchError`` code ``PrefetchError/Code/shutdown``. Calling it twice is harmless.

@@ -31,6 +31,12 @@ public struct FetchStatistics: Sendable, Hashable {
     public var queued = 0
     /// Latencies of recent successful loads.
     public var latency = LatencySummary()
+    /// The memory held now, in the cost function's unit: the memory cache's total cost plus, for
+    /// each load running, a typical value's cost (the mean cost of the values seen so far; 0
+    /// before the first). What ``FetcherConfiguration/memoryBudget`` bounds.
+    public var memoryHeld = 0
+    /// The most memory held at once (``memoryHeld``), measured each time it grew.
+    public var peakMemoryHeld = 0
 }
 
 /// A summary of recent finished loads' latencies: from start to result, retries included.

@@ -13,6 +13,16 @@ public struct FetcherConfiguration: Sendable {
     public var cacheCountLimit: Int = 1_000
     /// The most total cost the memory cache keeps, in the cost function's unit (default: no limit). At least 0.
     public var cacheCostLimit: Int = .max
+    /// The most memory the cache and the loads in flight hold together, in the cost function's unit
+    /// (default: no limit). At least 0.
+    ///
+    /// A load in flight counts as a typical value (the mean cost of the values seen so far): when
+    /// a load starts or a value arrives, the least recently used values leave the cache until the
+    /// cache and the loads in flight fit. Loads are never held back for it (a visible item's load
+    /// must run); a ``PrefetchController`` whose target is this fetcher requests no more
+    /// prefetches than fit (see ``PrefetchTarget/prefetchCapacity``). See
+    /// ``FetchStatistics/memoryHeld``.
+    public var memoryBudget: Int = .max
     /// When failed loads are tried again (default: never).
     public var retry: RetryPolicy = .none
     /// How many recent load latencies the statistics keep (default 64). At least 1.
@@ -34,7 +44,8 @@ public struct FetcherConfiguration: Sendable {
         cacheCostLimit: Int = .max,
         retry: RetryPolicy = .none,
         latencySamples: Int = 64,
-        preemption: FetchPreemption = .standard
+        preemption: FetchPreemption = .standard,
+        memoryBudget: Int = .max
     ) throws {
         self.maxConcurrentLoads = maxConcurrentLoads
         self.cacheCountLimit = cacheCountLimit
@@ -42,6 +53,7 @@ public struct FetcherConfiguration: Sendable {
         self.retry = retry
         self.latencySamples = latencySamples
         self.preemption = preemption
+        self.memoryBudget = memoryBudget
         try validate()
     }
 
@@ -51,6 +63,7 @@ public struct FetcherConfiguration: Sendable {
         guard maxConcurrentLoads >= 1 else { throw fail("maxConcurrentLoads must be at least 1, got \(maxConcurrentLoads)") }
         guard cacheCountLimit >= 1 else { throw fail("cacheCountLimit must be at least 1, got \(cacheCountLimit)") }
         guard cacheCostLimit >= 0 else { throw fail("cacheCostLimit must be 0 or more, got \(cacheCostLimit)") }
+        guard memoryBudget >= 0 else { throw fail("memoryBudget must be 0 or more, got \(memoryBudget)") }
         guard latencySamples >= 1 else { throw fail("latencySamples must be at least 1, got \(latencySamples)") }
         try retry.validate()
         try preemption.validate()

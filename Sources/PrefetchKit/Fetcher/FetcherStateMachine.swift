@@ -65,6 +65,8 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     @usableFromInline var workers: [WorkerID: Worker] = [:]
     @usableFromInline var workerOfLoad: [FetchLoadID: WorkerID] = [:]
     @usableFromInline var stats = FetchStatistics()
+    /// The memory held and its budget (`FetcherStateMachine+Memory`).
+    @usableFromInline var memory: MemoryAccount<ID>
     @usableFromInline var latency: LatencyWindow
     @usableFromInline var random: SplitMix64
     /// Whether batch actions list per-id details for events.
@@ -81,6 +83,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
         cache = try MemoryCache(countLimit: configuration.cacheCountLimit, costLimit: configuration.cacheCostLimit)
         latency = try LatencyWindow(capacity: configuration.latencySamples)
         random = SplitMix64(seed: configuration.randomSeed)
+        memory = MemoryAccount(budget: configuration.memoryBudget)
         self.observing = observing
     }
 
@@ -274,7 +277,9 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
         if case .success(let value) = result, let cost {
             // A cancelled load's value is kept too: it cost a load already.
             do { try cache.insert(value, forKey: load.id, cost: cost) } catch { cacheError = error as? PrefetchError }
+            if cost >= 0 { noteValueCost(cost) }
         }
+        defer { balanceMemory() }
         switch scheduler.finished(load.id, load: load.load) {
         case .stale:
             // The load was cancelled: its worker is retired and ends now. Its running time was
@@ -328,18 +333,6 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
         return action
     }
 
-    // MARK: Queries
-
-    /// The counters, with the load counts and latency summary of now.
-    @usableFromInline
-    var statistics: FetchStatistics {
-        var snapshot = stats
-        snapshot.inFlight = scheduler.runningCount
-        snapshot.queued = scheduler.waitingCount
-        snapshot.latency = latency.summary
-        return snapshot
-    }
-
     // MARK: Internals
 
     @inlinable
@@ -363,6 +356,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     mutating func noteStarted() {
         stats.loadsStarted += 1
         stats.peakInFlight = Swift.max(stats.peakInFlight, scheduler.runningCount)
+        balanceMemory()
     }
 
     /// The scheduler cancelled (or, `preempted`, stopped) `load`: retire its worker; returns its

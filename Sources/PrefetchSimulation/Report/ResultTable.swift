@@ -4,7 +4,7 @@ import Foundation
 enum ResultTable {
     /// The table, with a header line and aligned columns.
     static func render(_ results: [SimulationResult]) -> String {
-        let header = ["scenario", "policy", "ready%", "wait ms", "p95 ms", "blank s", "settle ms", "settle p95", "started", "cancel", "wasted", "at end", "wasted MB", "wire MB", "link%", "unseen", "peak", "req/s", "frame µs"]
+        let header = ["scenario", "policy", "ready%", "wait ms", "p95 ms", "blank s", "settle ms", "settle p95", "started", "cancel", "wasted", "at end", "wasted MB", "wire MB", "link%", "unseen", "peak", "mem MiB", "req/s", "frame µs"]
         var rows = [header]
         for r in results {
             rows.append([
@@ -21,6 +21,7 @@ enum ResultTable {
                 String(format: "%.0f", r.linkUtilisation * 100),
                 "\(r.loadsNeverShown)",
                 "\(r.peakInFlight)",
+                String(format: "%.0f", Double(r.peakMemoryBytes) / 1_048_576),
                 String(format: "%.1f", r.requestsPerSecond),
                 String(format: "%.0f", r.frameTime.meanMicroseconds),
             ])

@@ -75,6 +75,18 @@ public struct SimulationConfiguration: Sendable {
     /// The longest a run may last, in simulated seconds.
     public var maxDuration: Double = 600
 
+    // MARK: Budgets (issue #27): the network's conditions and the memory budget
+
+    /// The network's conditions the view's controller prefetches under: `.normal` (the default),
+    /// `.constrained` (Low Data Mode) or `.expensive`, with a byte budget if they carry one.
+    public var conditions = NetworkConditions.normal
+    /// The most memory the fetcher's cache and its loads in flight may hold, in bytes
+    /// (`FetcherConfiguration.memoryBudget`); `nil` (the default) for no limit.
+    public var memoryBudgetBytes: Int?
+    /// The decoded size of each value, in bytes: its memory cost. 1 MiB by default, a 512 × 512
+    /// RGBA bitmap.
+    public var valueBytes = 1 << 20
+
     /// Creates a configuration with the defaults: mobile latency, cap 6, seed 1, 60 fps.
     public init() {}
 
@@ -90,6 +102,10 @@ public struct SimulationConfiguration: Sendable {
         guard tail.isFinite, tail >= 0 else { throw SimulationError("tail is \(tail) s, but it must be a finite number, at least 0") }
         guard maxDuration.isFinite, maxDuration > 0 else { throw SimulationError("maxDuration is \(maxDuration) s, but it must be greater than 0") }
         if case .shared(let link) = network { try link.sizes.validate() }
+        if let memoryBudgetBytes, memoryBudgetBytes < 0 {
+            throw SimulationError("memory budget is \(memoryBudgetBytes) bytes, but it must be 0 or more")
+        }
+        guard valueBytes >= 0 else { throw SimulationError("value size is \(valueBytes) bytes, but it must be 0 or more") }
         do { try retry.validate() } catch let error as PrefetchError { throw SimulationError(error.message) }
         try VirtualTimeLoop<Int, Int>.validate(retry)
     }

@@ -54,6 +54,10 @@ public struct SimulationResult: Sendable, Codable, Hashable {
     var settleP95Ms = 0.0
     /// The most loads in flight at once.
     public var peakInFlight = 0
+    /// The most memory the fetcher held at once, in bytes: its cache plus its loads in flight,
+    /// each value costing `SimulationConfiguration.valueBytes` (`FetchStatistics.peakMemoryHeld`).
+    /// Bytes on the wire come from the network model, not from here.
+    public var peakMemoryBytes = 0
     /// Loads started per second.
     var requestsPerSecond = 0.0
     /// The run's duration, in seconds.
@@ -100,7 +104,7 @@ public struct SimulationResult: Sendable, Codable, Hashable {
     private enum CodingKeys: String, CodingKey {
         case scenario, policy, displayed, displayReadyRate, visibleWaitMeanMs, visibleWaitP95Ms, blankCellSeconds,
             loadsStarted, loadsCompleted, loadsCancelled, loadsWasted, loadsWastedAtEnd, bytesWasted, bytesOnWire, linkUtilisation, loadsNeverShown, settles, settleMeanMs, settleP95Ms, peakInFlight,
-            requestsPerSecond, duration
+            peakMemoryBytes, requestsPerSecond, duration
     }
 }
 

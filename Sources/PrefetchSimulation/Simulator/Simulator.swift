@@ -38,12 +38,13 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
     var onRest: (() -> Void)?
 
     /// A simulation of `scenario` with the view's `policy`; item `i` is loaded by `identifier(i)`,
-    /// whose item is `item(id)` (latencies are drawn by item) and whose load returns `value(id)`.
+    /// whose item is `item(id)` (latencies are drawn by item) and whose load returns `value(id)`,
+    /// costing `cost(value)` in memory (by default `configuration.valueBytes`).
     /// - Throws: ``SimulationError`` for an invalid scenario or configuration.
     public init(
         _ scenario: Scenario, policy: any PrefetchPolicy, configuration: SimulationConfiguration = SimulationConfiguration(),
         identifier: @escaping (Int) -> ID?, item: @escaping @Sendable (ID) -> Int,
-        value: @escaping @Sendable (ID) -> Value, cost: @escaping @Sendable (Value) -> Int = { _ in 1 },
+        value: @escaping @Sendable (ID) -> Value, cost: (@Sendable (Value) -> Int)? = nil,
         onEvent: (@Sendable (FetchEvent<ID>) -> Void)? = nil
     ) throws {
         try scenario.validate()
@@ -54,12 +55,14 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
         fetcherConfiguration.maxConcurrentLoads = configuration.maxConcurrentLoads
         fetcherConfiguration.cacheCountLimit = configuration.cacheCountLimit
         fetcherConfiguration.retry = configuration.retry
+        fetcherConfiguration.memoryBudget = configuration.memoryBudgetBytes ?? .max
         let clock = ManualClock()
         let meter = ReadinessMeter(now: { clock.now.offset.seconds })
         do {
             loop = try VirtualTimeLoop(
                 configuration: fetcherConfiguration, clock: clock, latency: configuration.latency, network: configuration.network,
-                seed: configuration.seed, sizes: scenario.sizes(on: configuration.network), cost: cost, item: item, value: value,
+                seed: configuration.seed, sizes: scenario.sizes(on: configuration.network),
+                cost: cost ?? { [valueBytes = configuration.valueBytes] _ in valueBytes }, item: item, value: value,
                 onEvent: { event in
                     meter.record(event, item: item)
                     onEvent?(event)
@@ -71,6 +74,7 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
             view: try scenario.layout.makeView(viewport: scenario.viewport), itemCount: scenario.layout.itemCount, fetcher: loop.fetcher,
             deliveries: loop.deliveries, meter: meter, identifier: identifier)
         app.view.prefetchPolicy = policy
+        app.view.networkConditions = configuration.conditions
     }
 
     /// The simulated network's latency; a change applies to the attempts that start afterwards.
@@ -121,9 +125,11 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
                 return frame.index == 0 ? true : try await onFrame(frame)
             })
         app.finish()
-        return meter.result(
+        var result = meter.result(
             scenario: scenario.name, policy: app.view.prefetchPolicy.name, duration: end, bytes: loop.network.usage(over: end),
             frameTimes: frameTimes)
+        result.peakMemoryBytes = app.fetcher.statistics.peakMemoryHeld
+        return result
     }
 }
 

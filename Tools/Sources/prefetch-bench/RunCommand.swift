@@ -42,6 +42,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Most loads at once (1 to 64).")
     var cap: Int = 6
 
+    @OptionGroup(title: "Budgets (no limit unless these say otherwise)")
+    var budgets: BudgetOptions
+
     @Option(name: .long, help: "Write the results as JSON to this file.")
     var json: String?
 
@@ -56,6 +59,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...64).contains(cap) else { throw ValidationError("--cap \(cap) is out of range; use 1 to 64") }
+        try budgets.validate()
         _ = try latency.model(default: LatencyProfile.lte.model)
         _ = try network.model(profile: .lte)
         let known = StandardSuite.all.map(\.name)
@@ -75,6 +79,7 @@ struct RunCommand: AsyncParsableCommand {
         configuration.maxConcurrentLoads = cap
         configuration.latency = try latency.model(default: LatencyProfile.lte.model)
         configuration.network = try network.model(profile: latency.latencyProfile ?? .lte)
+        try budgets.apply(to: &configuration)
         let scenarios: [Scenario]
         if let trace {
             scenarios = [try TraceFile.load(from: URL(fileURLWithPath: trace))]
@@ -97,7 +102,7 @@ struct RunCommand: AsyncParsableCommand {
             if !quiet { FileHandle.standardError.write(Data("\r[\(done + 1)/\(total)] \(label)\u{1B}[K".utf8)) }
         }
         if !quiet { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        print("latency \(configuration.latency), network \(configuration.network), cap \(cap), seed \(seed)\n")
+        print("latency \(configuration.latency), network \(configuration.network), cap \(cap), seed \(seed)\(budgets.summary)\n")
         print(run.text)
         if let json {
             try OutputFile.write(run.json(), to: json)

@@ -41,7 +41,7 @@ import Testing
         #expect(results.count == 12)
         let keys: Set<String> = ["scenario", "policy", "displayReadyRate", "visibleWaitMeanMs", "visibleWaitP95Ms", "blankCellSeconds",
                                  "loadsStarted", "loadsCancelled", "loadsWasted", "peakInFlight", "bytesWasted", "bytesOnWire", "linkUtilisation",
-                                 "loadsNeverShown", "settleMeanMs", "settleP95Ms"]
+                                 "loadsNeverShown", "settleMeanMs", "settleP95Ms", "peakMemoryBytes"]
         for result in results { #expect(keys.isSubset(of: Set(result.keys)), "missing \(keys.subtracting(result.keys))") }
         #expect(first.out.contains("jumps-list") && first.out.contains("clairvoyant"))
     }
@@ -67,6 +67,29 @@ import Testing
         #expect(profile.err.contains("The value '5g' is invalid for '--latency-profile <latency-profile>'. Please provide one of 'wifi', 'lte' or 'emerging'."))
         let scenario = try Self.run(["--scenario", "nope"])
         #expect(scenario.err.contains("--scenario 'nope' is unknown"))
+        let budget = try Self.run(["--memory-budget-mb", "0"])
+        #expect(budget.status != 0 && budget.err.contains("--memory-budget-mb 0 is out of range; use 1 to 65536 MiB"))
+        let conditions = try Self.run(["--conditions", "metered"])
+        #expect(conditions.status != 0 && conditions.err.contains("'normal', 'constrained' or 'expensive'"))
+    }
+
+    @Test func aMemoryBudgetBoundsThePeakAndLowDataModeWastesLess() throws {
+        func results(_ extra: [String]) throws -> [[String: Any]] {
+            let file = Self.temporaryFile("budget-\(extra.joined()).json")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let run = try Self.run(["--quiet", "--scenario", "flings-grid", "--policy", "adaptive", "--json", file.path] + extra)
+            #expect(run.status == 0, "\(run.err)")
+            let object = try JSONSerialization.jsonObject(with: try Data(contentsOf: file)) as? [String: Any]
+            return try #require(object?["results"] as? [[String: Any]])
+        }
+        let free = try #require(try results([]).first), bounded = try #require(try results(["--memory-budget-mb", "16"]).first)
+        #expect(try #require(free["peakMemoryBytes"] as? Int) > 16 << 20)
+        #expect(try #require(bounded["peakMemoryBytes"] as? Int) <= 16 << 20)
+        let small = try #require(try results(["--memory-budget-mb", "16", "--value-kb", "64"]).first)
+        // Values of 64 KiB: 16 times as many fit, more than this run ever holds, so the same loads hold a sixteenth
+        #expect(try #require(small["peakMemoryBytes"] as? Int) == #require(free["peakMemoryBytes"] as? Int) / 16)
+        let constrained = try #require(try results(["--conditions", "constrained"]).first)
+        #expect(try #require(constrained["loadsWasted"] as? Int) < #require(free["loadsWasted"] as? Int))
     }
 
     @Test func networkFlagsChooseTheLinkAndNameTheirRules() throws {

@@ -10,7 +10,7 @@ struct CLITests {
     static let keys: Set<String> = [
         "scenario", "policy", "displayed", "displayReadyRate", "visibleWaitMeanMs", "visibleWaitP95Ms", "blankCellSeconds",
         "loadsStarted", "loadsCompleted", "loadsCancelled", "loadsWasted", "loadsWastedAtEnd", "bytesWasted", "bytesOnWire", "linkUtilisation", "loadsNeverShown",
-        "settles", "settleMeanMs", "settleP95Ms", "peakInFlight", "requestsPerSecond", "duration",
+        "settles", "settleMeanMs", "settleP95Ms", "peakInFlight", "peakMemoryBytes", "requestsPerSecond", "duration",
     ]
 
     @Test func prefetchingRaisesTheDisplayReadyRate() async throws {
@@ -50,6 +50,17 @@ struct CLITests {
         for key in Self.keys.subtracting(["scenario", "policy"]) { #expect(object[key] is NSNumber, "\(key) is not a number") }
         #expect(object["scenario"] as? String == "fling" && object["policy"] as? String == "uikitLike")
         #expect(!output.stdout.contains("\u{1B}"), "no escape codes in plain mode")
+    }
+
+    @Test func lowDataModeAndAMemoryBudgetShowInTheSummary() async throws {
+        let arguments = ["--script", "fling", "--duration", "3", "--latency-ms", "150", "--policy", "adaptive"]
+        let free = try await DemoProcess.summary(arguments)
+        let restrained = try await DemoProcess.summary(arguments + ["--low-data", "--memory-budget-mb", "8"])
+        #expect(try #require(free["peakMemoryBytes"]) > 8 * 1_048_576)
+        #expect(try #require(restrained["peakMemoryBytes"]) <= 8 * 1_048_576)
+        #expect(try #require(restrained["loadsStarted"]) < #require(free["loadsStarted"]))
+        let plain = try await DemoProcess.run(arguments + ["--memory-budget-mb", "8", "--plain"])
+        #expect(plain.stdout.contains("peak memory held") && plain.stdout.contains("mem ") && plain.stdout.contains("MiB (peak"))
     }
 
     @Test func theSameSeedGivesTheSameRun() async throws {
@@ -96,6 +107,7 @@ struct CLITests {
         (["--layout", "table"], ["--layout", "grid", "list"]),
         (["--script", "zigzag"], ["--script", "steady", "fling", "reverse", "jump"]),
         (["--speed", "3"], ["--speed"]),
+        (["--memory-budget-mb", "0"], ["--memory-budget-mb must be from 1 to 65536 MiB; got 0"]),
         (["--record", "s.json", "--script", "steady"], ["--record s.json writes an interactive session", "--script, --plain or --json"]),
     ])
     func aBadFlagExitsWithAMessageNamingItAndItsRange(arguments: [String], mentions: [String]) async throws {

@@ -76,7 +76,8 @@ package final class DemoScene {
             offset: view.contentOffset.y, velocity: view.velocity, visible: visibleItems,
             inFlight: stats.inFlight, queued: stats.queued, cached: app.fetcher.cachedCount,
             displayReadyRate: result.displayReadyRate, appearances: result.displayed, loadsCancelled: stats.loadsCancelled,
-            expectedLatencyMs: app.fetcher.expectedLatency.map { $0 / .milliseconds(1) }, wire: backend.wire)
+            expectedLatencyMs: app.fetcher.expectedLatency.map { $0 / .milliseconds(1) }, wire: backend.wire,
+            memoryHeld: stats.memoryHeld, peakMemoryHeld: stats.peakMemoryHeld)
     }
 }
 
@@ -94,6 +95,9 @@ package struct StatusFigures: Sendable {
     var expectedLatencyMs: Double?
     /// Bytes on the wire, over a server.
     var wire: WireFigures?
+    /// The memory the fetcher holds now and at most so far, in its cost unit (bytes).
+    var memoryHeld: Int
+    var peakMemoryHeld: Int
 }
 
 extension Duration {

@@ -29,9 +29,18 @@ public struct DemoSettings: Sendable {
     package var script: Script?
     /// The longest the run lasts, in seconds (simulated over the simulated network).
     package var duration: Double?
+    /// Low Data Mode (`--low-data`): the view's controller prefetches only what it expects to show.
+    package var lowData = false
+    /// The fetcher's memory budget in bytes (`--memory-budget-mb`); `nil` for none.
+    package var memoryBudgetBytes: Int?
+    /// The decoded size of each value, its memory cost: 1 MiB, a 512 × 512 RGBA bitmap.
+    package var valueBytes = 1 << 20
 
     /// Creates the defaults: grid, uikitLike, prefetching on, 300 ms fixed latency, seed 1, interactive.
     package init() {}
+
+    /// The network's conditions the view prefetches under: Low Data Mode with `--low-data`.
+    package var conditions: NetworkConditions { lowData ? .constrained : .normal }
 
     /// The most loads at once: the fetcher's default 6 for the grid, the tutorial's 4 for the list.
     package var maxConcurrentLoads: Int { layout == .list ? 4 : 6 }
@@ -54,9 +63,9 @@ public struct DemoSettings: Sendable {
     }
 
     /// The simulator's configuration of these settings: the layout's cap, a cache for every
-    /// item, no retries, and the run's `duration` (10 minutes when not given). Loads have
-    /// independent latencies, as in Apple's sample (a delay per item, no payload): `--serve`
-    /// puts a real link under the demo.
+    /// item, no retries, the run's `duration` (10 minutes when not given), the conditions, the
+    /// memory budget and the values' decoded size. Loads have independent latencies, as in
+    /// Apple's sample (a delay per item, no payload): `--serve` puts a real link under the demo.
     package var simulationConfiguration: SimulationConfiguration {
         var configuration = SimulationConfiguration()
         configuration.network = .independent
@@ -66,6 +75,9 @@ public struct DemoSettings: Sendable {
         configuration.cacheCountLimit = max(itemCount, 1)
         configuration.retry = .none
         if let duration { configuration.maxDuration = duration }
+        configuration.conditions = conditions
+        configuration.memoryBudgetBytes = memoryBudgetBytes
+        configuration.valueBytes = valueBytes
         return configuration
     }
 }

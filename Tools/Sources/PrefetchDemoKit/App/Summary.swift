@@ -82,6 +82,7 @@ package struct DemoSummary {
           blank cell-seconds   \(String(format: "%.2f s", r.blankCellSeconds))
           loads                started \(r.loadsStarted), cancelled \(r.loadsCancelled), wasted \(r.loadsWasted) (completed, never displayed)
           peak in flight       \(r.peakInFlight)
+          peak memory held     \(String(format: "%.1f MiB", Double(r.peakMemoryBytes) / 1_048_576)) (cache and loads in flight)
         """
         if let network {
             text += """
@@ -95,6 +96,11 @@ package struct DemoSummary {
         }
         return text
     }
+}
+
+/// `mem 12.0 MiB (peak 30.0)`: the memory the fetcher holds now and at most so far.
+func formatMemory(_ s: StatusFigures) -> String {
+    String(format: "mem %.1f MiB (peak %.1f)", Double(s.memoryHeld) / 1_048_576, Double(s.peakMemoryHeld) / 1_048_576)
 }
 
 func formatPercent(_ rate: Double) -> String {

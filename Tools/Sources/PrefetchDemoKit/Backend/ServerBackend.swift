@@ -77,7 +77,7 @@ package final class ServerBackend: DemoBackend {
         self.settings = settings
         let fetcher = try AsyncFetcher(
             configuration: Self.fetcherConfiguration(for: settings), clock: ContinuousClock(), store: ThumbnailDiskStore(disk),
-            cost: { $0.payload.count + 64 },
+            cost: Self.cost(for: settings),
             onEvent: { event in
                 board.record(event)
                 meter.record(event, item: { id in indexes.withLock { $0[id] ?? -1 } })
@@ -88,6 +88,7 @@ package final class ServerBackend: DemoBackend {
             identifier: { models.model(at: $0)?.identifier })
         app.view.prefetchPolicy = settings.policy
         app.view.isPrefetchingEnabled = settings.prefetching
+        app.view.networkConditions = settings.conditions
     }
 
     /// Opens the disk cache at `diskCache` (emptied first when `cold`), loads the first page of
@@ -170,7 +171,18 @@ package final class ServerBackend: DemoBackend {
         configuration.retry = .standard
         configuration.cacheCountLimit = 2_000
         configuration.cacheCostLimit = 32 * 1024 * 1024
+        if let budget = settings.memoryBudgetBytes {
+            // Values cost their decoded size, and the budget bounds the cache and the loads in flight.
+            configuration.cacheCostLimit = .max
+            configuration.memoryBudget = budget
+        }
         return configuration
+    }
+
+    /// A value's memory cost: its bytes, or, under a memory budget, the settings' decoded size.
+    static func cost(for settings: DemoSettings) -> @Sendable (DisplayData) -> Int {
+        guard settings.memoryBudgetBytes != nil else { return { $0.payload.count + 64 } }
+        return { [bytes = settings.valueBytes] _ in bytes }
     }
 
     package var label: String { baseURL.absoluteString }
@@ -202,6 +214,7 @@ package final class ServerBackend: DemoBackend {
         // The bytes the server sent, in the bench's keys too (with a budget, its share of it).
         result.bytesOnWire = bytesReceived.withLock { $0 }
         result.linkUtilisation = wire?.utilisation ?? 0
+        result.peakMemoryBytes = app.fetcher.statistics.peakMemoryHeld
         return result
     }
 

@@ -81,6 +81,18 @@ public struct DemoOptions: ParsableArguments, Sendable {
             })
     public var policy: String = PrefetchPolicies.uikitLike.name
 
+    // MARK: Budgets
+
+    /// Low Data Mode: prefetch only a fling's landing zone, or the next screen at rest.
+    @Flag(name: .customLong("low-data"), help: "Prefetch as in Low Data Mode: only where a fling comes to rest, or the next screen at rest; visible cells load as ever.")
+    public var lowData = false
+
+    /// The fetcher's memory budget, in MiB.
+    @Option(name: .customLong("memory-budget-mb"), help: ArgumentHelp(
+        "The most memory the fetcher's cache and loads in flight may hold, in MiB (1 to 65536), each value costing 1 MiB decoded; the screen shows the memory held and its peak.",
+        valueName: "n"))
+    public var memoryBudgetMB: Int?
+
     // MARK: A real network
 
     /// A server to load from instead of the simulated network.
@@ -156,6 +168,9 @@ public struct DemoOptions: ParsableArguments, Sendable {
             if script != nil || plain || json {
                 throw ValidationError("--record \(record) writes an interactive session; it cannot be combined with --script, --plain or --json")
             }
+        }
+        if let memoryBudgetMB, !(1...65_536).contains(memoryBudgetMB) {
+            throw ValidationError("--memory-budget-mb must be from 1 to 65536 MiB; got \(memoryBudgetMB)")
         }
         try validateNetwork()
         if !isRemote { _ = try latency.model(default: DemoSettings().latency) }
@@ -248,6 +263,8 @@ public struct DemoOptions: ParsableArguments, Sendable {
         settings.policy = try PrefetchPolicies.named(policy)
         settings.seed = seed
         settings.latency = try latency.model(default: settings.latency)
+        settings.lowData = lowData
+        settings.memoryBudgetBytes = memoryBudgetMB.map { $0 << 20 }
         return settings
     }
 }

@@ -43,6 +43,12 @@ package enum DemoRunner {
     /// A one-line description of the settings.
     package static func describe(_ settings: DemoSettings) -> String {
         "\(settings.layout.rawValue), policy \(settings.policy.name), prefetching \(settings.prefetching ? "on" : "off"), latency \(settings.latency), seed \(settings.seed)"
+            + describeBudgets(settings)
+    }
+
+    /// `, low data, memory budget 8 MiB`, or nothing under the defaults.
+    package static func describeBudgets(_ settings: DemoSettings) -> String {
+        (settings.lowData ? ", low data" : "") + (settings.memoryBudgetBytes.map { ", memory budget \($0 >> 20) MiB" } ?? "")
     }
 
     /// Runs `mode` on `scene`: the interactive app, the script drawn on the terminal (a virtual-time
@@ -95,9 +101,9 @@ package enum DemoRunner {
     package static func progressLine(_ scene: DemoScene, time: Double) -> String {
         let s = scene.status
         let visible = s.visible.map { "#\($0.lowerBound + 1)-#\($0.upperBound + 1)" } ?? "none"
-        let line = String(format: "t=%5.1fs  offset %6.0f pt  v %+5.0f pt/s  visible %@  in flight %d  queued %d  cached %d  ready %@ of %d  cancels %d",
+        let line = String(format: "t=%5.1fs  offset %6.0f pt  v %+5.0f pt/s  visible %@  in flight %d  queued %d  cached %d  ready %@ of %d  cancels %d  %@",
                           time, s.offset, s.velocity, visible, s.inFlight, s.queued, s.cached,
-                          formatPercent(s.displayReadyRate), s.appearances, s.loadsCancelled)
+                          formatPercent(s.displayReadyRate), s.appearances, s.loadsCancelled, formatMemory(s))
         return s.wire.map { "\(line)  \($0.text)" } ?? line
     }
 
@@ -173,6 +179,7 @@ package enum DemoRunner {
     package static func describeRemote(_ settings: DemoSettings, options: DemoOptions, cold: Bool) -> String {
         let source = options.serve ? "--serve \(options.serverArguments.joined(separator: " "))" : "--source \(options.source ?? "")"
         return "\(settings.layout.rawValue), policy \(settings.policy.name), prefetching \(settings.prefetching ? "on" : "off"), \(source), disk cache \(cold ? "cold" : "as found")"
+            + describeBudgets(settings)
     }
 
     private static func standardError(_ line: String) {

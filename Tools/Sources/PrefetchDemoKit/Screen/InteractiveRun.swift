@@ -53,7 +53,9 @@ package final class InteractiveRun {
             })
         app.finish()
         if let recorder, let record { try recorder.write(to: record) }
-        return app.meter.result(scenario: settings.scenario.name, policy: settings.policy.name, duration: end)
+        var result = app.meter.result(scenario: settings.scenario.name, policy: settings.policy.name, duration: end)
+        result.peakMemoryBytes = app.fetcher.statistics.peakMemoryHeld
+        return result
     }
 
     /// The recorder of `--record url`: the layout the view shows, with the backend's item count

@@ -235,7 +235,7 @@ package struct ScreenRenderer: Sendable {
     private func detailLine(_ s: StatusFigures) -> String {
         let estimate = s.expectedLatencyMs.map { String(format: "%.0f ms", $0) } ?? "–"
         let wire = s.wire.map { "  \($0.text)" } ?? ""
-        return "queued \(s.queued)  seen \(s.appearances)  p90 \(estimate)\(wire) │ dimmed: outside the frame  ✓ cached  ◌ loading  … queued"
+        return "queued \(s.queued)  seen \(s.appearances)  p90 \(estimate)  \(formatMemory(s))\(wire) │ dimmed: outside the frame  ✓ cached  ◌ loading  … queued"
     }
 
     private func put(_ text: String, row: Int, in grid: inout [[Glyph]], style: Glyph, fill: Bool) {

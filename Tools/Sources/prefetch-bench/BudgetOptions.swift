@@ -1,0 +1,51 @@
+import ArgumentParser
+import PrefetchKit
+import PrefetchSimulation
+
+/// The conditions a run prefetches under: the network's (`--conditions`), the fetcher's memory
+/// budget (`--memory-budget-mb`) and the decoded size of each value (`--value-kb`).
+struct BudgetOptions: ParsableArguments {
+    /// The network's conditions, by name.
+    enum Conditions: String, CaseIterable, ExpressibleByArgument {
+        case normal, constrained, expensive
+
+        var value: NetworkConditions {
+            switch self {
+            case .normal: .normal
+            case .constrained: .constrained
+            case .expensive: .expensive
+            }
+        }
+    }
+
+    @Option(name: .long, help: "The network's conditions: normal, constrained (Low Data Mode: only a fling's landing zone or the next screen) or expensive (at most 1.5 screens ahead).")
+    var conditions: Conditions = .normal
+
+    @Option(name: .customLong("memory-budget-mb"), help: "The most memory the fetcher's cache and loads in flight may hold, in MiB (1 to 65536); no limit by default.")
+    var memoryBudgetMB: Int?
+
+    @Option(name: .customLong("value-kb"), help: "The decoded size of each value, in KiB (0 to 1048576): its memory cost. 1024 (a 512 × 512 RGBA bitmap) by default.")
+    var valueKB: Int = 1_024
+
+    func validate() throws {
+        if let memoryBudgetMB, !(1...65_536).contains(memoryBudgetMB) {
+            throw ValidationError("--memory-budget-mb \(memoryBudgetMB) is out of range; use 1 to 65536 MiB")
+        }
+        guard (0...1_048_576).contains(valueKB) else { throw ValidationError("--value-kb \(valueKB) is out of range; use 0 to 1048576 KiB") }
+    }
+
+    func apply(to configuration: inout SimulationConfiguration) throws {
+        try validate()
+        configuration.conditions = conditions.value
+        configuration.memoryBudgetBytes = memoryBudgetMB.map { $0 << 20 }
+        configuration.valueBytes = valueKB << 10
+    }
+
+    /// `, constrained, memory budget 64 MiB, values 1024 KiB`, or nothing under the defaults.
+    var summary: String {
+        var parts: [String] = []
+        if conditions != .normal { parts.append(conditions.rawValue) }
+        if let memoryBudgetMB { parts.append("memory budget \(memoryBudgetMB) MiB, values \(valueKB) KiB") }
+        return parts.map { ", " + $0 }.joined()
+    }
+}
