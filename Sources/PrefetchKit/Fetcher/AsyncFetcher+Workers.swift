@@ -19,7 +19,7 @@ extension AsyncFetcher {
             // The loader may ask whether this is a prefetch (`FetchLoadContext`).
             let priority = state.withLock { $0.scheduler.priority(of: load.id) }
             let started = clock.now()
-            let (result, fromStore) = await FetchLoadContext.$priority.withValue(priority) { await obtain(load.id) }
+            let (result, fromStore) = await FetchLoadContext.current.withValue(priority) { await obtain(load.id) }
             let ended = clock.now()
             let latency = ended - started
             // The cost function is the caller's code: computed here, never under the lock.

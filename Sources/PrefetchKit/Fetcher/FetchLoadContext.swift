@@ -14,9 +14,14 @@
 /// }
 /// ```
 public enum FetchLoadContext {
+    /// The task-local value behind ``priority``. A constant `TaskLocal` rather than the
+    /// `@TaskLocal static var` wrapper: the wrapper's storage counts as shared mutable state
+    /// under strict concurrency with Apple's iOS 17 SDK.
+    @usableFromInline static let current = TaskLocal<FetchPriority?>(wrappedValue: nil)
+
     /// The priority of the load being run when it started (the highest of its interests), or
     /// `nil` outside a fetcher's load.
-    @TaskLocal public static var priority: FetchPriority?
+    public static var priority: FetchPriority? { current.get() }
 
     /// Whether the load being run is a prefetch: nothing wanted it at ``FetchPriority/Level/visible``
     /// when it started. `false` outside a fetcher's load.
