@@ -233,7 +233,7 @@ struct HeldEntry {
 /// A request's sort key: most urgent first, then the oldest entry. Not nested in the generic
 /// ``Changes``, so that sorting by it needs no generic metadata.
 @usableFromInline
-struct RequestKey {
+struct RequestKey: Equatable {
     @usableFromInline var priority: FetchPriority
     @usableFromInline var sequence: UInt64
 

@@ -40,18 +40,9 @@ struct RequestGate<Item: Hashable> {
         }
     }
 
-    /// A request the target holds: at this priority, first requested as `sequence`.
-    @usableFromInline
-    struct Forwarded: Equatable {
-        @usableFromInline var priority: FetchPriority
-        @usableFromInline var sequence: UInt64
-
-        @inlinable
-        init(priority: FetchPriority, sequence: UInt64) {
-            self.priority = priority
-            self.sequence = sequence
-        }
-    }
+    /// A request the target holds: at this priority, first requested as `sequence` (the plan's
+    /// own sort key).
+    @usableFromInline typealias Forwarded = RequestKey
 
     /// What the target holds, by the name it knows; `nil` while open (it holds the plan).
     @usableFromInline var forwarded: [Item: Forwarded]?
