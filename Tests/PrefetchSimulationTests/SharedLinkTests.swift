@@ -69,6 +69,49 @@ struct SharedLinkTests {
         #expect(abs(timeline.bytesOnWire - 1_200) < 1e-6)
     }
 
+    @Test func aStoppedTransferIsResumedByTheItemsNextLoadWhichMovesOnlyTheRest() throws {
+        var timeline = try timeline()
+        timeline.start(key: 1, item: 7, bytes: 1_000, roundTrip: .zero, fails: false, at: .zero)
+        _ = run(&timeline, upTo: .milliseconds(600))
+        timeline.stop(key: 1, at: .milliseconds(600))             // 600 bytes moved, kept
+        timeline.start(key: 2, item: 7, bytes: 1_000, roundTrip: .milliseconds(100), fails: false, at: .seconds(1))
+        let ended = run(&timeline)
+        #expect(close(ended[2], 1.5))                                 // 100 ms round trip + the last 400 bytes
+        #expect(abs(timeline.bytesOnWire - 1_000) < 1e-6)              // every byte moved once
+        #expect(abs(timeline.bytesStopped - timeline.bytesResumed) < 1e-6)   // nothing stopped was wasted
+        // A link that does not resume moves the whole payload again, and the first 600 are wasted.
+        var link = try SharedLink(capacityBytesPerSecond: 1_000)
+        link.resumesStoppedTransfers = false
+        var plain = NetworkTimeline(model: .shared(link))
+        plain.start(key: 1, item: 7, bytes: 1_000, roundTrip: .zero, fails: false, at: .zero)
+        _ = run(&plain, upTo: .milliseconds(600))
+        plain.stop(key: 1, at: .milliseconds(600))
+        plain.start(key: 2, item: 7, bytes: 1_000, roundTrip: .milliseconds(100), fails: false, at: .seconds(1))
+        #expect(close(run(&plain)[2], 2.1))
+        #expect(abs(plain.bytesStopped - plain.bytesResumed - 600) < 1e-6)
+    }
+
+    @Test func keptBytesSurviveAFailedAttemptAndTheOldestAreDroppedPastTheBounds() throws {
+        var timeline = try timeline()
+        timeline.start(key: 1, item: 1, bytes: 1_000, roundTrip: .zero, fails: false, at: .zero)
+        _ = run(&timeline, upTo: .milliseconds(300))
+        timeline.stop(key: 1, at: .milliseconds(300))
+        // A failed attempt moves nothing and hands the 300 kept bytes on to the next
+        timeline.start(key: 2, item: 1, bytes: 1_000, roundTrip: .milliseconds(50), fails: true, at: .seconds(1))
+        _ = run(&timeline)
+        timeline.start(key: 3, item: 1, bytes: 1_000, roundTrip: .zero, fails: false, at: .seconds(2))
+        #expect(close(run(&timeline)[3], 2.7))
+        // Seventeen stopped transfers: the first one's bytes are no longer kept
+        var many = try self.timeline()
+        for item in 0..<17 {
+            many.start(key: item, item: item, bytes: 100, roundTrip: .zero, fails: false, at: .seconds(item))
+            _ = run(&many, upTo: .seconds(item) + .milliseconds(50))
+            many.stop(key: item, at: .seconds(item) + .milliseconds(50))
+        }
+        #expect(many.transferSeconds(100, of: 0, sharers: 1) == 0.1)
+        #expect(abs(many.transferSeconds(100, of: 16, sharers: 1) - 0.05) < 1e-9)
+    }
+
     @Test func aFailingAttemptFailsAtTheEndOfItsRoundTripHavingMovedNothing() throws {
         var timeline = try timeline()
         timeline.start(key: 1, item: 1, bytes: 800, roundTrip: .milliseconds(300), fails: true, at: .zero)

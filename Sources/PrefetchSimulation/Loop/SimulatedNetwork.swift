@@ -249,7 +249,7 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
         let (timeline, seed, sizes) = (state.withLock { $0.timeline }, seed, sizes)
         var capacity: Double?
         if case .shared(let link) = timeline.model { capacity = link.capacityBytesPerSecond }
-        return ByteUsage(onWire: timeline.bytesOnWire, stopped: timeline.bytesStopped, capacityBytesPerSecond: capacity,
+        return ByteUsage(onWire: timeline.bytesOnWire, stopped: timeline.bytesStopped - timeline.bytesResumed, capacityBytesPerSecond: capacity,
                          duration: duration, size: { sizes.bytes(item: $0, seed: seed) })
     }
 
@@ -269,7 +269,7 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
         for attempt in 1...max(1, retry.maxAttempts) {
             let draw = latency.drawSeconds(seed: seed, item: item, load: ordinal, attempt: attempt, payloadBytes: independent ? size : 0)
             total += draw.latency
-            if !draw.fails { return (total + timeline.transferSeconds(size, sharers: sharers), true) }
+            if !draw.fails { return (total + timeline.transferSeconds(size, of: item, sharers: sharers), true) }
             if attempt < retry.maxAttempts { total += retry.delay(afterAttempt: attempt, random: 0).seconds }
         }
         return (total, false)
@@ -315,7 +315,7 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
 struct ByteUsage: Sendable {
     /// Bytes moved, finished payloads and parts of stopped ones.
     var onWire = 0.0
-    /// Bytes of transfers stopped before their end.
+    /// Bytes of transfers stopped before their end that no later transfer resumed after.
     var stopped = 0.0
     /// The shared link's capacity in bytes per second (nil: independent latencies, no link).
     var capacityBytesPerSecond: Double?

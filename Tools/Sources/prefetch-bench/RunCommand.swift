@@ -159,19 +159,26 @@ struct NetworkOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The shared link's capacity in Mbit/s, above 0 (default: the profile's: wifi 50, lte 10, emerging 1).", valueName: "Mbit/s"))
     var linkMbps: Double?
 
+    @Flag(inversion: .prefixedNo, help: "Whether a stopped transfer's bytes are kept and the item's next load moves only the rest, as HTTPLoader does with range requests (default: on).")
+    var resume = true
+
     /// The model the flags make for `profile`.
     /// - Throws: `ValidationError` naming the flag, the value and the rule broken.
     func model(profile: LatencyProfile) throws -> NetworkModel {
         if network == .independent {
-            for (flag, given) in [("--http", http != .http2), ("--link-mbps", linkMbps != nil)] where given {
+            for (flag, given) in [("--http", http != .http2), ("--link-mbps", linkMbps != nil), ("--no-resume", !resume)] where given {
                 throw ValidationError("\(flag) applies only to --network shared; it cannot be combined with --network independent")
             }
             return .independent
         }
-        guard let linkMbps else { return .shared(SharedLink(profile, http: http)) }
-        guard linkMbps.isFinite, linkMbps > 0, linkMbps <= 100_000 else {
-            throw ValidationError("--link-mbps must be a number above 0 and at most 100000; got \(linkMbps)")
+        var link = SharedLink(profile, http: http)
+        if let linkMbps {
+            guard linkMbps.isFinite, linkMbps > 0, linkMbps <= 100_000 else {
+                throw ValidationError("--link-mbps must be a number above 0 and at most 100000; got \(linkMbps)")
+            }
+            link = try SharedLink(capacityBytesPerSecond: linkMbps * 1e6 / 8, http: http)
         }
-        return .shared(try SharedLink(capacityBytesPerSecond: linkMbps * 1e6 / 8, http: http))
+        link.resumesStoppedTransfers = resume
+        return .shared(link)
     }
 }

@@ -102,6 +102,10 @@ import Testing
         #expect(mixed.status != 0 && mixed.err.contains("--link-mbps applies only to --network shared"), "\(mixed.err)")
         let zero = try Self.run(["--link-mbps", "0"])
         #expect(zero.status != 0 && zero.err.contains("--link-mbps must be a number above 0 and at most 100000; got 0.0"), "\(zero.err)")
+        let noResume = try Self.run(["--scenario", "jumps-list", "--policy", "uikitLike", "--no-resume", "--quiet"])
+        #expect(noResume.status == 0 && noResume.out.contains(", no resuming)"), "\(noResume.err)")
+        let resumeIndependent = try Self.run(["--network", "independent", "--no-resume"])
+        #expect(resumeIndependent.status != 0 && resumeIndependent.err.contains("--no-resume applies only to --network shared"))
         let http = try Self.run(["--http", "3"])
         #expect(http.status != 0 && http.err.contains("'--http <version>'"), "\(http.err)")
     }

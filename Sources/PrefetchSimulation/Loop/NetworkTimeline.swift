@@ -1,0 +1,201 @@
+import Foundation
+
+/// When each attempt on the network ends: a pure timeline, with no locks, clocks or tasks.
+///
+/// Under ``NetworkModel/independent`` an attempt ends at its start plus its drawn latency.
+/// Under ``NetworkModel/shared(_:)`` it first waits for a connection (HTTP/1.1's six), then
+/// spends its drawn latency on the request's round trip, then moves its bytes at the link's
+/// capacity divided by the number of transfers running (a fluid model: rates change only
+/// when a transfer starts or stops). A failing attempt fails at the end of its round trip,
+/// having moved no bytes. When the link resumes stopped transfers, a stopped transfer's bytes
+/// are kept (bounded like `HTTPLoader`'s) and the item's next attempt moves only the rest.
+/// ``SimulatedNetwork`` keeps one and asks it for the next event.
+struct NetworkTimeline: Sendable {
+    enum Phase: Sendable, Hashable {
+        case waitingForConnection
+        case roundTrip(end: Duration)
+        case transfer(remaining: Double)
+    }
+
+    struct Attempt: Sendable, Hashable {
+        var item: Int
+        var bytes: Int
+        /// Bytes an earlier, stopped transfer of the item moved, which this one resumes after.
+        var carried = 0.0
+        var roundTrip: Duration
+        var fails: Bool
+        var phase: Phase
+    }
+
+    /// What the next event does.
+    enum Event: Sendable, Hashable {
+        /// The attempt `key` ends (with its bytes, or failing).
+        case ends(key: Int)
+        /// The attempt `key`'s round trip ends and its transfer begins: nothing the fetcher sees.
+        case transferBegins(key: Int)
+    }
+
+    let model: NetworkModel
+    private(set) var attempts: [Int: Attempt] = [:]
+    /// Keys waiting for a connection, first come first served.
+    private var connectionQueue: [Int] = []
+    /// The time the transfers' remaining bytes were last brought up to date, in seconds.
+    private var linkTime = 0.0
+    /// Bytes moved over the link: finished payloads and parts of stopped ones.
+    private(set) var bytesOnWire = 0.0
+    /// Bytes moved by transfers stopped before their end.
+    private(set) var bytesStopped = 0.0
+    /// Of those, the bytes a later transfer of the same item resumed after and finished.
+    private(set) var bytesResumed = 0.0
+    /// Bytes kept from stopped transfers, by item, oldest first.
+    private var kept: [(item: Int, bytes: Double)] = []
+    /// The most stopped transfers and bytes kept at once: `HTTPLoader`'s defaults.
+    static let keptLimit = (transfers: 16, bytes: 8.0 * 1_048_576)
+
+    init(model: NetworkModel) { self.model = model }
+
+    private var link: SharedLink? {
+        if case .shared(let link) = model { link } else { nil }
+    }
+
+    private var transferCount: Int {
+        attempts.values.count { if case .transfer = $0.phase { true } else { false } }
+    }
+
+    private var connectionsInUse: Int {
+        attempts.values.count { $0.phase != .waitingForConnection }
+    }
+
+    /// Starts attempt `key` at `now`: its round trip (or, independent, its whole latency) is `roundTrip`.
+    mutating func start(key: Int, item: Int, bytes: Int, roundTrip: Duration, fails: Bool, at now: Duration) {
+        catchUp(to: now)
+        var attempt = Attempt(item: item, bytes: bytes, roundTrip: roundTrip, fails: fails, phase: .roundTrip(end: now + roundTrip))
+        if let index = kept.firstIndex(where: { $0.item == item }) {
+            attempt.carried = min(kept.remove(at: index).bytes, Double(bytes))
+        }
+        if let limit = link?.http.maxConnections, connectionsInUse >= limit {
+            attempt.phase = .waitingForConnection
+            connectionQueue.append(key)
+        }
+        attempts[key] = attempt
+    }
+
+    /// Stops attempt `key` at `now` (cancelled): its bytes so far stay on the wire, counted as stopped.
+    mutating func stop(key: Int, at now: Duration) {
+        catchUp(to: now)
+        guard let attempt = attempts.removeValue(forKey: key) else { return }
+        connectionQueue.removeAll { $0 == key }
+        var moved = 0.0
+        if case .transfer(let remaining) = attempt.phase { moved = Double(attempt.bytes) - attempt.carried - remaining }
+        bytesStopped += moved
+        keep(attempt.item, attempt.carried + moved)
+        if attempt.phase != .waitingForConnection { admitWaiting(at: now) }
+    }
+
+    /// The next event and when it happens (ties by item, then key), or nil when nothing runs.
+    func nextEvent() -> (time: Duration, item: Int, event: Event)? {
+        let sharing = Double(max(transferCount, 1))
+        var best: (time: Duration, item: Int, key: Int, event: Event)?
+        for (key, attempt) in attempts {
+            let candidate: (Duration, Event)
+            switch attempt.phase {
+            case .waitingForConnection:
+                continue
+            case .roundTrip(let end):
+                candidate = (end, link == nil || attempt.fails ? .ends(key: key) : .transferBegins(key: key))
+            case .transfer(let remaining):
+                let seconds = linkTime + remaining * sharing / (link?.capacityBytesPerSecond ?? 1)
+                candidate = (.seconds(exactly: seconds), .ends(key: key))
+            }
+            if best.map({ (candidate.0, attempt.item, key) < ($0.time, $0.item, $0.key) }) ?? true {
+                best = (candidate.0, attempt.item, key, candidate.1)
+            }
+        }
+        return best.map { ($0.time, $0.item, $0.event) }
+    }
+
+    /// Takes `event` at `time` (the time ``nextEvent()`` gave). Returns the attempt that ended, if one did.
+    mutating func take(_ event: Event, at time: Duration) -> Attempt? {
+        catchUp(to: time)
+        switch event {
+        case .transferBegins(let key):
+            if let attempt = attempts[key] { attempts[key]?.phase = .transfer(remaining: Double(attempt.bytes) - attempt.carried) }
+            return nil
+        case .ends(let key):
+            guard let attempt = attempts.removeValue(forKey: key) else { return nil }
+            if case .transfer(let remaining) = attempt.phase {
+                bytesOnWire += remaining   // the last sliver the clock's rounding left
+            } else if link == nil, !attempt.fails {
+                bytesOnWire += Double(attempt.bytes)   // independent: the payload arrives at the end
+            }
+            if attempt.fails { keep(attempt.item, attempt.carried) } else { bytesResumed += attempt.carried }
+            admitWaiting(at: time)
+            return attempt
+        }
+    }
+
+    /// When attempts waiting or running now are expected to end, by item, if the link's sharing
+    /// stayed as it is: the clairvoyant reference plans with it.
+    func expectedEnds(at now: Duration) -> [Int: Duration] {
+        let capacity = link?.capacityBytesPerSecond ?? 1
+        let sharing = Double(max(transferCount, 1))
+        var ends: [Int: Duration] = [:]
+        for attempt in attempts.values {
+            switch attempt.phase {
+            case .waitingForConnection:
+                ends[attempt.item] = now + attempt.roundTrip + .seconds(exactly: (Double(attempt.bytes) - attempt.carried) * (sharing + 1) / capacity)
+            case .roundTrip(let end):
+                ends[attempt.item] = link == nil || attempt.fails ? end
+                    : end + .seconds(exactly: (Double(attempt.bytes) - attempt.carried) * (sharing + 1) / capacity)
+            case .transfer(let remaining):
+                ends[attempt.item] = .seconds(exactly: linkTime + remaining * sharing / capacity)
+            }
+        }
+        return ends
+    }
+
+    /// How long moving `item`'s `bytes` takes when `sharers` transfers share the link, less
+    /// what is kept of a stopped transfer of it (0 when independent).
+    func transferSeconds(_ bytes: Int, of item: Int, sharers: Int) -> Double {
+        guard let link else { return 0 }
+        let carried = kept.first(where: { $0.item == item })?.bytes ?? 0
+        return max(Double(bytes) - carried, 0) * Double(max(sharers, 1)) / link.capacityBytesPerSecond
+    }
+
+    /// Keeps `bytes` of a stopped (or failed) transfer of `item` when the link resumes, dropping
+    /// the oldest kept beyond the bounds; dropped bytes stay counted as stopped.
+    private mutating func keep(_ item: Int, _ bytes: Double) {
+        guard bytes > 0, link?.resumesStoppedTransfers == true else { return }
+        kept.removeAll { $0.item == item }
+        kept.append((item, bytes))
+        while kept.count > Self.keptLimit.transfers || kept.reduce(0, { $0 + $1.bytes }) > Self.keptLimit.bytes {
+            kept.removeFirst()
+        }
+    }
+
+    /// Brings every running transfer's remaining bytes up to `time`.
+    private mutating func catchUp(to time: Duration) {
+        let t = max(time.seconds, linkTime)
+        defer { linkTime = t }
+        guard let link, t > linkTime else { return }
+        let count = transferCount
+        guard count > 0 else { return }
+        let share = (t - linkTime) * link.capacityBytesPerSecond / Double(count)
+        // In key order: a sum in the dictionary's order would differ in its last bits from run to run.
+        for key in attempts.keys.sorted() {
+            guard case .transfer(let remaining) = attempts[key]?.phase else { continue }
+            let moved = min(share, remaining)
+            bytesOnWire += moved
+            attempts[key]?.phase = .transfer(remaining: remaining - moved)
+        }
+    }
+
+    /// Gives freed connections to the attempts waiting longest; their round trips start at `now`.
+    private mutating func admitWaiting(at now: Duration) {
+        guard let limit = link?.http.maxConnections else { return }
+        while connectionsInUse < limit, !connectionQueue.isEmpty {
+            let key = connectionQueue.removeFirst()
+            if let roundTrip = attempts[key]?.roundTrip { attempts[key]?.phase = .roundTrip(end: now + roundTrip) }
+        }
+    }
+}
