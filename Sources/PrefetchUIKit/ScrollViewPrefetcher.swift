@@ -26,7 +26,7 @@ import PrefetchKit
 ///
 /// On a memory warning it calls its controller's ``PrefetchKit/PrefetchController/handleMemoryPressure()``:
 /// the prefetches off screen are withdrawn and the fetcher keeps only what is on screen (and
-/// where a fling lands) for a few seconds. Set ``PrefetchKit/PrefetchController/networkConditions``
+/// where a fling lands) for half a second. Set ``PrefetchKit/PrefetchController/networkConditions``
 /// on its ``controller`` from a ``NetworkConditionsMonitor`` to prefetch less in Low Data Mode.
 ///
 /// Only the bindings to UIKit's types are Apple-only; this class runs, and is tested, on every

@@ -191,7 +191,8 @@ struct BudgetTests {
     @Test func memoryPressureDropsToTheScreenAndLandingZoneWithinAFrameThenRecovers() async throws {
         let fetcher = try AsyncFetcher<Int, Int>(clock: ManualClock(), cost: { _ in 10 }, load: { $0 })
         let target = FetcherPrefetchTarget<Int, Int, Int>(fetcher: fetcher, identifier: { $0 })
-        let controller = PrefetchController<Int>(policy: Ahead(screens: 3), target: target)
+        let controller = PrefetchController<Int>(policy: Ahead(screens: 3), target: target,
+                                                 configuration: try .init(memoryPressureDuration: 3))
         func loadRequested() async throws {
             for id in target.requestedIDs { _ = try await fetcher.value(for: id, priority: .background) }
         }
@@ -226,11 +227,15 @@ struct BudgetTests {
     @Test func pressureBeforeTheFirstFrameStartsWithItAndThePrefetchContextSaysWhatALoadIs() async throws {
         let target = CapacityTarget()
         let controller = PrefetchController<Int>(policy: Ahead(), target: target)
+        // The default shrinks for 0.5 s: the first frame starts it, and it is over by 5.5 s
+        #expect(controller.configuration.memoryPressureDuration == 0.5)
         controller.handleMemoryPressure()
         #expect(target.kept == [[]], "nothing on screen yet: nothing to keep")
         controller.update(frame(5, at: 1_000), geometry: rows)
         #expect(target.requested.keys.sorted() == [10, 11, 12])
-        controller.update(frame(8.1, at: 1_000), geometry: rows)
+        controller.update(frame(5.4, at: 1_000), geometry: rows)
+        #expect(target.requested.keys.sorted() == [10, 11, 12])
+        controller.update(frame(5.6, at: 1_000), geometry: rows)
         #expect(target.requested.keys.sorted() == Array(10...18))
         // What a loader sees
         let seen = Locked<[Int: Bool]>([:])

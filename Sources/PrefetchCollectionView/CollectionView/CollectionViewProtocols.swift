@@ -79,6 +79,12 @@ public protocol PrefetchLoadReporting: AnyObject {
     /// How many items' data the fetcher's memory holds at once (as
     /// `PrefetchTarget.prefetchCapacity`); `nil`, the default, for no limit.
     var prefetchCapacity: Int? { get }
+
+    /// Memory pressure: keep in memory only the data of `indexPaths` (the items on screen and
+    /// where a fling comes to rest, oldest request first). The view calls it from
+    /// ``ItemScrollView/handleMemoryPressure()`` after it withdrew the other requests. The
+    /// default does nothing.
+    func trimMemory(keeping indexPaths: [IndexPath])
 }
 
 extension PrefetchLoadReporting {
@@ -87,6 +93,9 @@ extension PrefetchLoadReporting {
 
     /// `nil`: no limit.
     public var prefetchCapacity: Int? { nil }
+
+    /// Does nothing.
+    public func trimMemory(keeping indexPaths: [IndexPath]) {}
 }
 
 /// Hears about cells coming on and off screen, and sizes items, like

@@ -127,6 +127,37 @@ extension ItemScrollView {
         }
     }
 
+    /// Answers memory pressure, as `PrefetchUIKit`'s prefetcher answers a UIKit app's memory
+    /// warning: call it when the system runs short of memory (in a simulation, at the signal's frame).
+    ///
+    /// At once the view's planner withdraws every request but those of the items on screen and
+    /// where a fling or an animated scroll comes to rest, and the view delivers the withdrawals as
+    /// a frame delivers them: a classic prefetch data source hears `cancelPrefetchingForItemsAt`,
+    /// a prioritized one gets the update, then ``PrefetchLoadReporting/trimMemory(keeping:)`` with
+    /// the items it keeps (a ``FetcherPrefetchDataSource`` keeps only their values in the
+    /// fetcher's cache). For `PrefetchController.Configuration.memoryPressureDuration` seconds of
+    /// the view's clock its frames plan only the screen and the landing zone; then the policy's
+    /// window comes back. Before the first frame, the shrinking starts with it.
+    ///
+    /// ```swift
+    /// collectionView.handleMemoryPressure()
+    /// ```
+    public func handleMemoryPressure() {
+        let (update, keep) = controller.memoryPressure()
+        var visible: [IndexPath: CGRect] = [:]
+        for indexPath in displayed { visible[indexPath] = cells[indexPath]?.frame ?? .zero }
+        deliverWithdrawals(of: update, visible: visible)
+        deliverRequests(of: update, visible: visible)
+        if case .prioritized = host?.hostPrefetching ?? .none { host?.hostLoadReporting?.trimMemory(keeping: keep) }
+    }
+
+    /// The view planner's tuning (`PrefetchController.Configuration`); a change applies from the
+    /// next frame. The simulator measures the memory-pressure duration with it.
+    package var prefetchConfiguration: PrefetchController<IndexPath>.Configuration {
+        get { controller.configuration }
+        set { controller.configuration = newValue }
+    }
+
     /// The priority to load the item at `indexPath` at now: what the view's planner requested
     /// it at, or its rank under the current forecast.
     func fetchPriority(at indexPath: IndexPath) -> FetchPriority {

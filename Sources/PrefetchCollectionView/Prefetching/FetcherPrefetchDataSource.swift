@@ -27,7 +27,9 @@ extension AsyncFetcher {
 /// ``PrefetchKit/AsyncFetcher/prefetchDataSource(identifier:)``.
 ///
 /// It forwards each frame's decisions to a `FetcherPrefetchTarget`, which keeps the id it
-/// requested under each index path, and reports the fetcher's latency to the view.
+/// requested under each index path, reports the fetcher's latency to the view, and on memory
+/// pressure (``ItemScrollView/handleMemoryPressure()``) trims the fetcher's cache to the items the
+/// view keeps.
 @MainActor
 public final class FetcherPrefetchDataSource<ID: Hashable & Sendable, Value: Sendable>:
     CollectionViewDataSourcePrioritizedPrefetching, TableViewDataSourcePrioritizedPrefetching
@@ -59,4 +61,10 @@ public final class FetcherPrefetchDataSource<ID: Hashable & Sendable, Value: Sen
     /// How many values fit the fetcher's memory budget at once (`FetcherConfiguration.memoryBudget`
     /// over a typical value's cost); `nil` without a budget.
     public var prefetchCapacity: Int? { target.prefetchCapacity }
+
+    /// Keeps in the fetcher's memory cache only the values of `indexPaths` (the ids requested
+    /// under them; `AsyncFetcher.trimCache(keeping:)`).
+    public func trimMemory(keeping indexPaths: [IndexPath]) {
+        target.trimMemory(keeping: indexPaths)
+    }
 }

@@ -35,11 +35,11 @@ public struct NetworkConditions: Sendable, Hashable {
     }
 
     /// A free, unlimited network.
-    public static let normal = NetworkConditions()
+    package static let normal = NetworkConditions()
     /// Low Data Mode.
-    public static let constrained = NetworkConditions(isConstrained: true)
+    package static let constrained = NetworkConditions(isConstrained: true)
     /// An expensive network.
-    public static let expensive = NetworkConditions(isExpensive: true)
+    package static let expensive = NetworkConditions(isExpensive: true)
 }
 
 /// A cap on prefetched bytes per minute, and the size the controller counts for each prefetch.
@@ -49,9 +49,9 @@ public struct NetworkConditions: Sendable, Hashable {
 /// never spends more than the budget, though it may spend less.
 public struct PrefetchDataBudget: Sendable, Hashable {
     /// The most bytes of prefetching in any minute.
-    public let bytesPerMinute: Int
+    let bytesPerMinute: Int
     /// The bytes one prefetch is expected to transfer (a typical response).
-    public let bytesPerLoad: Int
+    let bytesPerLoad: Int
 
     /// Creates a budget.
     /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidConfiguration`` when

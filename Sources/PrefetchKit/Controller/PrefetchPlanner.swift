@@ -13,8 +13,9 @@
 package struct PrefetchPlanner<Item: Hashable> {
     /// Chooses where to hold interest; a change takes effect at the next step.
     @usableFromInline package var policy: any PrefetchPolicy
-    /// The planner's tuning.
-    @usableFromInline package let configuration: PrefetchController<Item>.Configuration
+    /// The planner's tuning; a change applies from the next step (a memory-pressure signal under
+    /// way keeps the end it was given).
+    @usableFromInline package var configuration: PrefetchController<Item>.Configuration
     @usableFromInline var held = HeldPlan<Item>()
     /// Renames and removals since the last step, named as the target knows the items.
     @usableFromInline var pendingMoves: [PrefetchMove<Item>] = []

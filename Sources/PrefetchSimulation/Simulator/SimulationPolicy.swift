@@ -79,13 +79,17 @@ public struct SimulationConfiguration: Sendable {
 
     /// The network's conditions the view's controller prefetches under: `.normal` (the default),
     /// `.constrained` (Low Data Mode) or `.expensive`, with a byte budget if they carry one.
-    public var conditions = NetworkConditions.normal
+    public var conditions = NetworkConditions()
     /// The most memory the fetcher's cache and its loads in flight may hold, in bytes
     /// (`FetcherConfiguration.memoryBudget`); `nil` (the default) for no limit.
     public var memoryBudgetBytes: Int?
     /// The decoded size of each value, in bytes: its memory cost. 1 MiB by default, a 512 × 512
     /// RGBA bitmap.
     public var valueBytes = 1 << 20
+    /// When the system runs short of memory, in simulated seconds: the view's
+    /// `handleMemoryPressure()` is called on the first frame at or after each time, after the
+    /// frame's layout pass (several times in one frame make one signal). None by default.
+    public var memoryPressureAt: [Double] = []
 
     /// Creates a configuration with the defaults: mobile latency, cap 6, seed 1, 60 fps.
     public init() {}
@@ -106,6 +110,9 @@ public struct SimulationConfiguration: Sendable {
             throw SimulationError("memory budget is \(memoryBudgetBytes) bytes, but it must be 0 or more")
         }
         guard valueBytes >= 0 else { throw SimulationError("value size is \(valueBytes) bytes, but it must be 0 or more") }
+        for time in memoryPressureAt where !(time.isFinite && time >= 0) {
+            throw SimulationError("memory-pressure time is \(time) s, but it must be a finite number of seconds, at least 0")
+        }
         do { try retry.validate() } catch let error as PrefetchError { throw SimulationError(error.message) }
         try VirtualTimeLoop<Int, Int>.validate(retry)
     }

@@ -102,6 +102,7 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
         var lastOffset = 0.0
         let wallClock = ContinuousClock()
         let driver = FrameDriver(frameRate: configuration.frameRate, tail: configuration.tail, duration: configuration.maxDuration)
+        var pressures = configuration.memoryPressureAt.sorted()[...]
         let end = try await driver.play(
             &gestures, on: app.view,
             advance: { await loop.advance(to: $0, afterEach: { _ in self.onRest?() }) },
@@ -109,6 +110,10 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
                 let started = wallClock.now
                 app.step(to: t)
                 if t > 0 { frameTimes.append(started.duration(to: wallClock.now).seconds * 1e6) }
+                if let first = pressures.first, first <= t {
+                    pressures = pressures.drop(while: { $0 <= t })
+                    app.view.handleMemoryPressure()
+                }
                 await loop.settle()
             },
             afterFrame: { frame in

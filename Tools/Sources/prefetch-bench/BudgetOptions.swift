@@ -3,7 +3,8 @@ import PrefetchKit
 import PrefetchSimulation
 
 /// The conditions a run prefetches under: the network's (`--conditions`), the fetcher's memory
-/// budget (`--memory-budget-mb`) and the decoded size of each value (`--value-kb`).
+/// budget (`--memory-budget-mb`), the decoded size of each value (`--value-kb`) and when the
+/// system runs short of memory (`--memory-pressure-at`).
 struct BudgetOptions: ParsableArguments {
     /// The network's conditions, by name.
     enum Conditions: String, CaseIterable, ExpressibleByArgument {
@@ -11,9 +12,9 @@ struct BudgetOptions: ParsableArguments {
 
         var value: NetworkConditions {
             switch self {
-            case .normal: .normal
-            case .constrained: .constrained
-            case .expensive: .expensive
+            case .normal: NetworkConditions()
+            case .constrained: NetworkConditions(isConstrained: true)
+            case .expensive: NetworkConditions(isExpensive: true)
             }
         }
     }
@@ -27,11 +28,19 @@ struct BudgetOptions: ParsableArguments {
     @Option(name: .customLong("value-kb"), help: "The decoded size of each value, in KiB (0 to 1048576): its memory cost. 1024 (a 512 × 512 RGBA bitmap) by default.")
     var valueKB: Int = 1_024
 
+    @Option(name: .customLong("memory-pressure-at"), help: ArgumentHelp(
+        "Signal memory pressure at this many simulated seconds (repeatable): the view keeps only the screen and a fling's landing zone for a while, and the fetcher only their values.",
+        valueName: "seconds"))
+    var memoryPressureAt: [Double] = []
+
     func validate() throws {
         if let memoryBudgetMB, !(1...65_536).contains(memoryBudgetMB) {
             throw ValidationError("--memory-budget-mb \(memoryBudgetMB) is out of range; use 1 to 65536 MiB")
         }
         guard (0...1_048_576).contains(valueKB) else { throw ValidationError("--value-kb \(valueKB) is out of range; use 0 to 1048576 KiB") }
+        for time in memoryPressureAt where !(time.isFinite && time >= 0) {
+            throw ValidationError("--memory-pressure-at \(time) is out of range; use a finite number of seconds, at least 0")
+        }
     }
 
     func apply(to configuration: inout SimulationConfiguration) throws {
@@ -39,13 +48,18 @@ struct BudgetOptions: ParsableArguments {
         configuration.conditions = conditions.value
         configuration.memoryBudgetBytes = memoryBudgetMB.map { $0 << 20 }
         configuration.valueBytes = valueKB << 10
+        configuration.memoryPressureAt = memoryPressureAt
     }
 
-    /// `, constrained, memory budget 64 MiB, values 1024 KiB`, or nothing under the defaults.
+    /// `, constrained, memory budget 64 MiB, values 1024 KiB, memory pressure at 5.0 s`, or nothing
+    /// under the defaults.
     var summary: String {
         var parts: [String] = []
         if conditions != .normal { parts.append(conditions.rawValue) }
         if let memoryBudgetMB { parts.append("memory budget \(memoryBudgetMB) MiB, values \(valueKB) KiB") }
+        if !memoryPressureAt.isEmpty {
+            parts.append("memory pressure at " + memoryPressureAt.map { "\($0) s" }.joined(separator: ", "))
+        }
         return parts.map { ", " + $0 }.joined()
     }
 }

@@ -69,6 +69,10 @@ import Testing
         #expect(scenario.err.contains("--scenario 'nope' is unknown"))
         let budget = try Self.run(["--memory-budget-mb", "0"])
         #expect(budget.status != 0 && budget.err.contains("--memory-budget-mb 0 is out of range; use 1 to 65536 MiB"))
+        let pressure = try Self.run(["--memory-pressure-at", "2", "--memory-pressure-at=-1"])
+        #expect(pressure.status != 0 && pressure.err.contains("--memory-pressure-at -1.0 is out of range; use a finite number of seconds, at least 0"))
+        let pressed = try Self.run(["--scenario", "steady-grid", "--policy", "adaptive", "--memory-pressure-at", "5", "--quiet"])
+        #expect(pressed.status == 0 && pressed.out.contains("memory pressure at 5.0 s"), "\(pressed.err)")
         let conditions = try Self.run(["--conditions", "metered"])
         #expect(conditions.status != 0 && conditions.err.contains("'normal', 'constrained' or 'expensive'"))
     }

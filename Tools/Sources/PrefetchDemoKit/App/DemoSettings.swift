@@ -40,7 +40,7 @@ public struct DemoSettings: Sendable {
     package init() {}
 
     /// The network's conditions the view prefetches under: Low Data Mode with `--low-data`.
-    package var conditions: NetworkConditions { lowData ? .constrained : .normal }
+    package var conditions: NetworkConditions { NetworkConditions(isConstrained: lowData) }
 
     /// The most loads at once: the fetcher's default 6 for the grid, the tutorial's 4 for the list.
     package var maxConcurrentLoads: Int { layout == .list ? 4 : 6 }

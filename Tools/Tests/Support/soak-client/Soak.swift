@@ -39,13 +39,13 @@ enum CellState: Equatable {
     /// The item's page has not arrived.
     case placeholder
     case loading(Int)
-    case shown(Int, Data)
+    case shown(Int, SoakValue)
     /// The load failed after its retries; the cell says so, and loads again when it is shown again.
     case failed(Int)
     /// Neither data nor a load (never right for a visible cell at rest).
     case idle(Int)
 
-    @MainActor init(_ content: SampleCellContent<Int, Data>) {
+    @MainActor init(_ content: SampleCellContent<Int, SoakValue>) {
         guard let id = content.identifier else {
             self = .placeholder
             return
@@ -61,20 +61,6 @@ enum CellState: Equatable {
 @MainActor
 final class FeedMirror {
     var titles: [Int: String] = [:]
-}
-
-/// Resident memory and open descriptors of a process, from /proc.
-struct ProcessUsage {
-    static func residentMiB(_ pid: Int32) -> Double? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kib = Double(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return nil }
-        return kib / 1024
-    }
-
-    static func openFiles(_ pid: Int32) -> Int? {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd"))?.count
-    }
 }
 
 /// The server child: started on a port, killed, started again on the same port.
@@ -127,6 +113,10 @@ final class Soak {
     let serverExecutable: URL
     let directory: URL
     let seconds: Double
+    /// `--value-bytes`: the decoded size of a value, or `nil` for the thumbnail itself.
+    let valueBytes: Int?
+    /// `--memory-budget-mb` in bytes, or `nil` for no budget.
+    let memoryBudget: Int?
     var random: SplitMix64
     let clock = ContinuousClock()
 
@@ -140,11 +130,13 @@ final class Soak {
     var errors: [String: Int] = [:]
     var pageRetries = 0
 
-    init(server: URL, directory: URL, seconds: Double, seed: UInt64) {
-        self.serverExecutable = server
-        self.directory = directory
-        self.seconds = seconds
-        self.random = SplitMix64(seed: seed)
+    init(options: SoakOptions) {
+        self.serverExecutable = options.server
+        self.directory = options.directory
+        self.seconds = options.seconds
+        self.valueBytes = options.valueBytes
+        self.memoryBudget = options.memoryBudgetBytes
+        self.random = SplitMix64(seed: options.seed)
     }
 
     func run() async throws -> [String: Any] {
@@ -166,13 +158,16 @@ final class Soak {
         fetcherConfiguration.maxConcurrentLoads = 6
         fetcherConfiguration.retry = RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(50), maxDelay: .milliseconds(400))
         fetcherConfiguration.cacheCountLimit = 300
+        if let memoryBudget { fetcherConfiguration.memoryBudget = memoryBudget }
         let errorCounts = Locked([String: Int]())
-        let fetcher = try AsyncFetcher(configuration: fetcherConfiguration, store: disk, onEvent: { event in
+        let decodedBytes = valueBytes
+        let fetcher = try AsyncFetcher(configuration: fetcherConfiguration, store: DecodingStore(disk: disk, decodedBytes: decodedBytes),
+                                       cost: { $0.cost }, onEvent: { event in
             if case .loadFailed(_, let error, _) = event {
                 let code = (error as? HTTPLoaderError).map { "\($0.code)" } ?? "\(type(of: error))"
                 errorCounts.withLock { $0[code, default: 0] += 1 }
             }
-        }, loader: http)
+        }, loader: DecodingLoader(http: http, decodedBytes: decodedBytes))
         var feedConfiguration = FeedConfiguration()
         feedConfiguration.maxLoadedPages = 12
         feedConfiguration.retry = RetryPolicy(maxAttempts: 4, initialDelay: .milliseconds(50), maxDelay: .milliseconds(400))
@@ -269,6 +264,10 @@ final class Soak {
             "loadErrorsByCode": errors,
             "pageRetriesByHand": pageRetries,
             "feedPageRequests": await feed.requestCount,
+            "valueBytes": valueBytes ?? 0,
+            "memoryBudgetMiB": memoryBudget.map { $0 >> 20 } ?? 0,
+            "fetcherPeakMemoryHeldBytes": stats.peakMemoryHeld,
+            "fetcherPeakMemoryHeldMiB": (Double(stats.peakMemoryHeld) / 1_048_576 * 10).rounded() / 10,
             "clientRSSBaselineMiB": (clientRSS.baseline * 10).rounded() / 10,
             "clientRSSPeakMiB": (clientRSS.peak * 10).rounded() / 10,
             "clientFDsBaseline": clientFDs.baseline,
@@ -283,8 +282,9 @@ final class Soak {
 
     /// After the view stepped: mirror the feed's items for what is on screen, fill placeholder
     /// cells whose page arrived, check every visible cell.
-    func frame(_ app: SampleApp<Int, Data>, mirror: FeedMirror, feed: PagedFeed, at time: Double, lastFeedRetry: inout Double) async throws {
+    func frame(_ app: SampleApp<Int, SoakValue>, mirror: FeedMirror, feed: PagedFeed, at time: Double, lastFeedRetry: inout Double) async throws {
         frames += 1
+        sampleClientMemory()
         let visible = app.visibleItems
         guard let first = visible.min(), let last = visible.max() else { return }
         await feed.loadMoreIfNeeded(visibleRange: first..<(last + 1))
@@ -319,15 +319,15 @@ final class Soak {
             case .placeholder: break
             case .loading(let id), .failed(let id), .idle(let id):
                 if id != index { wrongCells.append("cell at row \(index) is loading or failed for \(id)") }
-            case .shown(let id, let data):
-                if id != index || data != expectedThumbnail(id: index) {
-                    wrongCells.append("cell at row \(index) shows item \(id)'s data (\(data.count) bytes)")
+            case .shown(let id, let value):
+                if id != index || !value.matches(expectedThumbnail(id: index), decodedBytes: valueBytes) {
+                    wrongCells.append("cell at row \(index) shows item \(id)'s data (\(value.thumbnail.count) + \(value.decoded.count) bytes)")
                 }
             }
         }
     }
 
-    func visibleStates(_ app: SampleApp<Int, Data>) -> [CellState] {
+    func visibleStates(_ app: SampleApp<Int, SoakValue>) -> [CellState] {
         app.visibleItems.compactMap { app.content(at: $0).map(CellState.init) }
     }
 
@@ -354,18 +354,6 @@ final class Soak {
             }
         }
         return gestures
-    }
-
-    func sample(server: ServerChild) {
-        let me = getpid()
-        let rss = ProcessUsage.residentMiB(me) ?? 0, fds = ProcessUsage.openFiles(me) ?? 0
-        if clientRSS.baseline == 0 { clientRSS.baseline = rss; clientFDs.baseline = fds }
-        clientRSS.peak = max(clientRSS.peak, rss)
-        clientFDs.peak = max(clientFDs.peak, fds)
-        if let pid = server.pid {
-            serverRSSPeak = max(serverRSSPeak, ProcessUsage.residentMiB(pid) ?? 0)
-            serverFDsPeak = max(serverFDsPeak, ProcessUsage.openFiles(pid) ?? 0)
-        }
     }
 }
 

@@ -5,7 +5,9 @@
 // kills and restarts the server half-way, then settles, retries failed cells by scrolling away and
 // back, checks the disk cache, and prints one JSON report on standard output.
 //
-// Usage: soak-client <prefetch-server path> <work directory> <seconds> [seed]
+// Usage: soak-client <prefetch-server path> <work directory> <seconds> [seed] [--value-bytes N] [--memory-budget-mb M]
+// --value-bytes N turns each thumbnail into a decoded value of N bytes (the fetcher's cost);
+// --memory-budget-mb M sets the fetcher's memory budget (issue #27). See SoakOptions.
 import Foundation
 import IOTestSupport
 import PrefetchCollectionView
@@ -17,15 +19,27 @@ import PrefetchKit
 import Glibc
 #endif
 
-let arguments = CommandLine.arguments
-guard arguments.count >= 4, let seconds = Double(arguments[3]), seconds > 0 else {
-    FileHandle.standardError.write(Data("usage: soak-client <prefetch-server> <work directory> <seconds> [seed]\n".utf8))
+let options: SoakOptions
+do {
+    options = try SoakOptions(arguments: Array(CommandLine.arguments.dropFirst()))
+} catch {
+    FileHandle.standardError.write(Data("soak-client: \(error)\n\(SoakOptions.usage)\n".utf8))
     exit(64)
 }
-let serverPath = URL(fileURLWithPath: arguments[1])
-let workDirectory = URL(fileURLWithPath: arguments[2])
-let seed = arguments.count >= 5 ? UInt64(arguments[4]) ?? 7 : 7
 
-let report = try await Soak(server: serverPath, directory: workDirectory, seconds: seconds, seed: seed).run()
+#if canImport(Glibc)
+// Decoded values of a MiB are allocated by mmap and given back to the system when freed, as
+// Apple's allocator does with large blocks (and an image decoder's bitmaps are). Without this,
+// glibc raises its mmap threshold after the first such free and serves the rest from its arenas,
+// which keep freed blocks resident: the soak's resident memory would measure glibc's free lists
+// rather than the values the process holds.
+// (`mallopt` and `M_MMAP_THRESHOLD`, -3, are in <malloc.h>, which the Glibc module leaves out.)
+if let symbol = dlsym(nil, "mallopt") {
+    let mallopt = unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)
+    _ = mallopt(-3, 128 * 1024)
+}
+#endif
+
+let report = try await Soak(options: options).run()
 let json = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
 FileHandle.standardOutput.write(json + Data("\n".utf8))
