@@ -22,6 +22,11 @@ struct BudgetOptions: ParsableArguments {
     @Option(name: .long, help: "The network's conditions: normal, constrained (Low Data Mode: only a fling's landing zone or the next screen) or expensive (at most 1.5 screens ahead).")
     var conditions: Conditions = .normal
 
+    @Option(name: .customLong("prefetch-mb-per-minute"), help: ArgumentHelp(
+        "The most prefetching in any minute, in MB (0 to 100000), each prefetch counted at a feed thumbnail's median 60 KB: NetworkConditions' byte budget; none by default.",
+        valueName: "MB"))
+    var prefetchMBPerMinute: Double?
+
     @Option(name: .customLong("memory-budget-mb"), help: "The most memory the fetcher's cache and loads in flight may hold, in MiB (1 to 65536); no limit by default.")
     var memoryBudgetMB: Int?
 
@@ -34,6 +39,9 @@ struct BudgetOptions: ParsableArguments {
     var memoryPressureAt: [Double] = []
 
     func validate() throws {
+        if let prefetchMBPerMinute, !(prefetchMBPerMinute.isFinite && (0...100_000).contains(prefetchMBPerMinute)) {
+            throw ValidationError("--prefetch-mb-per-minute \(prefetchMBPerMinute) is out of range; use 0 to 100000 MB")
+        }
         if let memoryBudgetMB, !(1...65_536).contains(memoryBudgetMB) {
             throw ValidationError("--memory-budget-mb \(memoryBudgetMB) is out of range; use 1 to 65536 MiB")
         }
@@ -46,16 +54,25 @@ struct BudgetOptions: ParsableArguments {
     func apply(to configuration: inout SimulationConfiguration) throws {
         try validate()
         configuration.conditions = conditions.value
+        if let prefetchMBPerMinute {
+            configuration.conditions.prefetchBudget = try PrefetchDataBudget(
+                bytesPerMinute: Int((prefetchMBPerMinute * 1e6).rounded()), bytesPerLoad: Self.bytesPerPrefetch)
+        }
         configuration.memoryBudgetBytes = memoryBudgetMB.map { $0 << 20 }
         configuration.valueBytes = valueKB << 10
         configuration.memoryPressureAt = memoryPressureAt
     }
+
+    /// What one prefetch counts against `--prefetch-mb-per-minute`: the median of the shared link's
+    /// standard payload sizes.
+    static let bytesPerPrefetch = 60_000
 
     /// `, constrained, memory budget 64 MiB, values 1024 KiB, memory pressure at 5.0 s`, or nothing
     /// under the defaults.
     var summary: String {
         var parts: [String] = []
         if conditions != .normal { parts.append(conditions.rawValue) }
+        if let prefetchMBPerMinute { parts.append("prefetch at most \(prefetchMBPerMinute) MB a minute") }
         if let memoryBudgetMB { parts.append("memory budget \(memoryBudgetMB) MiB, values \(valueKB) KiB") }
         if !memoryPressureAt.isEmpty {
             parts.append("memory pressure at " + memoryPressureAt.map { "\($0) s" }.joined(separator: ", "))

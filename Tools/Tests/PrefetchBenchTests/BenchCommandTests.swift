@@ -73,6 +73,8 @@ import Testing
         #expect(pressure.status != 0 && pressure.err.contains("--memory-pressure-at -1.0 is out of range; use a finite number of seconds, at least 0"))
         let pressed = try Self.run(["--scenario", "steady-grid", "--policy", "adaptive", "--memory-pressure-at", "5", "--quiet"])
         #expect(pressed.status == 0 && pressed.out.contains("memory pressure at 5.0 s"), "\(pressed.err)")
+        let perMinute = try Self.run(["--prefetch-mb-per-minute=-2"])
+        #expect(perMinute.status != 0 && perMinute.err.contains("--prefetch-mb-per-minute -2.0 is out of range; use 0 to 100000 MB"), "\(perMinute.err)")
         let conditions = try Self.run(["--conditions", "metered"])
         #expect(conditions.status != 0 && conditions.err.contains("'normal', 'constrained' or 'expensive'"))
     }
@@ -94,6 +96,10 @@ import Testing
         #expect(try #require(small["peakMemoryBytes"] as? Int) == #require(free["peakMemoryBytes"] as? Int) / 16)
         let constrained = try #require(try results(["--conditions", "constrained"]).first)
         #expect(try #require(constrained["loadsWasted"] as? Int) < #require(free["loadsWasted"] as? Int))
+        // A byte budget of 0.6 MB a minute: ten 60 KB prefetches a minute, far fewer loads than without
+        let capped = try #require(try results(["--prefetch-mb-per-minute", "0.6"]).first)
+        #expect(try #require(capped["loadsStarted"] as? Int) < #require(free["loadsStarted"] as? Int))
+        #expect(try #require(capped["bytesOnWire"] as? Int) < #require(free["bytesOnWire"] as? Int))
     }
 
     @Test func networkFlagsChooseTheLinkAndNameTheirRules() throws {
