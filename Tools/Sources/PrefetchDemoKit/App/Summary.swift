@@ -20,16 +20,13 @@ package struct NetworkFigures: Codable, Hashable, Sendable {
     var bytesReceived = 0
     /// `--server-bandwidth` in bytes per second, when given.
     var serverBandwidth: Int?
-    /// The bytes received per second of the run over `serverBandwidth`, when given.
-    var serverLinkUtilisation: Double?
 
-    /// `4.56 MB (thumbnails and pages)`, and `, 87.0% of the server's 1 Mbit/s` with a bandwidth.
-    var bytesText: String {
+    /// `4.56 MB (thumbnails and pages)`, and `, 87.0% of the server's 1 Mbit/s` with a bandwidth
+    /// (the result's `linkUtilisation`: bytes on the wire per second over it).
+    func bytesText(linkUtilisation: Double) -> String {
         let bytes = "\(formatBytes(bytesReceived)) (thumbnails and pages)"
-        guard let use = serverLinkUtilisation, let rate = serverBandwidth.flatMap({ try? BandwidthRate(bytesPerSecond: $0) }) else {
-            return bytes
-        }
-        return "\(bytes), \(formatPercent(use)) of the server's \(rate)"
+        guard let rate = serverBandwidth.flatMap({ try? BandwidthRate(bytesPerSecond: $0) }) else { return bytes }
+        return "\(bytes), \(formatPercent(linkUtilisation)) of the server's \(rate)"
     }
 }
 
@@ -66,7 +63,8 @@ package struct DemoSummary {
     ///
     /// The keys of `prefetch-bench`'s results; over a real network more: `source`, `diskCache`
     /// (strings), `diskHits`, `networkLoads`, `pageLoads`, `loadsFailed`, `bytesReceived`, and with
-    /// `--server-bandwidth` `serverBandwidth` (bytes per second) and `serverLinkUtilisation`.
+    /// `--server-bandwidth` `serverBandwidth` (bytes per second); the bench's `bytesOnWire` and
+    /// `linkUtilisation` are the server's bytes and their share of that bandwidth.
     package var json: String {
         get throws { try result.roundedJSON(adding: network) }
     }
@@ -89,7 +87,7 @@ package struct DemoSummary {
 
               disk cache hits      \(network.diskHits) (loads answered from disk)
               HTTP requests        \(network.networkLoads) thumbnails, \(network.pageLoads) pages; \(network.loadsFailed) loads failed after retries
-              bytes received       \(network.bytesText)
+              bytes received       \(network.bytesText(linkUtilisation: r.linkUtilisation))
               source               \(network.source)
               disk cache           \(network.diskCache)
             """

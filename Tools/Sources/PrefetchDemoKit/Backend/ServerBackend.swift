@@ -292,7 +292,7 @@ extension ServerBackend {
         return NetworkFigures(
             source: baseURL.absoluteString, diskCache: diskCacheURL.path, diskHits: stats.storeHits, networkLoads: thumbnails.requestCount,
             pageLoads: await feed.requestCount, loadsFailed: stats.loadsFailed, bytesReceived: wire?.bytesReceived ?? 0,
-            serverBandwidth: serverBandwidth?.bytesPerSecond, serverLinkUtilisation: wire?.utilisation.map { ($0 * 10_000).rounded() / 10_000 })
+            serverBandwidth: serverBandwidth?.bytesPerSecond)
     }
 
     /// The body bytes received so far, thumbnails and pages, and their share of the server's bandwidth.
