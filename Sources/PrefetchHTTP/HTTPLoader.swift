@@ -125,7 +125,7 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
         #endif
         let exchange = Exchange(url: url, maxResponseSize: configuration.maxResponseSize, resume: resume, partials: partials,
                                 onBytesReceived: configuration.onBytesReceived)
-        return try await withTaskCancellationHandler {
+        let body = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
                 guard exchange.install(continuation) else { return }
                 // Creating a task in an invalidated session traps, so check under the same lock `invalidate()` takes.
@@ -141,6 +141,9 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
         } onCancel: {
             exchange.finish(.failure(CancellationError()))
         }
+        // The fetcher learns the transfer rate from what moved (`FetchStatistics.transferBytesPerSecond`).
+        FetchLoadContext.recordTransferred(bytes: exchange.bytesMoved)
+        return body
     }
 
     /// Cancels every request in flight and releases the session; later loads fail with

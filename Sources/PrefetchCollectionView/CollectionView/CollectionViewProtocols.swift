@@ -49,7 +49,7 @@ extension CollectionViewDataSourcePrefetching {
 /// view then never calls) to let the view's prefetch planner rank every load: set each
 /// request's priority on the item's prefetch interest, and use
 /// ``CollectionView/fetchPriority(forItemAt:)`` in `cellForItemAt`. An `AsyncFetcher` gives
-/// you one: ``PrefetchKit/AsyncFetcher/prefetchDataSource(identifier:)``.
+/// you one: ``PrefetchKit/AsyncFetcher/prefetchDataSource(identifier:expectedBytes:)``.
 /// See <doc:PrefetchContract>.
 @MainActor
 public protocol CollectionViewDataSourcePrioritizedPrefetching: CollectionViewDataSourcePrefetching, PrefetchLoadReporting {
@@ -76,6 +76,10 @@ public protocol PrefetchLoadReporting: AnyObject {
     /// How long a typical load takes (a median); `nil` until measured. By default ``expectedLatency``.
     var typicalLatency: Duration? { get }
 
+    /// How long a typical load of the item's data takes, when the data source knows its size
+    /// (as `PrefetchTarget.typicalLatency(of:)`); `nil`, the default, plans it with ``typicalLatency``.
+    func typicalLatency(of indexPath: IndexPath) -> Duration?
+
     /// How many items' data the fetcher's memory holds at once (as
     /// `PrefetchTarget.prefetchCapacity`); `nil`, the default, for no limit.
     var prefetchCapacity: Int? { get }
@@ -90,6 +94,9 @@ public protocol PrefetchLoadReporting: AnyObject {
 extension PrefetchLoadReporting {
     /// ``expectedLatency``.
     public var typicalLatency: Duration? { expectedLatency }
+
+    /// `nil`: every item is planned with ``typicalLatency``.
+    public func typicalLatency(of indexPath: IndexPath) -> Duration? { nil }
 
     /// `nil`: no limit.
     public var prefetchCapacity: Int? { nil }

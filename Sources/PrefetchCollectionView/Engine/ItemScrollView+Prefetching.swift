@@ -87,7 +87,7 @@ extension ItemScrollView {
         let reporting = prefetching ? host?.hostLoadReporting : nil
         let latency = LatencyEstimate(typical: reporting?.typicalLatency, expected: reporting?.expectedLatency)
         return controller.step(scrollState, geometry: geometry, latency: latency, capacity: reporting?.prefetchCapacity,
-                               planning: prefetching)
+                               planning: prefetching, itemLatency: reporting.map { reporting in { reporting.typicalLatency(of: $0) } })
     }
 
     /// Withdrawals: a classic data source hears `cancelPrefetchingForItemsAt` for the pending

@@ -15,16 +15,22 @@ extension AsyncFetcher {
     /// fetcher.fetchAsync(id, priority: collectionView.fetchPriority(forItemAt: indexPath)) { result in /* fill the cell */ }
     /// ```
     ///
-    /// - Parameter identifier: The id of an index path's data, or `nil` when it is not known yet
-    ///   (a page that has not arrived); such an item is skipped.
+    /// - Parameters:
+    ///   - identifier: The id of an index path's data, or `nil` when it is not known yet (a page
+    ///     that has not arrived); such an item is skipped.
+    ///   - expectedBytes: The size of an index path's data on the wire, when the feed says; the
+    ///     view then plans each item with its own load time (see
+    ///     ``PrefetchKit/AsyncFetcher/prefetchTarget(identifier:expectedBytes:)``).
     @MainActor
-    public func prefetchDataSource(identifier: @escaping (IndexPath) -> ID?) -> FetcherPrefetchDataSource<ID, Value> {
-        FetcherPrefetchDataSource(target: FetcherPrefetchTarget(fetcher: self, identifier: identifier))
+    public func prefetchDataSource(
+        identifier: @escaping (IndexPath) -> ID?, expectedBytes: ((IndexPath) -> Int?)? = nil
+    ) -> FetcherPrefetchDataSource<ID, Value> {
+        FetcherPrefetchDataSource(target: FetcherPrefetchTarget(fetcher: self, identifier: identifier, expectedBytes: expectedBytes))
     }
 }
 
 /// A prioritized prefetch data source backed by an `AsyncFetcher`: made by
-/// ``PrefetchKit/AsyncFetcher/prefetchDataSource(identifier:)``.
+/// ``PrefetchKit/AsyncFetcher/prefetchDataSource(identifier:expectedBytes:)``.
 ///
 /// It forwards each frame's decisions to a `FetcherPrefetchTarget`, which keeps the id it
 /// requested under each index path, reports the fetcher's latency to the view, and on memory
@@ -57,6 +63,10 @@ public final class FetcherPrefetchDataSource<ID: Hashable & Sendable, Value: Sen
 
     /// The fetcher's median latency.
     public var typicalLatency: Duration? { target.typicalLatency }
+
+    /// The fetcher's median latency for a load of the item's size, when sizes were given and the
+    /// fetcher has measured its transfer rate.
+    public func typicalLatency(of indexPath: IndexPath) -> Duration? { target.typicalLatency(of: indexPath) }
 
     /// How many values fit the fetcher's memory budget at once (`FetcherConfiguration.memoryBudget`
     /// over a typical value's cost); `nil` without a budget.

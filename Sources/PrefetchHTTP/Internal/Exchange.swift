@@ -31,6 +31,8 @@ final class Exchange: Sendable {
         var totalLength: Int?
         /// The length a continued body must reach to be whole.
         var expectedLength: Int?
+        /// Body bytes this request received (a resumed one: only the rest).
+        var moved = 0
     }
 
     let url: URL
@@ -51,6 +53,9 @@ final class Exchange: Sendable {
         initial.resume = resume
         state = Locked(initial)
     }
+
+    /// The body bytes this request received over the network (a resumed one: only the rest).
+    var bytesMoved: Int { state.withLock { $0.moved } }
 
     /// Whether this request asks for the rest of a kept transfer.
     var isResuming: Bool { state.withLock { $0.resume != nil } }
@@ -156,6 +161,7 @@ final class Exchange: Sendable {
         let total = state.withLock { s -> Int? in
             guard s.phase != .done else { return nil }
             s.body.append(data)
+            s.moved += data.count
             return s.body.count
         }
         if total != nil { onBytesReceived?(url, data.count) }

@@ -38,12 +38,13 @@ public final class ScrollAdapter<Item: Hashable> {
     }
 
     /// Creates an adapter whose controller prefetches through `fetcher`, naming each item's data
-    /// with `identifier` (see ``AsyncFetcher/prefetchTarget(identifier:)``).
+    /// with `identifier` and, when the feed says, sizing it with `expectedBytes` (see
+    /// ``AsyncFetcher/prefetchTarget(identifier:expectedBytes:)``).
     public convenience init<ID: Hashable & Sendable, Value: Sendable>(
         fetcher: AsyncFetcher<ID, Value>, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard,
-        admission: RowAdmission = RowAdmission(), identifier: @escaping (Item) -> ID?
+        admission: RowAdmission = RowAdmission(), identifier: @escaping (Item) -> ID?, expectedBytes: ((Item) -> Int?)? = nil
     ) {
-        let controller = PrefetchController<Item>(policy: policy, target: fetcher.prefetchTarget(identifier: identifier))
+        let controller = PrefetchController<Item>(policy: policy, target: fetcher.prefetchTarget(identifier: identifier, expectedBytes: expectedBytes))
         self.init(controller: controller, admission: admission, isShutDown: { [weak fetcher] in fetcher?.isShutDown ?? true })
     }
 

@@ -16,14 +16,23 @@ extension AsyncFetcher {
     /// }
     /// ```
     ///
-    /// - Parameter identifier: The id of an item's data, or `nil` when it is not known yet (a
-    ///   page that has not arrived): such an item is skipped until a later request names it.
-    public func prefetchTarget<Item: Hashable>(identifier: @escaping (Item) -> ID?) -> some PrefetchTarget<Item> {
-        FetcherPrefetchTarget(fetcher: self, identifier: identifier)
+    /// - Parameters:
+    ///   - identifier: The id of an item's data, or `nil` when it is not known yet (a page that
+    ///     has not arrived): such an item is skipped until a later request names it.
+    ///   - expectedBytes: The size of an item's data on the wire, when the feed says (a photo's
+    ///     byte count, or its pixel area times a typical bytes-per-pixel), or `nil`. With sizes,
+    ///     and a loader that reports its bytes (``FetchLoadContext/recordTransferred(bytes:)``),
+    ///     the controller plans each item with its own load time
+    ///     (``PrefetchTarget/typicalLatency(of:)``): a large photo starts earlier, and is not
+    ///     started for a moment on screen it cannot fill.
+    public func prefetchTarget<Item: Hashable>(
+        identifier: @escaping (Item) -> ID?, expectedBytes: ((Item) -> Int?)? = nil
+    ) -> some PrefetchTarget<Item> {
+        FetcherPrefetchTarget(fetcher: self, identifier: identifier, expectedBytes: expectedBytes)
     }
 }
 
-/// The `PrefetchTarget` of an `AsyncFetcher`: made by `AsyncFetcher.prefetchTarget(identifier:)`.
+/// The `PrefetchTarget` of an `AsyncFetcher`: made by `AsyncFetcher.prefetchTarget(identifier:expectedBytes:)`.
 ///
 /// A request sets (or re-prioritises) the prefetch interest of the item's id at the request's
 /// priority; a withdrawal withdraws it; a frame's update reaches the fetcher as one
@@ -32,7 +41,8 @@ extension AsyncFetcher {
 /// withdrawal after the data changed (a deleted row whose index now names another model)
 /// withdraws the right id, and it counts the items that share an id, so one leaving does not
 /// cancel the others' load. It reports the fetcher's `expectedLatency` and median
-/// latency, and how many values its memory budget holds; under memory pressure it keeps in the
+/// latency (for an item of known size, the median adjusted by the measured transfer rate), and
+/// how many values its memory budget holds; under memory pressure it keeps in the
 /// cache only what the controller keeps. When it is released it withdraws every interest it still holds.
 ///
 /// Not thread-safe: use it where its controller runs.
@@ -40,14 +50,17 @@ package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendabl
     /// The fetcher the decisions go to.
     let fetcher: AsyncFetcher<ID, Value>
     private let identifier: (Item) -> ID?
+    /// The size of an item's data, when the app knows it.
+    private let expectedBytes: ((Item) -> Int?)?
     /// The id requested under each item.
     private var requested: [Item: ID] = [:]
     /// How many items hold each id.
     private var holders: [ID: Int] = [:]
 
-    package init(fetcher: AsyncFetcher<ID, Value>, identifier: @escaping (Item) -> ID?) {
+    package init(fetcher: AsyncFetcher<ID, Value>, identifier: @escaping (Item) -> ID?, expectedBytes: ((Item) -> Int?)? = nil) {
         self.fetcher = fetcher
         self.identifier = identifier
+        self.expectedBytes = expectedBytes
     }
 
     /// A target that goes away (its controller, adapter or view was dropped without being
@@ -117,6 +130,13 @@ package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendabl
     /// The fetcher's `typicalLatency`: the median of its recent latencies, once it
     /// has as many samples as `expectedLatency` needs.
     package var typicalLatency: Duration? { fetcher.typicalLatency }
+
+    /// The fetcher's typical latency for a load of the item's size (`AsyncFetcher.typicalLatency(forBytes:)`),
+    /// when the app gave sizes and the fetcher has measured its transfer rate.
+    package func typicalLatency(of item: Item) -> Duration? {
+        guard let expectedBytes, let bytes = expectedBytes(item) else { return nil }
+        return fetcher.typicalLatency(forBytes: bytes)
+    }
 
     /// How many values fit the fetcher's memory budget at once (`AsyncFetcher.valueCapacity`).
     package var prefetchCapacity: Int? { fetcher.valueCapacity }

@@ -17,9 +17,18 @@ struct HeldPlan<Item: Hashable> {
     @usableFromInline var nextSequence: UInt64 = 0
     /// The items or the layout changed since the last plan: the next one is read whole.
     @usableFromInline var isStale = false
+    /// The typical latency (seconds) of an item's load when the target knows it (from the item's
+    /// size), for this step's ranking; `nil` ranks every item with the typical load.
+    @usableFromInline var itemLatency: ((Item) -> Double?)?
 
     @inlinable
     init() {}
+
+    /// The rank of `item`, whose extent is `extent`, under `ranking`.
+    @inlinable
+    func rank(_ item: Item, _ extent: Range<Double>, _ ranking: Ranking) -> Rank {
+        ranking.rank(of: extent, typical: itemLatency?(item))
+    }
 
     /// Takes the requests to `wanted`, the plan of `state`'s frame.
     ///
@@ -70,7 +79,7 @@ struct HeldPlan<Item: Hashable> {
         for range in wanted.subtracting(covered) {
             geometry.forEachItem(meeting: range) { item, extent in
                 guard !covered.meets(extent), entries[item] == nil else { return }
-                let rank = ranking.rank(of: extent)
+                let rank = self.rank(item, extent, ranking)
                 nextExpiry = Swift.min(nextExpiry, rank.until)
                 if let gone = leaving.takeBack(item) {
                     // Taken back within the grace: its load, if one runs, goes on.
@@ -95,7 +104,7 @@ struct HeldPlan<Item: Hashable> {
     @inlinable
     mutating func rerank(at index: [Item: HeldEntry].Index, _ ranking: Ranking, _ changes: inout Changes<Item>) {
         let entry = entries.values[index]
-        let rank = ranking.rank(of: entry.extent)
+        let rank = self.rank(entries.keys[index], entry.extent, ranking)
         entries.values[index].until = rank.until
         guard ranking.isMeaningful(from: entry.priority, to: rank.priority) else { return }
         entries.values[index].priority = rank.priority
@@ -114,7 +123,7 @@ struct HeldPlan<Item: Hashable> {
         for range in wanted {
             geometry.forEachItem(meeting: range) { item, extent in
                 guard fresh[item] == nil else { return }
-                let rank = ranking.rank(of: extent)
+                let rank = self.rank(item, extent, ranking)
                 earliest = Swift.min(earliest, rank.until)
                 let old = entries[item] ?? leaving.items[item]?.entry
                 if let old, !ranking.isMeaningful(from: old.priority, to: rank.priority) {

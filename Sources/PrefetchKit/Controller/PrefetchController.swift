@@ -145,7 +145,7 @@ public final class PrefetchController<Item: Hashable> {
         }
         let update = planner.step(state, geometry: geometry,
                                   latency: LatencyEstimate(typical: target.typicalLatency, expected: target.expectedLatency),
-                                  capacity: target.prefetchCapacity)
+                                  capacity: target.prefetchCapacity, itemLatency: target.typicalLatency(of:))
         if !update.isEmpty { target.updatePrefetching(update) }
         return update
     }

@@ -54,10 +54,13 @@ package struct PrefetchPlanner<Item: Hashable> {
     /// Plans one frame (see ``PrefetchController/update(_:geometry:)``) and returns what changed,
     /// with the renames and removals queued since the last step. Without `planning` (nobody to
     /// send requests to) it follows the motion, withdraws what it holds and requests nothing.
-    /// `capacity` is how many items' data the target's memory holds at once (``PrefetchTarget/prefetchCapacity``).
+    /// `capacity` is how many items' data the target's memory holds at once (``PrefetchTarget/prefetchCapacity``);
+    /// `itemLatency` an item's typical latency when the target knows it from the item's size
+    /// (``PrefetchTarget/typicalLatency(of:)``).
     @inlinable
     package mutating func step<Geometry: ItemGeometry>(
-        _ state: ScrollState, geometry: Geometry, latency estimate: LatencyEstimate, capacity: Int? = nil, planning: Bool = true
+        _ state: ScrollState, geometry: Geometry, latency estimate: LatencyEstimate, capacity: Int? = nil, planning: Bool = true,
+        itemLatency: ((Item) -> Duration?)? = nil
     ) -> PrefetchUpdate<Item> where Geometry.Item == Item {
         if let lastTime, state.time.isFinite {
             precondition(!(state.time < lastTime),
@@ -106,6 +109,8 @@ package struct PrefetchPlanner<Item: Hashable> {
         var changes = Changes(moved: pendingMoves, removed: pendingRemovals)
         pendingMoves = []
         pendingRemovals = []
+        held.itemLatency = itemLatency.map { latencyOf in { item in PlanningLatency.usable(latencyOf(item))?.seconds } }
+        defer { held.itemLatency = nil }
         held.update(to: RangeUnion(regions, clippedTo: state.contentLength), of: state, previous: lastViewport, heading: heading,
                     grace: jumped ? 0 : configuration.withdrawalGrace * latency.typicalSeconds, rerank: rerank,
                     Ranking(forecast: forecast, now: state.time, latency: latency, tolerance: configuration.reprioritizationTolerance),

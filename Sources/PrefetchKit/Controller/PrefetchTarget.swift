@@ -5,7 +5,7 @@
 /// withdraw. It reads ``expectedLatency`` and ``typicalLatency`` itself, once per frame before
 /// planning it, so nobody copies a fetcher's statistics into a view.
 ///
-/// An ``AsyncFetcher`` is a target through ``AsyncFetcher/prefetchTarget(identifier:)``.
+/// An ``AsyncFetcher`` is a target through ``AsyncFetcher/prefetchTarget(identifier:expectedBytes:)``.
 ///
 /// ```swift
 /// let controller = PrefetchController<Int>(policy: .adaptive)
@@ -28,6 +28,13 @@ public protocol PrefetchTarget<Item>: AnyObject {
     /// The default is ``expectedLatency``.
     var typicalLatency: Duration? { get }
 
+    /// How long a typical load of `item`'s data takes, when the target knows better than
+    /// ``typicalLatency`` (it knows the item's size and the transfer rate); `nil` to plan the item
+    /// with ``typicalLatency``. The controller asks about the items it ranks, so answer in O(1).
+    /// The default is `nil`. An ``AsyncFetcher``'s target answers when it was given the items'
+    /// sizes (``AsyncFetcher/prefetchTarget(identifier:expectedBytes:)``).
+    func typicalLatency(of item: Item) -> Duration?
+
     /// How many items' data the target's memory holds at once (its memory budget over a typical
     /// value's size); `nil` for no limit. The controller then requests at most this many items,
     /// the most urgent first (visible items always). The default is `nil`.
@@ -42,6 +49,9 @@ public protocol PrefetchTarget<Item>: AnyObject {
 extension PrefetchTarget {
     /// ``expectedLatency``.
     public var typicalLatency: Duration? { expectedLatency }
+
+    /// `nil`: every item is planned with ``typicalLatency``.
+    public func typicalLatency(of item: Item) -> Duration? { nil }
 
     /// `nil`: no limit.
     public var prefetchCapacity: Int? { nil }

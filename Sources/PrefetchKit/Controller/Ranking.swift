@@ -34,8 +34,18 @@ struct Ranking {
     /// move while the forecast holds). Gone before: `background`, by arrival. Never reached by the
     /// motion: `speculative`, after every arrival, nearest first. A rank worth a slot holds until
     /// ``Rank/until``, `departure − E − L`; the others as long as the forecast.
+    ///
+    /// An item whose load takes longer or shorter than the typical one (`typical`, its own
+    /// typical latency in seconds, when the target knows its size) ranks with `L` and `E` moved
+    /// by the difference: a large photo that a motion shows for a moment is not worth a slot
+    /// its load could not use in time, where a small one is; a rank it earns holds until its own
+    /// load could no longer finish. The order stays the arrival: ordering by slack (arrival less
+    /// the load's time, large items first) left more cells blank when the link is saturated
+    /// (Benchmarks/NOTES.md, "Sizes and the transfer rate").
     @usableFromInline
-    func rank(of extent: Range<Double>) -> Rank {
+    func rank(of extent: Range<Double>, typical: Double? = nil) -> Rank {
+        let extra = typical.map { $0 - self.latency } ?? 0
+        let latency = Swift.max(self.latency + extra, 0), expected = Swift.max(self.expected + extra, latency)
         let (arrival, departure) = forecast.window(of: extent)
         guard arrival.isFinite else {
             return Rank(priority: FetchPriority(level: .speculative, order: Self.unreachedOrder + forecast.distance(to: extent) / forecast.length))
@@ -85,3 +95,4 @@ extension FetchPriority.Level {
     /// with slots to spare. Between ``background`` and ``prefetch``.
     public static let speculative = FetchPriority.Level(rawValue: 50)
 }
+

@@ -19,7 +19,10 @@ extension AsyncFetcher {
             // The loader may ask whether this is a prefetch (`FetchLoadContext`).
             let priority = state.withLock { $0.scheduler.priority(of: load.id) }
             let started = clock.now()
-            let (result, fromStore) = await FetchLoadContext.current.withValue(priority) { await obtain(load.id) }
+            let meter = TransferMeter()
+            let (result, fromStore) = await FetchLoadContext.current.withValue(priority) {
+                await FetchLoadContext.meter.withValue(meter) { await obtain(load.id) }
+            }
             let ended = clock.now()
             let latency = ended - started
             // The cost function is the caller's code: computed here, never under the lock.
@@ -31,7 +34,7 @@ extension AsyncFetcher {
             }
             let action = state.withLock {
                 $0.finished(worker, load, result: result, cost: valueCost, latency: latency,
-                            fromStore: fromStore, canContinue: toStore == nil, at: ended)
+                            fromStore: fromStore, canContinue: toStore == nil, at: ended, transferred: meter.total)
             }
             let next = perform(action, for: load.id, result: result, latency: latency, fromStore: fromStore)
             if let toStore { await write(toStore, for: load.id) }

@@ -277,6 +277,16 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
         state.withLock { $0.latency.typical }
     }
 
+    /// How long a load of `bytes` typically takes: the measured round trip plus the bytes at the
+    /// measured transfer rate (``FetchStatistics/transferBytesPerSecond``); `nil` until both are
+    /// measured (and until ``typicalLatency`` is).
+    package func typicalLatency(forBytes bytes: Int) -> Duration? {
+        state.withLock { machine -> Duration? in
+            guard machine.latency.typical != nil, let seconds = machine.throughput.seconds(forBytes: bytes) else { return nil }
+            return .seconds(seconds)
+        }
+    }
+
     /// A copy of the window of recent load latencies behind ``expectedLatency`` and ``statistics``.
     var latencyWindow: LatencyWindow {
         state.withLock { $0.latency }

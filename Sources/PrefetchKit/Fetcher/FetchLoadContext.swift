@@ -1,5 +1,5 @@
-/// What a loader can know about the load it runs: ``AsyncFetcher`` sets it around each call of
-/// its loader (and of its data store), as task-local values.
+/// What a loader can know about the load it runs, and what it can tell: ``AsyncFetcher`` sets it
+/// around each call of its loader (and of its data store), as task-local values.
 ///
 /// A loader that talks to the network can mark prefetches so that the system may refuse them on
 /// a constrained network (Low Data Mode), while a visible cell's load goes through;
@@ -23,10 +23,52 @@ public enum FetchLoadContext {
     /// `nil` outside a fetcher's load.
     public static var priority: FetchPriority? { current.get() }
 
+    /// The task-local meter behind ``recordTransferred(bytes:)``: one per load.
+    @usableFromInline static let meter = TaskLocal<TransferMeter?>(wrappedValue: nil)
+
+    /// Tells the fetcher that the load being run moved `bytes` over the network (call it once
+    /// with the body's size, or as chunks arrive; the counts add up). The fetcher learns from
+    /// these how fast transfers go (``FetchStatistics/transferBytesPerSecond``) and, with the
+    /// sizes a prefetch target knows, how much longer a large item's load takes than a small
+    /// one's. `PrefetchHTTP`'s `HTTPLoader` reports its bodies. Outside a fetcher's load, or for
+    /// a negative count, it does nothing.
+    ///
+    /// ```swift
+    /// struct PhotoLoader: DataLoader {
+    ///     func load(_ id: Int) async throws -> [UInt8] {
+    ///         let body = [UInt8](repeating: 0, count: 60_000)      // the response's body
+    ///         FetchLoadContext.recordTransferred(bytes: body.count)
+    ///         return body
+    ///     }
+    /// }
+    /// ```
+    public static func recordTransferred(bytes: Int) {
+        guard bytes > 0 else { return }
+        meter.get()?.add(bytes)
+    }
+
     /// Whether the load being run is a prefetch: nothing wanted it at ``FetchPriority/Level/visible``
     /// when it started. `false` outside a fetcher's load.
     public static var isPrefetch: Bool {
         guard let priority else { return false }
         return priority.level < .visible
     }
+}
+
+/// The bytes one load reported through ``FetchLoadContext/recordTransferred(bytes:)``.
+@usableFromInline
+final class TransferMeter: Sendable {
+    private let bytes = Locked(0)
+
+    @usableFromInline init() {}
+
+    func add(_ count: Int) {
+        bytes.withLock { total in
+            let (sum, overflow) = total.addingReportingOverflow(count)
+            total = overflow ? Int.max : sum
+        }
+    }
+
+    /// The bytes reported so far.
+    @usableFromInline var total: Int { bytes.withLock { $0 } }
 }

@@ -31,6 +31,14 @@ public struct FetchStatistics: Sendable, Hashable {
     public var queued = 0
     /// Latencies of recent successful loads.
     public var latency = LatencySummary()
+    /// How fast one transfer moves its bytes, past its round trip (bytes per second): the
+    /// median slope of recent loads' durations against their sizes, from the bytes their loader
+    /// reported (``FetchLoadContext/recordTransferred(bytes:)``). `nil` until 8 loads of
+    /// different sizes reported; it falls as more transfers share the link.
+    public var transferBytesPerSecond: Double?
+    /// How fast the link delivered while loads ran (bytes per second): the reported bytes of
+    /// recent loads over the time at least one of them was running. `nil` until a load reported.
+    public var linkBytesPerSecond: Double?
     /// The memory held now, in the cost function's unit: the memory cache's total cost plus, for
     /// each load running, a typical value's cost (the mean cost of the values seen so far; 0
     /// before the first). What ``FetcherConfiguration/memoryBudget`` bounds.
@@ -59,13 +67,13 @@ public struct LatencySummary: Sendable, Hashable {
     /// Creates an empty summary.
     init() {}
 
-    /// The fewest samples ``expected`` trusts.
+    /// The fewest samples `expected` trusts.
     static let minimumSamplesForEstimate = 5
 
     /// The 90th percentile of the finished loads, once there are at least
-    /// 5 samples (one early load says little about the next ones).
-    /// To plan with, prefer ``AsyncFetcher/expectedLatency``, which also counts cancelled loads.
-    public var expected: Duration? {
+    /// 5 samples (one early load says little about the next ones). Not public: to plan with,
+    /// ``AsyncFetcher/expectedLatency`` also counts cancelled loads.
+    var expected: Duration? {
         count >= Self.minimumSamplesForEstimate ? p90 : nil
     }
 

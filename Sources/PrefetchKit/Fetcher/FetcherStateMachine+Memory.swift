@@ -8,6 +8,8 @@ extension FetcherStateMachine {
         snapshot.inFlight = scheduler.runningCount
         snapshot.queued = scheduler.waitingCount
         snapshot.latency = latency.summary
+        snapshot.transferBytesPerSecond = throughput.secondsPerByte.map { 1 / $0 }
+        snapshot.linkBytesPerSecond = throughput.linkBytesPerSecond
         snapshot.memoryHeld = memoryHeld
         snapshot.peakMemoryHeld = Swift.max(memory.peak, snapshot.memoryHeld)
         return snapshot

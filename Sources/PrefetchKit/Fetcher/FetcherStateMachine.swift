@@ -68,6 +68,8 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     /// The memory held and its budget (`FetcherStateMachine+Memory`).
     @usableFromInline var memory: MemoryAccount<ID>
     @usableFromInline var latency: LatencyWindow
+    /// The bytes and times of recent loads whose loader reported its bytes.
+    @usableFromInline var throughput: ThroughputWindow
     @usableFromInline var random: SplitMix64
     /// Whether batch actions list per-id details for events.
     @usableFromInline let observing: Bool
@@ -82,6 +84,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
         // Costs come with each insert (computed outside the lock), so the cache needs no cost function.
         cache = try MemoryCache(countLimit: configuration.cacheCountLimit, costLimit: configuration.cacheCostLimit)
         latency = try LatencyWindow(capacity: configuration.latencySamples)
+        throughput = ThroughputWindow(capacity: configuration.latencySamples)
         random = SplitMix64(seed: configuration.randomSeed)
         memory = MemoryAccount(budget: configuration.memoryBudget)
         self.observing = observing
@@ -271,7 +274,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     @inlinable
     mutating func finished(
         _ worker: WorkerID, _ load: RunningLoad, result: Result<Value, any Error>, cost: Int?,
-        latency elapsed: Duration, fromStore: Bool, canContinue: Bool, at now: Duration? = nil
+        latency elapsed: Duration, fromStore: Bool, canContinue: Bool, at now: Duration? = nil, transferred: Int = 0
     ) -> FinishAction {
         var cacheError: PrefetchError?
         if case .success(let value) = result, let cost {
@@ -295,6 +298,9 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
                 stats.loadsCompleted += 1
                 if fromStore { stats.storeHits += 1 }
                 latency.record(elapsed)
+                if transferred > 0, let now {
+                    throughput.record(bytes: transferred, start: (now - elapsed).seconds, end: now.seconds)
+                }
             case .failure:
                 stats.loadsFailed += 1
             }

@@ -181,8 +181,10 @@ struct NetworkTimeline: Sendable {
         let count = transferCount
         guard count > 0 else { return }
         let share = (t - linkTime) * link.capacityBytesPerSecond / Double(count)
-        // In key order: a sum in the dictionary's order would differ in its last bits from run to run.
-        for key in attempts.keys.sorted() {
+        // In item order: a sum in the dictionary's order would differ in its last bits from run to
+        // run, and so would one in key order (keys follow the order the loads' tasks reached the
+        // network, which the executor decides).
+        for key in attempts.sorted(by: { ($0.value.item, $0.key) < ($1.value.item, $1.key) }).map(\.key) {
             guard case .transfer(let remaining) = attempts[key]?.phase else { continue }
             let moved = min(share, remaining)
             bytesOnWire += moved

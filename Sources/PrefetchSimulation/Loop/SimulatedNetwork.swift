@@ -34,7 +34,8 @@ final class SimulatedLoadFailure: Error, RetryableError, CustomStringConvertible
 /// demo's scripted runs.
 ///
 /// A load that reaches ``load(_:)`` waits until the driver calls ``completeNext(upTo:)`` at or
-/// after its end on the ``NetworkTimeline`` (independent latencies, or a round trip and a
+/// after its end on the ``NetworkTimeline`` (and reports the bytes it moved, as a real loader
+/// does, with `FetchLoadContext.recordTransferred(bytes:)`) (independent latencies, or a round trip and a
 /// transfer on a shared link); cancelling its task ends it at once with `CancellationError`. Each
 /// attempt's latency and outcome come from the ``LatencyModel``, keyed by the seed, the item,
 /// the load's ordinal (how many loads of the item the fetcher started before) and the attempt,
@@ -53,7 +54,8 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
         var start: Duration
         /// Whether the attempt's latency is drawn and it is on the network's timeline.
         var isDrawn = false
-        var continuation: CheckedContinuation<Value, any Error>
+        /// Resumed with the value and the bytes the attempt moved.
+        var continuation: CheckedContinuation<(Value, Int), any Error>
     }
 
     private struct State: Sendable {
@@ -139,8 +141,8 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
             s.nextKey += 1
             return s.nextKey
         }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+        let (value, moved) = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Value, Int), any Error>) in
                 let cancelled = state.withLock { s -> Bool in
                     // Checked under the lock the cancel handler takes, so a cancel is never missed.
                     if Task.isCancelled { return true }
@@ -167,6 +169,10 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
             call?.continuation.resume(throwing: CancellationError())
             signal.bump()
         }
+        // What a real loader reports of its body: the bytes this attempt moved (a resumed
+        // transfer, only the rest).
+        FetchLoadContext.recordTransferred(bytes: moved)
+        return value
     }
 
     /// Records one of the fetcher's events: a load start numbers the item's loads, a
@@ -306,7 +312,7 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
             return (due.id, !retries)
         }
         state.withLock { $0.finishing += 1 }
-        due.continuation.resume(returning: valueOf(due.id))
+        due.continuation.resume(returning: (valueOf(due.id), max(attempt.bytes - Int(attempt.carried.rounded()), 0)))
         return (due.id, true)
     }
 }

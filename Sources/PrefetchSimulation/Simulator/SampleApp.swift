@@ -72,7 +72,7 @@ final class SampleListCell<ID: Hashable & Sendable, Value: Sendable>: TableViewC
 /// cell withdraws its consumer when it leaves the screen (and asks again if it comes back
 /// without its data) or goes back to the reuse pool: ``step(to:)`` withdraws the consumers of
 /// pooled cells in item order, so which loads stay alive never depends on the pool's order. The
-/// fetcher's own prefetch data source (`AsyncFetcher.prefetchDataSource(identifier:)`) takes
+/// fetcher's own prefetch data source (`AsyncFetcher.prefetchDataSource(identifier:expectedBytes:)`) takes
 /// the controller's decisions. An item whose identifier is not known yet (a feed's page that has
 /// not arrived) shows a placeholder until ``fillPlaceholders()``.
 ///
@@ -124,10 +124,13 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
                   identifier: identifier)
     }
 
-    /// Fills `view` from `fetcher`; completions go through `deliveries`.
+    /// Fills `view` from `fetcher`; completions go through `deliveries`. With `expectedBytes`
+    /// (an item's payload size, as a feed that lists sizes would say) the prefetch data source
+    /// gives the view each item's own load time.
     init(
         view: any SampleSurface, itemCount: Int, fetcher: AsyncFetcher<ID, Value>,
-        deliveries: MainActorDeliveries<ID> = MainActorDeliveries(), meter: ReadinessMeter, identifier: @escaping (Int) -> ID?
+        deliveries: MainActorDeliveries<ID> = MainActorDeliveries(), meter: ReadinessMeter, identifier: @escaping (Int) -> ID?,
+        expectedBytes: ((Int) -> Int?)? = nil
     ) {
         surface = view
         self.itemCount = itemCount
@@ -135,7 +138,8 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
         self.deliveries = deliveries
         self.meter = meter
         self.identifier = identifier
-        prefetcher = fetcher.prefetchDataSource { identifier($0.item) }
+        prefetcher = fetcher.prefetchDataSource(identifier: { identifier($0.item) },
+                                                expectedBytes: expectedBytes.map { bytes in { bytes($0.item) } })
         let callbacks = SampleCallbacks(app: self)
         self.callbacks = callbacks
         view.install(callbacks, prefetcher: prefetcher)

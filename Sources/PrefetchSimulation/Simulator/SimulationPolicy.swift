@@ -74,6 +74,10 @@ public struct SimulationConfiguration: Sendable {
     public var tail: Double = 1
     /// The longest a run may last, in simulated seconds.
     public var maxDuration: Double = 600
+    /// Whether the app knows each item's payload size (as a feed that lists its photos' byte
+    /// counts does) and gives it to its prefetch data source, so the view plans each item with
+    /// its own load time once the fetcher has measured the transfer rate. On by default.
+    public var knowsPayloadSizes = true
 
     // MARK: Budgets (issue #27): the network's conditions and the memory budget
 

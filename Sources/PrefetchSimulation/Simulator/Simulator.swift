@@ -70,9 +70,11 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
         } catch let error as PrefetchError {
             throw SimulationError(error.message)
         }
+        let sizes = scenario.sizes(on: configuration.network), seed = configuration.seed
         app = SampleApp(
             view: try scenario.layout.makeView(viewport: scenario.viewport), itemCount: scenario.layout.itemCount, fetcher: loop.fetcher,
-            deliveries: loop.deliveries, meter: meter, identifier: identifier)
+            deliveries: loop.deliveries, meter: meter, identifier: identifier,
+            expectedBytes: configuration.knowsPayloadSizes ? { sizes.bytes(item: $0, seed: seed) } : nil)
         app.view.prefetchPolicy = policy
         app.view.networkConditions = configuration.conditions
     }

@@ -79,6 +79,7 @@ struct RunCommand: AsyncParsableCommand {
         configuration.maxConcurrentLoads = cap
         configuration.latency = try latency.model(default: LatencyProfile.lte.model)
         configuration.network = try network.model(profile: latency.latencyProfile ?? .lte)
+        configuration.knowsPayloadSizes = network.knownSizes
         try budgets.apply(to: &configuration)
         let scenarios: [Scenario]
         if let trace {
@@ -161,6 +162,9 @@ struct NetworkOptions: ParsableArguments {
 
     @Flag(inversion: .prefixedNo, help: "Whether a stopped transfer's bytes are kept and the item's next load moves only the rest, as HTTPLoader does with range requests (default: on).")
     var resume = true
+
+    @Flag(inversion: .prefixedNo, help: "Whether the app knows each item's payload size (as a feed listing byte counts does), so the view plans each item with its own load time once the fetcher has measured the transfer rate (default: on).")
+    var knownSizes = true
 
     /// The model the flags make for `profile`.
     /// - Throws: `ValidationError` naming the flag, the value and the rule broken.

@@ -82,6 +82,8 @@ struct HTTPLoaderTests {
             #expect(Set(values).count == 1)
             #expect(server.events.requestCount == 1)
             #expect(fetcher.statistics.coalescedRequests + fetcher.statistics.cacheHits == 7)
+            // The loader reported the body it moved, so the fetcher knows what the link delivered
+            #expect((fetcher.statistics.linkBytesPerSecond ?? 0) > 0, "HTTPLoader reports its body's bytes to the fetcher")
             fetcher.shutdown()
         }
     }

@@ -1,0 +1,130 @@
+/// The bytes and times of recent finished loads, and what they say about the network: how fast
+/// one transfer moves its bytes, and how fast the loads moved bytes together.
+///
+/// A ring of the last ``capacity`` loads whose loader reported its bytes
+/// (``FetchLoadContext/recordTransferred(bytes:)``). Every estimate is computed once, when a load
+/// is recorded, so reading it (once a frame, by a prefetch target) is O(1).
+///
+/// - **Transfer rate.** A load's duration is a round trip plus its bytes at the rate its share of
+///   the link allows: `duration ≈ roundTrip + bytes / rate`. The slope of duration against bytes
+///   is estimated by Theil–Sen: the median of the slopes between every two loads of different
+///   sizes. One slow round trip (a p99 of ten times the median is ordinary on a phone) moves a
+///   least-squares slope a long way and a median of slopes hardly at all. Loads of one size say
+///   nothing about the slope: the estimate needs ``minimumSamples`` loads and pairs whose sizes
+///   differ by more than a tenth.
+/// - **Link rate.** The bytes of the loads kept, over the time at least one of them was running
+///   (the union of their intervals): what the link delivered while it was in use.
+@usableFromInline
+struct ThroughputWindow: Sendable, Equatable {
+    /// One finished load: its bytes, and when it started and ended on the fetcher's clock, in seconds.
+    @usableFromInline
+    struct Sample: Sendable, Equatable {
+        @usableFromInline var bytes: Double
+        @usableFromInline var start: Double
+        @usableFromInline var end: Double
+    }
+
+    /// The most samples kept; older ones are forgotten first.
+    @usableFromInline let capacity: Int
+    @usableFromInline var ring: [Sample] = []
+    @usableFromInline var cursor = 0
+    /// Seconds per byte past the round trip (the Theil–Sen slope), once estimable.
+    @usableFromInline private(set) var secondsPerByte: Double?
+    /// Seconds of a load that do not grow with its bytes (the round trip): the median of each
+    /// load's duration less its bytes at ``secondsPerByte``, once that is estimated.
+    @usableFromInline private(set) var roundTrip: Double?
+    /// Bytes per second while any kept load ran.
+    @usableFromInline private(set) var linkBytesPerSecond: Double?
+
+    /// The fewest loads the transfer rate is estimated from: 8.
+    @usableFromInline static let minimumSamples = 8
+
+    /// Creates an empty window of at most `capacity` loads (at least 1).
+    @usableFromInline
+    init(capacity: Int = 64) {
+        self.capacity = Swift.max(capacity, 1)
+    }
+
+    /// The number of loads kept.
+    @usableFromInline var count: Int { ring.count }
+
+    /// Records a load that moved `bytes` from `start` to `end` (seconds on one clock). Ignored
+    /// unless `bytes` is positive and the times are finite and in order.
+    /// - Complexity: O(n² log n) in the samples kept (64 by default): once per finished load.
+    @usableFromInline
+    mutating func record(bytes: Int, start: Double, end: Double) {
+        guard bytes > 0, start.isFinite, end.isFinite, end >= start else { return }
+        let sample = Sample(bytes: Double(bytes), start: start, end: end)
+        if ring.count < capacity {
+            ring.append(sample)
+        } else {
+            ring[cursor] = sample
+            cursor = (cursor + 1) % capacity
+        }
+        estimate()
+    }
+
+    /// Computes the estimates from the samples kept.
+    mutating func estimate() {
+        linkBytesPerSecond = Self.linkRate(ring)
+        secondsPerByte = Self.slope(ring)
+        roundTrip = secondsPerByte.flatMap { slope in
+            Self.median(ring.map { ($0.end - $0.start) - slope * $0.bytes }.sorted()).map { Swift.max($0, 0) }
+        }
+    }
+
+    /// How long a load of `bytes` takes: ``roundTrip`` plus the bytes at ``secondsPerByte``; `nil`
+    /// until the transfer rate is estimated.
+    @usableFromInline
+    func seconds(forBytes bytes: Int) -> Double? {
+        guard let secondsPerByte, let roundTrip, bytes >= 0 else { return nil }
+        return roundTrip + Double(bytes) * secondsPerByte
+    }
+
+    /// The Theil–Sen slope of duration against bytes, over pairs whose sizes differ by more than
+    /// a tenth of the larger; `nil` with fewer than ``minimumSamples`` samples, fewer such pairs
+    /// than samples, or a slope that is not positive.
+    static func slope(_ samples: [Sample]) -> Double? {
+        guard samples.count >= minimumSamples else { return nil }
+        var slopes: [Double] = []
+        slopes.reserveCapacity(samples.count * (samples.count - 1) / 2)
+        for i in samples.indices {
+            for j in samples.indices where j > i {
+                let (a, b) = (samples[i], samples[j])
+                let spread = abs(a.bytes - b.bytes)
+                guard spread > 0.1 * Swift.max(a.bytes, b.bytes) else { continue }
+                slopes.append(((b.end - b.start) - (a.end - a.start)) / (b.bytes - a.bytes))
+            }
+        }
+        guard slopes.count >= samples.count else { return nil }
+        slopes.sort()
+        guard let slope = median(slopes), slope > 0, slope.isFinite else { return nil }
+        return slope
+    }
+
+    /// The bytes of `samples` over the length of the union of their intervals; `nil` when that
+    /// length is zero.
+    static func linkRate(_ samples: [Sample]) -> Double? {
+        let intervals = samples.map { ($0.start, $0.end) }.sorted { $0.0 < $1.0 }
+        var busy = 0.0
+        var current: (start: Double, end: Double)?
+        for (start, end) in intervals {
+            if let open = current, start <= open.end {
+                current = (open.start, Swift.max(open.end, end))
+            } else {
+                if let open = current { busy += open.end - open.start }
+                current = (start, end)
+            }
+        }
+        if let open = current { busy += open.end - open.start }
+        guard busy > 0 else { return nil }
+        return samples.reduce(0) { $0 + $1.bytes } / busy
+    }
+
+    /// The median of sorted `values` (the mean of the middle two for an even count).
+    static func median(_ sorted: [Double]) -> Double? {
+        guard !sorted.isEmpty else { return nil }
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+}
