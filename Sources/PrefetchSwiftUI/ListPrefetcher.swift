@@ -59,16 +59,18 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
     /// - Parameters:
     ///   - policy: Where to hold interest; choose one with `prefetch-bench`.
     ///   - admission: When a row the controller does not hold may start by itself.
+    ///   - expectedBytes: A row's data size when the feed says; each row is then planned with its
+    ///     own load time (see `AsyncFetcher.prefetchTarget(identifier:expectedBytes:)`).
     public convenience init(fetcher: AsyncFetcher<ID, Value>, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard,
-                            admission: RowAdmission = RowAdmission()) {
-        self.init(fetcher: fetcher, policy: policy, admission: admission,
+                            admission: RowAdmission = RowAdmission(), expectedBytes: ((ID) -> Int?)? = nil) {
+        self.init(fetcher: fetcher, policy: policy, admission: admission, expectedBytes: expectedBytes,
                   now: { ProcessInfo.processInfo.systemUptime }, sleep: { try await Task.sleep(for: $0) })
     }
 
-    init(fetcher: AsyncFetcher<ID, Value>, policy: any PrefetchPolicy, admission: RowAdmission,
+    init(fetcher: AsyncFetcher<ID, Value>, policy: any PrefetchPolicy, admission: RowAdmission, expectedBytes: ((ID) -> Int?)? = nil,
          now: @escaping @MainActor () -> Double, sleep: @escaping @Sendable (Duration) async throws -> Void) {
         self.fetcher = fetcher
-        self.adapter = ScrollAdapter(fetcher: fetcher, policy: policy, admission: admission) { $0 }
+        self.adapter = ScrollAdapter(fetcher: fetcher, policy: policy, admission: admission, identifier: { $0 }, expectedBytes: expectedBytes)
         self.now = now
         self.sleep = sleep
     }

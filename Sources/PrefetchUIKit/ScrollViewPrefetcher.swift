@@ -85,11 +85,12 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
             memoryWarning: { [weak self] in MainActor.assumeIsolated { self?.controller.handleMemoryPressure() } }))
     }
 
-    /// Attaches to `surface` with a diffable data source whose item identifiers are the fetcher's ids.
+    /// Attaches to `surface` with a diffable data source whose item identifiers are the fetcher's ids
+    /// (and, when given, each item's size).
     convenience init<Value: Sendable>(surface: any ScrollSurface, dataSource: some DiffableItems<Item>, fetcher: AsyncFetcher<Item, Value>,
-                                      policy: any PrefetchPolicy, axis: ScrollAxis) where Item: Sendable {
-        self.init(surface: surface, lookup: diffableLookup(dataSource), adapter: ScrollAdapter(fetcher: fetcher, policy: policy) { $0 },
-                  axis: axis)
+                                      policy: any PrefetchPolicy, axis: ScrollAxis, expectedBytes: ((Item) -> Int?)? = nil) where Item: Sendable {
+        self.init(surface: surface, lookup: diffableLookup(dataSource),
+                  adapter: ScrollAdapter(fetcher: fetcher, policy: policy, identifier: { $0 }, expectedBytes: expectedBytes), axis: axis)
     }
 
     // MARK: What the observers report

@@ -15,20 +15,24 @@ extension ScrollViewPrefetcher {
         self.init(surface: tableView, lookup: lookup, adapter: adapter, axis: .vertical)
     }
 
-    /// Attaches to a collection view whose diffable data source's item identifiers are the fetcher's ids.
+    /// Attaches to a collection view whose diffable data source's item identifiers are the fetcher's ids;
+    /// `expectedBytes` gives an item's size when the feed says (each item is then planned with its own load time).
     public convenience init<Section: Hashable & Sendable, Value: Sendable>(
         collectionView: UICollectionView, dataSource: UICollectionViewDiffableDataSource<Section, Item>,
-        fetcher: AsyncFetcher<Item, Value>, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard, axis: ScrollAxis = .vertical
+        fetcher: AsyncFetcher<Item, Value>, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard, axis: ScrollAxis = .vertical,
+        expectedBytes: ((Item) -> Int?)? = nil
     ) where Item: Sendable {
-        self.init(surface: collectionView, dataSource: dataSource, fetcher: fetcher, policy: policy, axis: axis)
+        self.init(surface: collectionView, dataSource: dataSource, fetcher: fetcher, policy: policy, axis: axis, expectedBytes: expectedBytes)
     }
 
-    /// Attaches to a table view whose diffable data source's item identifiers are the fetcher's ids.
+    /// Attaches to a table view whose diffable data source's item identifiers are the fetcher's ids;
+    /// `expectedBytes` gives an item's size when the feed says (each item is then planned with its own load time).
     public convenience init<Section: Hashable & Sendable, Value: Sendable>(
         tableView: UITableView, dataSource: UITableViewDiffableDataSource<Section, Item>,
-        fetcher: AsyncFetcher<Item, Value>, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard
+        fetcher: AsyncFetcher<Item, Value>, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard,
+        expectedBytes: ((Item) -> Int?)? = nil
     ) where Item: Sendable {
-        self.init(surface: tableView, dataSource: dataSource, fetcher: fetcher, policy: policy, axis: .vertical)
+        self.init(surface: tableView, dataSource: dataSource, fetcher: fetcher, policy: policy, axis: .vertical, expectedBytes: expectedBytes)
     }
 
     /// Forward your delegate's `scrollViewWillEndDragging(_:withVelocity:targetContentOffset:)` here (after you snap).
