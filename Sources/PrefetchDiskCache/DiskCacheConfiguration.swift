@@ -35,7 +35,7 @@ public struct DiskCacheConfiguration: Sendable {
     ///
     /// Reads never write: they record the access in memory, and the next write (or ``DiskCache/flush()``)
     /// saves the access times in its transaction, before it evicts. At least 1.
-    public var pendingAccessLimit: Int = 256
+    package var pendingAccessLimit: Int = 256
 
     /// Creates a configuration for a cache file named `name` in the default directory.
     ///

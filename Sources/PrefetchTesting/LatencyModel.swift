@@ -147,7 +147,7 @@ public enum LatencyProfile: String, Sendable, CaseIterable {
 
     /// The capacity of the profile's link, in bytes per second, for a simulated link that every
     /// transfer shares (the table above, in bits).
-    public var linkCapacityBytesPerSecond: Double {
+    package var linkCapacityBytesPerSecond: Double {
         switch self {
         case .wifi: 50e6 / 8
         case .lte: 10e6 / 8

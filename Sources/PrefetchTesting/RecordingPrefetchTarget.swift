@@ -38,5 +38,5 @@ public final class RecordingPrefetchTarget<Item: Hashable>: PrefetchTarget {
     }
 
     /// The last update received, or an empty one.
-    public var lastUpdate: PrefetchUpdate<Item> { updates.last ?? PrefetchUpdate() }
+    package var lastUpdate: PrefetchUpdate<Item> { updates.last ?? PrefetchUpdate() }
 }

@@ -5,7 +5,9 @@ import Testing
 /// memory cache, consumers and reservations, workers and their task handles, statistics and the
 /// latency window. Each step is checked against independent models: `SchedulingModel` for the
 /// order of loads, an array for the LRU cache, plain dictionaries for the rest. Waiters and task
-/// handles are plain tokens, so every resume and every cancel is visible.
+/// handles are plain tokens, so every resume and every cancel is visible. With caps 2 and 6 the
+/// fetcher has a data store and prefetches draw destinations (`DestinationModel`); with 1 and 3 it
+/// has none, and a store destination must act as memory.
 @Suite struct FetcherStateMachinePropertyTests {
     /// Waiters and runners are tokens: a number per consumer, a number per task.
     typealias Machine = FetcherStateMachine<Int, String, Int, Int>
@@ -57,6 +59,7 @@ import Testing
     struct Model {
         var scheduling: SchedulingModel
         var cache: CacheModel
+        var destinations: DestinationModel
         var consumers: [FetchConsumerID: (id: Int, token: Int)] = [:]
         var reservations: [FetchConsumerID: (id: Int, cancelled: Bool)] = [:]
         var answered: [FetchConsumerID] = []
@@ -105,8 +108,12 @@ import Testing
         configuration.cacheCountLimit = 5
         configuration.cacheCostLimit = 12
         configuration.latencySamples = 8
-        var machine = try Machine(configuration: configuration, observing: true)
-        var m = Model(scheduling: SchedulingModel(cap: cap, preemption: preemption), cache: CacheModel(countLimit: 5, costLimit: 12), latencySamples: 8)
+        let hasStore = cap % 2 == 0
+        var machine = try Machine(configuration: configuration, observing: true, hasStore: hasStore)
+        // The fetcher remembers only 3 stored ids here, so store prefetches keep finding work.
+        machine.destinations = DestinationBook(hasStore: hasStore, knownLimit: 3)
+        var m = Model(scheduling: SchedulingModel(cap: cap, preemption: preemption), cache: CacheModel(countLimit: 5, costLimit: 12),
+                      destinations: DestinationModel(hasStore: hasStore, knownLimit: 3), latencySamples: 8)
         let steps = 10_000
         let shutdownStep = steps - steps / 20
         var step = 0
@@ -139,6 +146,7 @@ import Testing
                 #expect(cancellation.runner == m.workers[key]!.runner, "\(context): the handle to cancel")
                 m.saw(cancellation.runner == nil ? "cancel before registration" : "cancel")
                 m.workers[key]!.load = nil
+                m.destinations.retire(load.id, load.load)
                 if m.workers[key]!.runner == nil { m.workers[key]!.cancelPending = true }
                 m.stats.loadsCancelled += 1
             }
@@ -187,6 +195,7 @@ import Testing
                 for token in action.abandon { m.answer(token) }
                 for consumer in all.consumers { m.consumers[consumer] = nil; m.answered.append(consumer) }
                 m.isShutdown = true
+                m.destinations.storeOnly.removeAll()
                 let again = machine.shutdown()
                 #expect(again.cancel.isEmpty && again.abandon.isEmpty, "\(context): a second shutdown is a no-op")
             }
@@ -275,18 +284,24 @@ import Testing
                 // prefetch(ids): nearest first.
                 let batch = (0..<(1 + draw.below(4))).map { _ in draw.below(Self.ids) }
                 let priority = draw.priority()
-                let action = machine.prefetch(batch, priority: priority)
+                let destination: FetchDestination = draw.chance(40) ? .store : .memory
+                let action = machine.prefetch(batch, priority: priority, destination: destination)
                 if m.isShutdown {
                     #expect(action.rejected == batch && action.spawn.isEmpty, "\(context): rejected")
                     break
                 }
                 var hits: [Int] = [], requested: [(Int, Bool)] = [], spawns = action.spawn[...], cancels = action.cancel[...]
                 var order = priority.order
+                var stored: [Int] = []
                 for b in batch {
                     m.stats.requests += 1
                     if m.cache.get(b) != nil {
                         m.stats.cacheHits += 1
                         hits.append(b)
+                        continue
+                    }
+                    if m.destinations.isStored(b, destination) {
+                        stored.append(b)
                         continue
                     }
                     let joined = m.scheduling.isHeld(b)
@@ -300,6 +315,15 @@ import Testing
                     cancels = cancels.dropFirst(rule.preempted.count)
                     accept(stopped, cancelled: rule.preempted, preempted: rule.preempted.count, "prefetch")
                     accept(taken, expected: rule.started, "prefetch")
+                    m.destinations.set(b, destination)
+                }
+                if !stored.isEmpty {
+                    // The store holds these already: their prefetch interest is withdrawn at the end.
+                    m.saw("stored already")
+                    let cancelled = stored.compactMap { remove($0, .prefetch) }
+                    settle(spawns: Array(spawns), cancellations: Array(cancels), cancelled: cancelled, "prefetch stored")
+                    (spawns, cancels) = ([][...], [][...])
+                    m.destinations.storeOnly.subtract(stored)
                 }
                 #expect(spawns.isEmpty && cancels.isEmpty, "\(context): prefetch started or stopped too much")
                 #expect(action.hits == hits, "\(context): prefetch hits")
@@ -307,14 +331,23 @@ import Testing
             case 38..<46:
                 // A controller's frame.
                 let requests = (0..<draw.below(5)).map { _ in (draw.below(Self.ids), draw.priority()) }
-                let cancelling = (0..<draw.below(4)).map { _ in draw.below(Self.ids) }
-                let action = machine.updatePrefetching(requests, cancelling: cancelling)
+                var cancelling = (0..<draw.below(4)).map { _ in draw.below(Self.ids) }
+                let destinations: [FetchDestination] = draw.chance(50) ? requests.map { _ in draw.chance(40) ? .store : .memory } : []
+                let action = machine.updatePrefetching(requests, destinations: destinations, cancelling: cancelling)
                 if m.isShutdown {
                     #expect(action.rejected == requests.map(\.0) && action.spawn.isEmpty && action.cancel.isEmpty, "\(context): rejected")
                     break
                 }
                 var requested: [(Int, Bool)] = []
-                for (r, priority) in requests where m.cache.get(r) == nil {
+                var wanted: [(Int, FetchDestination)] = []
+                for (index, (r, priority)) in requests.enumerated() where m.cache.get(r) == nil {
+                    let destination = destinations.isEmpty ? .memory : destinations[index]
+                    if m.destinations.isStored(r, destination) {
+                        m.saw("stored already")
+                        cancelling.append(r)
+                        continue
+                    }
+                    wanted.append((r, destination))
                     if !m.scheduling.isPrefetched(r) {
                         m.stats.requests += 1
                         if m.scheduling.isHeld(r) { m.stats.coalescedRequests += 1 }
@@ -325,12 +358,15 @@ import Testing
                 let cancelled = cancelling.compactMap { remove($0, .prefetch) }
                 #expect(action.requested.map(\.id) == requested.map(\.0) && action.requested.map(\.joined) == requested.map(\.1), "\(context): update requests")
                 settle(spawns: action.spawn, cancellations: action.cancel, cancelled: cancelled, "update")
+                for (r, destination) in wanted { m.destinations.set(r, destination) }
+                m.destinations.storeOnly.subtract(cancelling)
             case 46..<53:
                 // cancelPrefetching(ids).
                 let batch = (0..<(1 + draw.below(4))).map { _ in draw.below(Self.ids) }
                 let action = machine.cancelPrefetching(batch)
                 let cancelled = batch.compactMap { remove($0, .prefetch) }
                 settle(spawns: action.spawn, cancellations: action.cancel, cancelled: cancelled, "cancel prefetching")
+                m.destinations.storeOnly.subtract(batch)
             case 53..<61:
                 // A consumer withdraws: waiting, reserved, or answered already (cell reuse after delivery).
                 let pools = [m.consumers.keys.sorted(), m.reservations.keys.sorted(), m.answered]
@@ -389,11 +425,18 @@ import Testing
                 let latency = Duration.milliseconds(1 + draw.below(500))
                 let fromStore = draw.chance(20), canContinue = draw.chance(70)
                 let value = "v\(record.id)/\(record.last)/\(step)"
+                let storeOnlyBefore = m.destinations.storeOnly.contains(record.id)
                 let result: Result<String, any Error> = succeeds ? .success(value) : .failure(LoadFailed())
                 let action = machine.finished(worker, Machine.RunningLoad(record.id, record.last), result: result,
                                               cost: succeeds ? cost : nil, latency: latency, fromStore: fromStore, canContinue: canContinue)
-                // A value goes to the cache whether or not its load was cancelled meanwhile.
-                let cacheRefusedCost = succeeds && !m.cache.insert(record.id, value, cost: cost)
+                // A value goes to the cache whether or not its load was cancelled meanwhile, unless
+                // it was going to the store only.
+                let consumers = record.load == nil ? [] : m.scheduling.finish(record.id)
+                let storeOnly = m.destinations.finished(record.id, retiredLoad: record.load == nil ? record.last : nil,
+                                                        consumers: consumers.count, succeeded: succeeds)
+                if storeOnly { m.saw(record.load == nil ? "late store-only value" : "store-only value") }
+                if !storeOnly, record.load != nil, storeOnlyBefore { m.saw("a consumer joined a store-only load") }
+                let cacheRefusedCost = succeeds && !storeOnly && !m.cache.insert(record.id, value, cost: cost)
                 if succeeds, cost >= 0 { m.costs.append(cost) }
                 guard record.load != nil else {
                     // A retired worker reports its cancelled load: nobody hears; the worker ends.
@@ -413,7 +456,6 @@ import Testing
                 #expect((cacheError != nil) == cacheRefusedCost, "\(context): cache error")
                 if waiters.count > 1 { m.saw("delivered to several") }
                 if cacheRefusedCost { m.saw("cache error") }
-                let consumers = m.scheduling.finish(record.id)
                 let tokens = consumers.map { m.consumers.removeValue(forKey: $0)!.token }
                 m.answered += consumers
                 var delivered: [Int] = []
@@ -471,6 +513,13 @@ import Testing
             #expect(m.seen[path, default: 0] >= 5, "seed \(seed): the path '\(path)' ran \(m.seen[path, default: 0]) times")
         }
         #expect(m.stats.loadsCompleted > 200 && m.stats.coalescedRequests > 200 && m.cache.evictions > 100, "seed \(seed): \(m.stats)")
+        if hasStore {
+            for path in ["store-only value", "late store-only value", "a consumer joined a store-only load", "stored already"] {
+                #expect(m.seen[path, default: 0] >= 5, "seed \(seed): the path '\(path)' ran \(m.seen[path, default: 0]) times")
+            }
+        } else {
+            #expect(machine.destinations.storeOnlyLoads == 0, "seed \(seed): a fetcher without a store kept values out of memory")
+        }
         if preemption.isEnabled {
             #expect(m.seen["preempt", default: 0] >= 20, "seed \(seed) \(preemption): \(m.seen["preempt", default: 0]) events pre-empted")
         } else {
@@ -500,6 +549,7 @@ import Testing
         if Set(machine.consumers.keys) != Set(m.consumers.keys) { problems.append("consumers") }
         if machine.reservations != m.reservations.mapValues(\.cancelled) { problems.append("reservations \(machine.reservations)") }
         if machine.workers.count != m.workers.count { problems.append("workers \(machine.workers.count), model \(m.workers.count)") }
+        problems += m.destinations.differences(from: machine.destinations)
         for (key, worker) in m.workers {
             let record = machine.workers[Machine.WorkerID(rawValue: key)]
             if record?.load != worker.load || record?.runner != worker.runner || record?.cancelPending != worker.cancelPending {

@@ -25,6 +25,31 @@ import Testing
         }
     }
 
+    @Test func aDataStoreTakesWhatTheBudgetCannotHoldAndTheSameSeedGivesTheSameRun() async throws {
+        let scenario = StandardSuite.scenario(.repeatedFlings, layout: .grid)
+        var configuration = SimulationConfiguration()
+        configuration.memoryBudgetBytes = 16 << 20
+        let withoutStore = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.Adaptive.standard), configuration: configuration)
+        configuration.storeReadSeconds = 0.02
+        func run() async throws -> (SimulationResult, storeOnly: Int, storeHits: Int) {
+            let simulation = try Simulator.simulation(scenario, configuration: configuration, policy: PrefetchPolicies.Adaptive.standard)
+            let result = try await simulation.run()
+            return (result, simulation.app.fetcher.storeOnlyLoads, simulation.app.fetcher.statistics.storeHits)
+        }
+        let (first, storeOnly, storeHits) = try await run()
+        var (second, _, _) = try await run()
+        second.frameTime = first.frameTime   // wall-clock time per frame: the one figure that varies
+        // Beyond the budget's 16 values the view prefetches to the store, and promotions read it back
+        #expect(storeOnly > 0 && storeHits > 0, "store-only loads \(storeOnly), store hits \(storeHits)")
+        #expect(first.peakMemoryBytes <= 16 << 20)
+        #expect(first.displayReadyRate > withoutStore.displayReadyRate)
+        #expect(first == second, "the same seed gives the same run with a store")
+        configuration.storeReadSeconds = 0
+        await #expect(throws: SimulationError.self) {
+            try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.none), configuration: configuration)
+        }
+    }
+
     @Test func lowDataModeWastesFewerLoadsThanNormal() async throws {
         let scenario = StandardSuite.scenario(.repeatedFlings, layout: .grid)
         var configuration = SimulationConfiguration()

@@ -86,7 +86,10 @@ extension ItemScrollView {
         if case .none = host?.hostPrefetching ?? .none { prefetching = false } else { prefetching = isPrefetchingEnabled && hasArea }
         let reporting = prefetching ? host?.hostLoadReporting : nil
         let latency = LatencyEstimate(typical: reporting?.typicalLatency, expected: reporting?.expectedLatency)
-        return controller.step(scrollState, geometry: geometry, latency: latency, capacity: reporting?.prefetchCapacity,
+        let capacity = reporting?.prefetchCapacity
+        // Beyond a capacity, to the data source's store if it has one (a fetcher's with a `DataStore`).
+        let hasStore = capacity != nil && (reporting as? any StoreDestinationTarget)?.acceptsStoreDestination == true
+        return controller.step(scrollState, geometry: geometry, latency: latency, capacity: capacity, hasStore: hasStore,
                                planning: prefetching, itemLatency: reporting.map { reporting in { reporting.typicalLatency(of: $0) } })
     }
 

@@ -63,7 +63,7 @@ extension ItemScrollView {
     package var isScrollAnimating: Bool { if case .animating = motion { true } else { false } }
 
     /// The range the content offset's `y` may take: from `-contentInset.top` to the content's end.
-    public var contentOffsetRange: ClosedRange<Double> {
+    package var contentOffsetRange: ClosedRange<Double> {
         let minimum = -contentInset.top
         let maximum = max(minimum, contentSize.height + contentInset.bottom - size.height)
         return minimum...maximum

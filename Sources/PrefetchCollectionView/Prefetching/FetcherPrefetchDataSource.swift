@@ -38,13 +38,17 @@ extension AsyncFetcher {
 /// view keeps.
 @MainActor
 public final class FetcherPrefetchDataSource<ID: Hashable & Sendable, Value: Sendable>:
-    CollectionViewDataSourcePrioritizedPrefetching, TableViewDataSourcePrioritizedPrefetching
+    CollectionViewDataSourcePrioritizedPrefetching, TableViewDataSourcePrioritizedPrefetching, StoreDestinationTarget
 {
     /// The target the decisions go to.
     package let target: FetcherPrefetchTarget<IndexPath, ID, Value>
+    /// Whether the fetcher has a data store: under a memory budget the view sends what its memory
+    /// cannot hold there (`FetchDestination.store`).
+    @usableFromInline package nonisolated let acceptsStoreDestination: Bool
 
     init(target: FetcherPrefetchTarget<IndexPath, ID, Value>) {
         self.target = target
+        acceptsStoreDestination = target.acceptsStoreDestination
     }
 
     /// Forwards the collection view's decisions to the fetcher.

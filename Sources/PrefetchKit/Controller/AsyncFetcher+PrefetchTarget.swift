@@ -46,7 +46,7 @@ extension AsyncFetcher {
 /// cache only what the controller keeps. When it is released it withdraws every interest it still holds.
 ///
 /// Not thread-safe: use it where its controller runs.
-package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendable, Value: Sendable>: PrefetchTarget {
+package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendable, Value: Sendable>: PrefetchTarget, StoreDestinationTarget {
     /// The fetcher the decisions go to.
     let fetcher: AsyncFetcher<ID, Value>
     private let identifier: (Item) -> ID?
@@ -87,6 +87,8 @@ package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendabl
         for item in update.withdrawals { withdraw(item, into: &released) }
         var requests: [(ID, FetchPriority)] = []
         requests.reserveCapacity(update.requests.count)
+        // Filled only once a request goes to the store: then one destination per request.
+        var destinations: [FetchDestination] = []
         for request in update.requests {
             guard let id = identifier(request.item) else {
                 withdraw(request.item, into: &released)
@@ -99,12 +101,17 @@ package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendabl
                 requested[request.item] = id
                 holders[id, default: 0] += 1
             }
+            if request.destination != .memory, destinations.isEmpty {
+                destinations = Array(repeating: .memory, count: requests.count)
+                destinations.reserveCapacity(update.requests.count)
+            }
             requests.append((id, request.priority))
+            if !destinations.isEmpty { destinations.append(request.destination) }
         }
         let cancels = released.filter { holders[$0] == nil }
         // Under a memory budget, what is requested is evicted last (before it, what was passed).
         if fetcher.configuration.memoryBudget < Int.max { fetcher.setWanted(Set(holders.keys)) }
-        if !requests.isEmpty || !cancels.isEmpty { fetcher.updatePrefetching(requests, cancelling: cancels) }
+        if !requests.isEmpty || !cancels.isEmpty { fetcher.updatePrefetching(requests, destinations: destinations, cancelling: cancels) }
     }
 
     private func withdraw(_ item: Item, into released: inout [ID]) {
@@ -137,6 +144,9 @@ package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendabl
         guard let expectedBytes, let bytes = expectedBytes(item) else { return nil }
         return fetcher.typicalLatency(forBytes: bytes)
     }
+
+    /// Whether the fetcher has a data store, so that a request may go there only.
+    @usableFromInline package var acceptsStoreDestination: Bool { fetcher.hasStore }
 
     /// How many values fit the fetcher's memory budget at once (`AsyncFetcher.valueCapacity`).
     package var prefetchCapacity: Int? { fetcher.valueCapacity }

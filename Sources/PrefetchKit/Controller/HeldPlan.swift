@@ -245,11 +245,14 @@ struct HeldEntry {
 struct RequestKey: Equatable {
     @usableFromInline var priority: FetchPriority
     @usableFromInline var sequence: UInt64
+    /// Where the request's data goes (the gate sends what its target's memory cannot hold to the store).
+    @usableFromInline var destination: FetchDestination
 
     @inlinable
-    init(priority: FetchPriority, sequence: UInt64) {
+    init(priority: FetchPriority, sequence: UInt64, destination: FetchDestination = .memory) {
         self.priority = priority
         self.sequence = sequence
+        self.destination = destination
     }
 }
 
@@ -279,11 +282,11 @@ struct Changes<Item: Hashable> {
         withdrawals.append(item)
     }
 
-    /// Requests `item` at `priority`; `sequence` orders equal priorities.
+    /// Requests `item` at `priority` for `destination`; `sequence` orders equal priorities.
     @inlinable
-    mutating func request(_ item: Item, at priority: FetchPriority, sequence: UInt64) {
+    mutating func request(_ item: Item, at priority: FetchPriority, sequence: UInt64, destination: FetchDestination = .memory) {
         requestItems.append(item)
-        requestKeys.append(RequestKey(priority: priority, sequence: sequence))
+        requestKeys.append(RequestKey(priority: priority, sequence: sequence, destination: destination))
     }
 
     @inlinable
@@ -294,7 +297,7 @@ struct Changes<Item: Hashable> {
         }
         var requests: [PrefetchRequest<Item>] = []
         requests.reserveCapacity(order.count)
-        for index in order { requests.append(PrefetchRequest(item: requestItems[index], priority: keys[index].priority)) }
+        for index in order { requests.append(PrefetchRequest(item: requestItems[index], priority: keys[index].priority, destination: keys[index].destination)) }
         return PrefetchUpdate(moved: moved, removed: removed, withdrawals: withdrawals, requests: requests)
     }
 }

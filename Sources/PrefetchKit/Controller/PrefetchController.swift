@@ -143,9 +143,12 @@ public final class PrefetchController<Item: Hashable> {
             _ = planner.step(state, geometry: geometry, latency: LatencyEstimate(), planning: false)
             return PrefetchUpdate()
         }
+        let capacity = target.prefetchCapacity
+        // Beyond a capacity, to the target's store if it has one (an `AsyncFetcher`'s target with a `DataStore`).
+        let hasStore = capacity != nil && (target as? any StoreDestinationTarget)?.acceptsStoreDestination == true
         let update = planner.step(state, geometry: geometry,
                                   latency: LatencyEstimate(typical: target.typicalLatency, expected: target.expectedLatency),
-                                  capacity: target.prefetchCapacity, itemLatency: target.typicalLatency(of:))
+                                  capacity: capacity, hasStore: hasStore, itemLatency: target.typicalLatency(of:))
         if !update.isEmpty { target.updatePrefetching(update) }
         return update
     }

@@ -32,11 +32,12 @@ extension PrefetchPlanner {
         pressurePending || lastTime.map { $0 < pressureUntil } ?? false
     }
 
-    /// The gate's rules under `restriction`, with the target's capacity and the byte budget.
+    /// The gate's rules under `restriction`, with the target's capacity (beyond it, to the
+    /// target's store if it has one) and the byte budget.
     @usableFromInline
     func rules(for restriction: Restriction) -> RequestGate<Item>.Rules {
         RequestGate<Item>.Rules(worthOnly: restriction.limitsRegions, capacity: capacity,
-                                budget: conditions.prefetchBudget)
+                                budget: conditions.prefetchBudget, storesBeyondCapacity: hasStore)
     }
 
     /// The regions a restricted frame plans (the viewport is added by the caller), before the

@@ -34,6 +34,9 @@ package struct PrefetchPlanner<Item: Hashable> {
     @usableFromInline var gate = RequestGate<Item>()
     /// How many items the target's memory holds, as it said at the last step.
     @usableFromInline var capacity: Int?
+    /// Whether the target can send data to its store only (``StoreDestinationTarget``), as it said
+    /// at the last step: then what is beyond ``capacity`` goes there.
+    @usableFromInline var hasStore = false
     /// Until when (seconds) a memory-pressure signal keeps the plan to the screen and the landing zone.
     @usableFromInline var pressureUntil = -Double.infinity
     /// A memory-pressure signal came before the first step: it starts at the next.
@@ -55,12 +58,14 @@ package struct PrefetchPlanner<Item: Hashable> {
     /// with the renames and removals queued since the last step. Without `planning` (nobody to
     /// send requests to) it follows the motion, withdraws what it holds and requests nothing.
     /// `capacity` is how many items' data the target's memory holds at once (``PrefetchTarget/prefetchCapacity``);
-    /// `itemLatency` an item's typical latency when the target knows it from the item's size
+    /// `hasStore`, whether the target can send data to its store only: then the requests beyond the
+    /// capacity go there (``FetchDestination/store``) instead of being dropped; `itemLatency` an
+    /// item's typical latency when the target knows it from the item's size
     /// (``PrefetchTarget/typicalLatency(of:)``).
     @inlinable
     package mutating func step<Geometry: ItemGeometry>(
-        _ state: ScrollState, geometry: Geometry, latency estimate: LatencyEstimate, capacity: Int? = nil, planning: Bool = true,
-        itemLatency: ((Item) -> Duration?)? = nil
+        _ state: ScrollState, geometry: Geometry, latency estimate: LatencyEstimate, capacity: Int? = nil, hasStore: Bool = false,
+        planning: Bool = true, itemLatency: ((Item) -> Duration?)? = nil
     ) -> PrefetchUpdate<Item> where Geometry.Item == Item {
         if let lastTime, state.time.isFinite {
             precondition(!(state.time < lastTime),
@@ -95,6 +100,7 @@ package struct PrefetchPlanner<Item: Hashable> {
             viewport: state.viewport, contentLength: state.contentLength, velocity: state.velocity,
             phase: state.phase, heading: heading, expectedLatency: latency.expected, history: tracker.history)
         self.capacity = capacity
+        self.hasStore = hasStore
         let restriction = restriction(at: state.time)
         var regions = restriction.limitsRegions ? restrictedRegions(restriction, state, forecast) : policy.plan(for: context).regions
         if restriction == .expensive { regions = clippedToExpensiveReach(regions, state, forecast) }

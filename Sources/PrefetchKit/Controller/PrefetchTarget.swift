@@ -60,19 +60,43 @@ extension PrefetchTarget {
     public func trimMemory(keeping items: [Item]) {}
 }
 
-/// One request of a ``PrefetchUpdate``: an item and how urgently its data is wanted.
+/// One request of a ``PrefetchUpdate``: an item, and how urgently its data is wanted.
 public struct PrefetchRequest<Item: Hashable>: Hashable {
     /// The item.
     public var item: Item
     /// Its priority: set it on the item's prefetch interest (replacing an earlier one).
     public var priority: FetchPriority
+    /// Where its data goes: ``FetchDestination/memory`` (ready to show), or, beyond what a memory
+    /// budget holds, ``FetchDestination/store`` (sent only to a target with a data store: an
+    /// ``AsyncFetcher``'s). A request again with another destination moves it (a promotion as the
+    /// item comes near). Not public: only the package's targets that have a store are sent
+    /// anything but `memory`.
+    @usableFromInline package var destination: FetchDestination
 
-    /// Creates a request.
+    /// Creates a request whose data goes to memory.
     @inlinable
     public init(item: Item, priority: FetchPriority) {
+        self.init(item: item, priority: priority, destination: .memory)
+    }
+
+    /// Creates a request whose data goes to `destination`.
+    @inlinable
+    package init(item: Item, priority: FetchPriority, destination: FetchDestination) {
         self.item = item
         self.priority = priority
+        self.destination = destination
     }
+}
+
+/// A target (or a headless view's prefetch data source) that can send a request's data to a data
+/// store only (``FetchDestination/store``): the ones an ``AsyncFetcher`` with a ``DataStore`` makes.
+/// Under a memory budget a controller sends such a target the requests beyond
+/// ``PrefetchTarget/prefetchCapacity`` to the store, instead of dropping them, and sends them again
+/// to memory as they come within it.
+@usableFromInline
+package protocol StoreDestinationTarget: AnyObject {
+    /// Whether ``FetchDestination/store`` requests go to a data store.
+    var acceptsStoreDestination: Bool { get }
 }
 
 extension PrefetchRequest: Sendable where Item: Sendable {}

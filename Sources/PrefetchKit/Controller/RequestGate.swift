@@ -5,7 +5,9 @@
 /// Open, the gate passes every frame's update as it is: the target holds exactly the planner's
 /// requests. Closed, it keeps what the target holds (``forwarded``) and, each frame, takes the
 /// target from that to what the rules allow of the planner's requests, most urgent first. A
-/// visible item always passes. When the rules open again, the gate sends the target the whole
+/// visible item always passes. With a target that has a data store, what its memory cannot hold
+/// goes to the store (``FetchDestination/store``) instead of being dropped, and is requested
+/// again to memory when it comes within the capacity. When the rules open again, the gate sends the target the whole
 /// plan once more and opens.
 @usableFromInline
 struct RequestGate<Item: Hashable> {
@@ -18,12 +20,15 @@ struct RequestGate<Item: Hashable> {
         @usableFromInline var capacity: Int?
         /// The byte budget: the prefetches sent in any minute.
         @usableFromInline var budget: PrefetchDataBudget?
+        /// Items beyond the capacity go to the target's data store instead of being dropped.
+        @usableFromInline var storesBeyondCapacity: Bool
 
         @inlinable
-        init(worthOnly: Bool = false, capacity: Int? = nil, budget: PrefetchDataBudget? = nil) {
+        init(worthOnly: Bool = false, capacity: Int? = nil, budget: PrefetchDataBudget? = nil, storesBeyondCapacity: Bool = false) {
             self.worthOnly = worthOnly
             self.capacity = capacity
             self.budget = budget
+            self.storesBeyondCapacity = storesBeyondCapacity && capacity != nil
         }
 
         /// Whether nothing is held back.
@@ -87,8 +92,10 @@ struct RequestGate<Item: Hashable> {
     /// requests), recording the withdrawals and requests in `changes`; opens when the rules are open.
     ///
     /// Candidates pass most urgent first (then the oldest request): visible items always; the
-    /// others if worth a slot (when `worthOnly`), while the capacity lasts, and, for one the target does
-    /// not hold yet, while the byte budget's minute allows another prefetch (which it then counts).
+    /// others if worth a slot (when `worthOnly`), while the capacity lasts (beyond it, to the store
+    /// when `storesBeyondCapacity`), and, for one the target does not hold yet, while the byte
+    /// budget's minute allows another prefetch (which it then counts). An item whose priority or
+    /// destination changed is requested again.
     /// - Complexity: O(h log h) for h candidates.
     @usableFromInline
     mutating func reconcile(_ candidates: [(item: Item, entry: HeldEntry)], rules: Rules, now: Double, into changes: inout Changes<Item>) {
@@ -104,18 +111,24 @@ struct RequestGate<Item: Hashable> {
         allowed.reserveCapacity(Swift.min(candidates.count, slots))
         for index in order {
             let (item, entry) = candidates[index]
+            var destination = FetchDestination.memory
             if entry.priority.level < .visible {
                 if rules.worthOnly, !Rules.isWorthASlot(entry.priority) { continue }
-                guard slots > 0 else { continue }
+                if slots <= 0 {
+                    guard rules.storesBeyondCapacity else { continue }
+                    destination = .store
+                }
                 if rules.budget != nil, held[item] == nil {
                     guard affordable > 0 else { continue }
                     affordable -= 1
                     spent.append(now)
                 }
             }
-            slots = slots == Int.max ? slots : slots - 1
-            allowed[item] = Forwarded(priority: entry.priority, sequence: entry.sequence)
-            if held[item]?.priority != entry.priority { changes.request(item, at: entry.priority, sequence: entry.sequence) }
+            if destination == .memory, slots != Int.max { slots -= 1 }
+            let forwarded = Forwarded(priority: entry.priority, sequence: entry.sequence, destination: destination)
+            allowed[item] = forwarded
+            if let before = held[item], before.priority == forwarded.priority, before.destination == destination { continue }
+            changes.request(item, at: entry.priority, sequence: entry.sequence, destination: destination)
         }
         let gone = held.filter { allowed[$0.key] == nil }.sorted { $0.value.sequence < $1.value.sequence }
         for (item, _) in gone { changes.withdraw(item) }

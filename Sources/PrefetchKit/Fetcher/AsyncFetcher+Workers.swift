@@ -6,8 +6,10 @@ extension AsyncFetcher {
     @inlinable
     func start(_ spawn: Machine.Spawn) {
         onEvent?(.loadStarted(spawn.load.id))
-        let task = Task { await self.work(spawn.worker, first: spawn.load) }
+        // Read before the task exists: once it runs, a virtual clock may move on (a worker that
+        // hands its next load over starts it off the caller's thread).
         let now = clock.now()
+        let task = Task { await self.work(spawn.worker, first: spawn.load) }
         if state.withLock({ $0.register(spawn.worker, runner: task, at: now) }) { task.cancel() }
     }
 

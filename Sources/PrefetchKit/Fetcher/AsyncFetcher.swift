@@ -89,7 +89,7 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
         self.retry = configuration.retry
         self.cost = cost
         self.onEvent = onEvent
-        self.state = Locked(try Machine(configuration: configuration, observing: onEvent != nil))
+        self.state = Locked(try Machine(configuration: configuration, observing: onEvent != nil, hasStore: store != nil))
     }
 
     /// Creates a fetcher that loads with a closure.
@@ -206,13 +206,14 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     /// Prefetches `ids`, in the order given: the first gets the lowest order within `priority`'s level, so it starts first.
     ///
     /// Ids already cached are skipped (and marked recently used); ids already prefetched take
-    /// the new priority. After ``shutdown()`` nothing is started and a
+    /// the new priority and `destination`. To ``FetchDestination/store`` the values are written
+    /// to the data store and kept out of the memory cache (see ``FetchDestination``). After ``shutdown()`` nothing is started and a
     /// ``FetchEvent/rejected(_:error:)`` event is emitted per id. `ids` is copied to an array
     /// before the lock is taken, so it may be lazy and may call back into the fetcher.
     @inlinable
-    public func prefetch(_ ids: some Sequence<ID>, priority: FetchPriority = .prefetch) {
+    public func prefetch(_ ids: some Sequence<ID>, priority: FetchPriority = .prefetch, destination: FetchDestination = .memory) {
         let ids = Array(ids)
-        perform(state.withLock { $0.prefetch(ids, priority: priority) })
+        perform(state.withLock { $0.prefetch(ids, priority: priority, destination: destination) })
     }
 
     /// Sets, re-prioritises and withdraws prefetch interests in one step: what a controller that
@@ -244,6 +245,13 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
         let requests = Array(requests)
         let cancelling = Array(cancelling)
         perform(state.withLock { $0.updatePrefetching(requests, cancelling: cancelling) })
+    }
+
+    /// ``updatePrefetching(_:cancelling:)`` with a destination per request (`destinations` runs
+    /// beside `requests`; empty: every request to memory), for `FetcherPrefetchTarget`.
+    @inlinable
+    package func updatePrefetching(_ requests: [(ID, FetchPriority)], destinations: [FetchDestination], cancelling: [ID]) {
+        perform(state.withLock { $0.updatePrefetching(requests, destinations: destinations, cancelling: cancelling) })
     }
 
     /// Withdraws the prefetch interest in each of `ids`; loads that consumers still want go on.
@@ -291,6 +299,12 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     var latencyWindow: LatencyWindow {
         state.withLock { $0.latency }
     }
+
+    /// Whether the fetcher has a ``DataStore``: a prefetch to ``FetchDestination/store`` goes there only.
+    package var hasStore: Bool { store != nil }
+
+    /// Loads whose value went to the data store only (``FetchDestination/store``), not to memory.
+    package var storeOnlyLoads: Int { state.withLock { $0.destinations.storeOnlyLoads } }
 
     /// The number of values in the memory cache.
     public var cachedCount: Int { state.withLock { $0.cache.count } }

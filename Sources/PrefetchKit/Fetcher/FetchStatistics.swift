@@ -56,13 +56,13 @@ public struct LatencySummary: Sendable, Hashable {
     /// The number of samples summarised.
     public var count = 0
     /// The mean, or `nil` without samples.
-    public var mean: Duration?
+    package var mean: Duration?
     /// The median, or `nil` without samples.
     public var median: Duration?
     /// The 90th percentile, or `nil` without samples.
     public var p90: Duration?
     /// The largest sample, or `nil` without samples.
-    public var max: Duration?
+    package var max: Duration?
 
     /// Creates an empty summary.
     init() {}

@@ -4,6 +4,7 @@ extension FetcherStateMachine {
     func _checkInvariants() {
         scheduler._checkInvariants()
         cache._checkInvariants()
+        _checkDestinations()
         // Every registered consumer is a consumer of its id's load, and the other way round.
         var listed = 0
         var runningLoads = 0

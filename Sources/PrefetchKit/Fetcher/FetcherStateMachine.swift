@@ -67,6 +67,8 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     @usableFromInline var stats = FetchStatistics()
     /// The memory held and its budget (`FetcherStateMachine+Memory`).
     @usableFromInline var memory: MemoryAccount<ID>
+    /// Where prefetched values go, and what the store holds (`FetcherStateMachine+Destinations`).
+    @usableFromInline var destinations: DestinationBook<ID>
     @usableFromInline var latency: LatencyWindow
     /// The bytes and times of recent loads whose loader reported its bytes.
     @usableFromInline var throughput: ThroughputWindow
@@ -77,9 +79,10 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     @usableFromInline var nextConsumer: UInt64 = 0
     @usableFromInline var nextWorker: UInt64 = 0
 
-    /// Creates the state of a fetcher; `configuration` must be valid.
+    /// Creates the state of a fetcher; `configuration` must be valid. `hasStore`: the fetcher has a
+    /// `DataStore`, so a prefetch may go to it only (``FetchDestination/store``).
     @usableFromInline
-    init(configuration: FetcherConfiguration, observing: Bool) throws {
+    init(configuration: FetcherConfiguration, observing: Bool, hasStore: Bool = false) throws {
         scheduler = Scheduler(maxConcurrentLoads: configuration.maxConcurrentLoads, preemption: configuration.preemption)
         // Costs come with each insert (computed outside the lock), so the cache needs no cost function.
         cache = try MemoryCache(countLimit: configuration.cacheCountLimit, costLimit: configuration.cacheCostLimit)
@@ -87,6 +90,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
         throughput = ThroughputWindow(capacity: configuration.latencySamples)
         random = SplitMix64(seed: configuration.randomSeed)
         memory = MemoryAccount(budget: configuration.memoryBudget)
+        destinations = DestinationBook(hasStore: hasStore)
         self.observing = observing
     }
 
@@ -157,10 +161,14 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     }
 
     /// Prefetches `ids` in order: the first gets `priority`'s order, each next uncached id one more.
+    /// To ``FetchDestination/store``, an id the store is known to hold has nothing to do (its
+    /// prefetch interest, if any, is withdrawn).
     @inlinable
-    mutating func prefetch(_ ids: some Collection<ID>, priority: FetchPriority) -> BatchAction {
+    mutating func prefetch(_ ids: some Collection<ID>, priority: FetchPriority, destination: FetchDestination = .memory) -> BatchAction {
         var action = BatchAction()
         var order = priority.order
+        let storeOnly = destinations.isStoreOnly(destination)
+        var stored: [ID] = []
         for id in ids {
             switch screen(id, countingRequest: true, countingHit: true) {
             case .refused:
@@ -168,21 +176,29 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
             case .hit:
                 if observing { action.hits.append(id) }
             case .miss:
+                if storeOnly, destinations.known.contains(id) {
+                    stored.append(id)
+                    continue
+                }
                 let (joined, spawn, preempt) = enter(id, .prefetch, priority: FetchPriority(level: priority.level, order: order))
+                if destinations.hasStore { destinations.set(id, storeOnly: storeOnly) }
                 order += 1
                 if observing { action.requested.append(Requested(id, joined: joined)) }
                 if let preempt { action.cancel.append(preempt) }
                 if let spawn { action.spawn.append(spawn) }
             }
         }
+        if !stored.isEmpty { absorbRelease(of: stored, into: &action) }
         return action
     }
 
     /// Sets, re-prioritises and withdraws prefetch interests as one batch (see `AsyncFetcher.updatePrefetching`).
     ///
     /// Only a new prefetch interest counts as a request; cached ids are skipped uncounted.
+    /// `destinations` is empty (every request to memory) or gives each request's destination.
     @inlinable
-    mutating func updatePrefetching(_ requests: [(ID, FetchPriority)], cancelling: [ID]) -> BatchAction {
+    mutating func updatePrefetching(_ requests: [(ID, FetchPriority)], destinations targets: [FetchDestination] = [],
+                                    cancelling: [ID]) -> BatchAction {
         var action = BatchAction()
         if isShutdown {
             action.rejected = requests.map(\.0)
@@ -190,10 +206,22 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
         }
         var wanted: [(ID, FetchPriority)] = []
         wanted.reserveCapacity(requests.count)
-        for request in requests {
-            if case .miss = screen(request.0, countingRequest: false, countingHit: false) { wanted.append(request) }
+        var releasing = cancelling
+        var storeOnly: [Bool] = []
+        for (index, request) in requests.enumerated() {
+            guard case .miss = screen(request.0, countingRequest: false, countingHit: false) else { continue }
+            if destinations.hasStore {
+                let toStore = !targets.isEmpty && destinations.isStoreOnly(targets[index])
+                // The store holds it already: nothing to load.
+                if toStore, destinations.known.contains(request.0) {
+                    releasing.append(request.0)
+                    continue
+                }
+                storeOnly.append(toStore)
+            }
+            wanted.append(request)
         }
-        let update = scheduler.updatePrefetch(wanted, releasing: cancelling)
+        let update = scheduler.updatePrefetch(wanted, releasing: releasing)
         for added in update.added {
             stats.requests += 1
             if added.joined { stats.coalescedRequests += 1 }
@@ -202,6 +230,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
         for load in update.cancel { action.cancel.append(retire(load)) }
         for load in update.preempt { action.cancel.append(retire(load, preempted: true)) }
         for load in update.start { action.spawn.append(spawnWorker(for: load)) }
+        if destinations.hasStore { setDestinations(wanted, storeOnly: storeOnly, releasing: releasing) }
         return action
     }
 
@@ -209,7 +238,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     @inlinable
     mutating func cancelPrefetching(_ ids: some Collection<ID>) -> BatchAction {
         var action = BatchAction()
-        absorb(scheduler.release(ids, interest: .prefetch), into: &action)
+        absorbRelease(of: ids, into: &action)
         return action
     }
 
@@ -236,35 +265,6 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
 
     // MARK: Workers
 
-    /// Stores the task handle of a new worker; returns `true` when the task must be cancelled now
-    /// (its load was cancelled before the handle was known).
-    /// `now` is the time on the fetcher's clock: the worker's first load started then.
-    @inlinable
-    mutating func register(_ worker: WorkerID, runner: Runner, at now: Duration? = nil) -> Bool {
-        guard let index = workers.index(forKey: worker) else { return false }  // it ended already
-        if workers.values[index].cancelPending {
-            workers.values[index].cancelPending = false
-            return true
-        }
-        workers.values[index].runner = runner
-        workers.values[index].started = now
-        return false
-    }
-
-    /// A running load was cancelled after running for `elapsed`: its latency would have been at
-    /// least that (`LatencyWindow.recordCancelled(after:)`).
-    @inlinable
-    mutating func cancelledLoadRan(for elapsed: Duration) {
-        latency.recordCancelled(after: elapsed)
-    }
-
-    /// A retry is about to wait: counts it and draws the jitter (a number in `0..<1`).
-    @inlinable
-    mutating func retrying() -> Double {
-        stats.retries += 1
-        return random.nextUnitInterval()
-    }
-
     /// A worker's load ended.
     ///
     /// - Parameters:
@@ -276,14 +276,20 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
         _ worker: WorkerID, _ load: RunningLoad, result: Result<Value, any Error>, cost: Int?,
         latency elapsed: Duration, fromStore: Bool, canContinue: Bool, at now: Duration? = nil, transferred: Int = 0
     ) -> FinishAction {
+        let outcome = scheduler.finished(load.id, load: load.load)
+        let storeOnly = destinations.hasStore && endsInStoreOnly(load, outcome)
         var cacheError: PrefetchError?
         if case .success(let value) = result, let cost {
-            // A cancelled load's value is kept too: it cost a load already.
-            do { try cache.insert(value, forKey: load.id, cost: cost) } catch { cacheError = error as? PrefetchError }
+            // A cancelled load's value is kept too: it cost a load already (in the store only,
+            // when that is where the load was going).
+            if !storeOnly {
+                do { try cache.insert(value, forKey: load.id, cost: cost) } catch { cacheError = error as? PrefetchError }
+            }
             if cost >= 0 { noteValueCost(cost) }
+            if destinations.hasStore { destinations.noteStored(load.id) }
         }
         defer { balanceMemory() }
-        switch scheduler.finished(load.id, load: load.load) {
+        switch outcome {
         case .stale:
             // The load was cancelled: its worker is retired and ends now. Its running time was
             // recorded when it was cancelled (``cancelledLoadRan(for:)``).
@@ -297,6 +303,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
             case .success:
                 stats.loadsCompleted += 1
                 if fromStore { stats.storeHits += 1 }
+                if storeOnly { destinations.storeOnlyLoads += 1 }
                 latency.record(elapsed)
                 if transferred > 0, let now {
                     throughput.record(bytes: transferred, start: (now - elapsed).seconds, end: now.seconds)
@@ -317,7 +324,12 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
                 step = .continue(next)
             } else {
                 workers[worker] = nil
-                step = next.map { .spawn(spawnWorker(for: $0)) } ?? .end
+                step = next.map { load in
+                    let spawn = spawnWorker(for: load)
+                    // It starts now, though its task is registered later, off this worker's thread.
+                    workers[spawn.worker]?.started = now
+                    return .spawn(spawn)
+                } ?? .end
             }
             return .delivered(waiters, cacheError: cacheError, next: step)
         }
@@ -333,6 +345,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
         isShutdown = true
         let all = scheduler.cancelAll()
         action.cancel = all.cancel.map { retire($0) }
+        destinations.storeOnly.removeAll()
         for consumer in all.abandon {
             if let waiting = consumers.removeValue(forKey: consumer) { action.abandon.append(waiting.waiter) }
         }
@@ -370,23 +383,19 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     @inlinable
     mutating func retire(_ load: RunningLoad, preempted: Bool = false) -> Cancellation {
         stats.loadsCancelled += 1
+        // Only the prefetch interest can hold a load that is cancelled or pre-empted.
+        if destinations.hasStore, destinations.storeOnly.contains(load.id) { destinations.retired.insert(load.load) }
         if preempted { stats.loadsPreempted += 1 }
         guard let worker = workerOfLoad.removeValue(forKey: load.load),
               let index = workers.index(forKey: worker) else { return Cancellation(id: load.id, runner: nil) }
         workers.values[index].load = nil
         guard let runner = workers.values[index].runner else {
             workers.values[index].cancelPending = true
-            return Cancellation(id: load.id, runner: nil)
+            return Cancellation(id: load.id, runner: nil, started: workers.values[index].started)
         }
         return Cancellation(id: load.id, runner: runner, started: workers.values[index].started)
     }
 
-    @inlinable
-    mutating func absorb(_ batch: Scheduler.BatchAction, into action: inout BatchAction) {
-        for load in batch.cancel { action.cancel.append(retire(load)) }
-        for load in batch.preempt { action.cancel.append(retire(load, preempted: true)) }
-        for load in batch.start { action.spawn.append(spawnWorker(for: load)) }
-    }
 
     /// The error for a request after shutdown, naming the id.
     @inlinable

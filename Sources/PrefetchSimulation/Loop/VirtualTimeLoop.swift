@@ -27,6 +27,8 @@ final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
     let network: SimulatedNetwork<ID, Value>
     /// The fetcher the app uses.
     let fetcher: AsyncFetcher<ID, Value>
+    /// The fetcher's data store (its reads take time on the clock), if it has one.
+    let store: SimulatedStore<ID, Value>?
 
     /// Creates the loop and its fetcher.
     ///
@@ -38,6 +40,7 @@ final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
     ///   - sizes: each item's payload size.
     ///   - item: the item index of an id (draws are keyed by it).
     ///   - value: the value a successful load of an id returns.
+    ///   - storeReadLatency: with a value, the fetcher has a `SimulatedStore` whose reads take that long.
     ///   - onEvent: called for every fetcher event, after the network has recorded it.
     /// - Throws: ``SimulationError`` naming a retry setting out of range, or the fetcher's
     ///   `PrefetchError` for an invalid configuration.
@@ -46,7 +49,7 @@ final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
         seed: UInt64, sizes: PayloadSizes = .fixed(0),
         cost: @escaping @Sendable (Value) -> Int = { _ in 1 },
         item: @escaping @Sendable (ID) -> Int, value: @escaping @Sendable (ID) -> Value,
-        onEvent: (@Sendable (FetchEvent<ID>) -> Void)? = nil
+        storeReadLatency: Duration? = nil, onEvent: (@Sendable (FetchEvent<ID>) -> Void)? = nil
     ) throws {
         try Self.validate(configuration.retry)
         try sizes.validate()
@@ -58,8 +61,10 @@ final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
             latency: latency, model: model, seed: seed, sizes: sizes, retry: configuration.retry, clock: clock,
             signal: signal, item: item, value: value)
         self.network = network
-        fetcher = try AsyncFetcher(configuration: configuration, clock: clock, cost: cost, onEvent: { event in
-            network.record(event)
+        let store = storeReadLatency.map { SimulatedStore(readLatency: $0, clock: clock, signal: signal, item: item, value: value) }
+        self.store = store
+        fetcher = try AsyncFetcher(configuration: configuration, clock: clock, store: store, cost: cost, onEvent: { event in
+            network.record(store?.record(event) ?? event)
             onEvent?(event)
             signal.bump()
         }, loader: network)
@@ -80,7 +85,7 @@ final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
     var now: Double { clock.now.offset.seconds }
 
     /// Waits until the fetcher is at rest: every running load (by the fetcher's events) waits in
-    /// the network or sleeps in a back-off, and every consumer made with ``deliveries`` that has been called has run its
+    /// the network, reads from the store or sleeps in a back-off, and every consumer made with ``deliveries`` that has been called has run its
     /// main-actor work; with `id`, also until every consumer of `id` has heard.
     func settle(delivering id: ID? = nil) async {
         while true {
@@ -88,7 +93,7 @@ final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
             let held = network.occupancy
             // The events' count of running loads lags the fetcher's own (a finished load's event
             // comes before the start of the load that takes its slot), so both must agree.
-            let atRest = held.waiting + held.backingOff == held.running
+            let atRest = held.waiting + held.backingOff + (store?.pendingReads ?? 0) == held.running
                 && held.inTransit == 0 && held.undrawn == 0 && held.finishing == 0
                 && signal.pendingDeliveries == 0
                 && !(id.map { deliveries.hasLiveConsumers($0) } ?? false)
@@ -113,12 +118,17 @@ final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
         while true {
             let backOff = clock.nextDeadline.map(\.offset)
             let attempt = network.nextDeadline
-            if let backOff, backOff <= limit, attempt.map({ backOff <= $0 }) ?? true {
+            let read = store?.nextDeadline
+            if let backOff, backOff <= limit, attempt.map({ backOff <= $0 }) ?? true, read.map({ backOff <= $0 }) ?? true {
                 let sleeping = clock.sleeperCount
                 clock.advance(to: ManualClock.Instant(offset: backOff))
                 network.wokeBackOffs(sleeping - clock.sleeperCount)
                 await settle()
                 afterEach(nil)
+            } else if let read, read <= limit, attempt.map({ read < $0 }) ?? true, let id = store?.completeNext(upTo: limit) {
+                // A store read ended (an attempt due at the same time goes first).
+                await settle(delivering: id)
+                afterEach(id)
             } else if let ended = network.completeNext(upTo: limit) {
                 // A round trip ended and its transfer began: nothing for the fetcher.
                 guard let id = ended.id else { continue }

@@ -23,7 +23,7 @@ public enum SimulationPolicy: Sendable, CustomStringConvertible {
     }
 
     /// The one-second reference, `clairvoyant-1s`.
-    public static let clairvoyant1s = SimulationPolicy.shortSightedClairvoyant(seconds: 1)
+    package static let clairvoyant1s = SimulationPolicy.shortSightedClairvoyant(seconds: 1)
 
     /// How far ahead a reference sees: nil for a real policy, infinity for the full clairvoyant.
     var lookahead: Double? {
@@ -94,6 +94,14 @@ public struct SimulationConfiguration: Sendable {
     /// `handleMemoryPressure()` is called on the first frame at or after each time, after the
     /// frame's layout pass (several times in one frame make one signal). None by default.
     public var memoryPressureAt: [Double] = []
+    /// The read latency of the fetcher's data store (a disk cache), in seconds, or `nil` (the
+    /// default) for no store. With a store every loaded value is written to it, a value no longer
+    /// in memory is read back from it in this time, without the network, and under a memory budget
+    /// the view prefetches what its memory cannot hold to the store only (`FetchDestination.store`)
+    /// and promotes it to memory as it comes near. `prefetch-bench` uses 0.02 s under a memory
+    /// budget (`--store-read-ms 20`): an assumption, not a measurement, of about 1 ms to read a
+    /// thumbnail's bytes from flash and 10–20 ms to decode them into a 512 × 512 bitmap on a phone.
+    public var storeReadSeconds: Double?
 
     /// Creates a configuration with the defaults: mobile latency, cap 6, seed 1, 60 fps.
     public init() {}
@@ -116,6 +124,11 @@ public struct SimulationConfiguration: Sendable {
         guard valueBytes >= 0 else { throw SimulationError("value size is \(valueBytes) bytes, but it must be 0 or more") }
         for time in memoryPressureAt where !(time.isFinite && time >= 0) {
             throw SimulationError("memory-pressure time is \(time) s, but it must be a finite number of seconds, at least 0")
+        }
+        // A read must take time: at 0 a clairvoyant reference, which ignores the memory budget,
+        // could read back what the budget evicts again and again at one instant.
+        if let storeReadSeconds, !(storeReadSeconds.isFinite && storeReadSeconds >= 0.001 && storeReadSeconds <= 10) {
+            throw SimulationError("store read latency is \(storeReadSeconds) s, but it must be from 0.001 to 10 seconds")
         }
         do { try retry.validate() } catch let error as PrefetchError { throw SimulationError(error.message) }
         try VirtualTimeLoop<Int, Int>.validate(retry)

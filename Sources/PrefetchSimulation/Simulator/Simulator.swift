@@ -63,6 +63,7 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
                 configuration: fetcherConfiguration, clock: clock, latency: configuration.latency, network: configuration.network,
                 seed: configuration.seed, sizes: scenario.sizes(on: configuration.network),
                 cost: cost ?? { [valueBytes = configuration.valueBytes] _ in valueBytes }, item: item, value: value,
+                storeReadLatency: configuration.storeReadSeconds.map { .seconds(exactly: $0) },
                 onEvent: { event in
                     meter.record(event, item: item)
                     onEvent?(event)

@@ -75,6 +75,10 @@ import Testing
         #expect(pressed.status == 0 && pressed.out.contains("memory pressure at 5.0 s"), "\(pressed.err)")
         let perMinute = try Self.run(["--prefetch-mb-per-minute=-2"])
         #expect(perMinute.status != 0 && perMinute.err.contains("--prefetch-mb-per-minute -2.0 is out of range; use 0 to 100000 MB"), "\(perMinute.err)")
+        let read = try Self.run(["--store-read-ms", "0"])
+        #expect(read.status != 0 && read.err.contains("--store-read-ms 0.0 is out of range; use 1 to 10000 ms"), "\(read.err)")
+        let destinations = try Self.run(["--destinations", "disk"])
+        #expect(destinations.status != 0 && destinations.err.contains("Please provide one of 'memory-only' and 'store'"), "\(destinations.err)")
         let conditions = try Self.run(["--conditions", "metered"])
         #expect(conditions.status != 0 && conditions.err.contains("'normal', 'constrained' or 'expensive'"))
     }
@@ -94,6 +98,11 @@ import Testing
         let small = try #require(try results(["--memory-budget-mb", "16", "--value-kb", "64"]).first)
         // Values of 64 KiB: 16 times as many fit, more than this run ever holds, so the same loads hold a sixteenth
         #expect(try #require(small["peakMemoryBytes"] as? Int) == #require(free["peakMemoryBytes"] as? Int) / 16)
+        // Under the budget a data store is on by default: what memory cannot hold goes to the store and
+        // is promoted as it comes near; without it (memory-only) fewer cells are ready
+        let noStore = try #require(try results(["--memory-budget-mb", "16", "--destinations", "memory-only"]).first)
+        #expect(try #require(bounded["displayReadyRate"] as? Double) > #require(noStore["displayReadyRate"] as? Double))
+        #expect(try #require(noStore["peakMemoryBytes"] as? Int) <= 16 << 20)
         let constrained = try #require(try results(["--conditions", "constrained"]).first)
         #expect(try #require(constrained["loadsWasted"] as? Int) < #require(free["loadsWasted"] as? Int))
         // A byte budget of 0.6 MB a minute: ten 60 KB prefetches a minute, far fewer loads than without
