@@ -90,7 +90,7 @@ extension ItemScrollView {
         // Beyond a capacity, to the data source's store if it has one (a fetcher's with a `DataStore`).
         let hasStore = capacity != nil && (reporting as? any StoreDestinationTarget)?.acceptsStoreDestination == true
         return controller.step(scrollState, geometry: geometry, latency: latency, capacity: capacity, hasStore: hasStore,
-                               planning: prefetching, itemLatency: reporting.map { reporting in { reporting.typicalLatency(of: $0) } })
+                               planning: prefetching, itemLatency: { reporting?.typicalLatency(of: $0) })
     }
 
     /// Withdrawals: a classic data source hears `cancelPrefetchingForItemsAt` for the pending

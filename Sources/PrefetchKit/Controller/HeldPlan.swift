@@ -17,30 +17,30 @@ struct HeldPlan<Item: Hashable> {
     @usableFromInline var nextSequence: UInt64 = 0
     /// The items or the layout changed since the last plan: the next one is read whole.
     @usableFromInline var isStale = false
-    /// The typical latency (seconds) of an item's load when the target knows it (from the item's
-    /// size), for this step's ranking; `nil` ranks every item with the typical load.
-    @usableFromInline var itemLatency: ((Item) -> Double?)?
 
     @inlinable
     init() {}
 
-    /// The rank of `item`, whose extent is `extent`, under `ranking`.
+    /// The rank of `item`, whose extent is `extent`, under `ranking`, with the item's own typical
+    /// latency (seconds) when `itemLatency` knows it (from the item's size).
     @inlinable
-    func rank(_ item: Item, _ extent: Range<Double>, _ ranking: Ranking) -> Rank {
-        ranking.rank(of: extent, typical: itemLatency?(item))
+    func rank(_ item: Item, _ extent: Range<Double>, _ ranking: Ranking, _ itemLatency: (Item) -> Double?) -> Rank {
+        ranking.rank(of: extent, typical: itemLatency(item))
     }
 
     /// Takes the requests to `wanted`, the plan of `state`'s frame.
     ///
     /// What left the plan ahead of the viewport in the direction `heading` is kept for `grace`
-    /// seconds (0: withdrawn at once); `rerank` ranks every held item again.
+    /// seconds (0: withdrawn at once); `rerank` ranks every held item again; `itemLatency` gives an
+    /// item's own typical latency (seconds) when the target knows it.
     @inlinable
     mutating func update<Geometry: ItemGeometry>(
         to wanted: RangeUnion, of state: ScrollState, previous: Range<Double>?, heading: Int, grace: Double,
-        rerank: Bool, _ ranking: Ranking, _ geometry: Geometry, _ changes: inout Changes<Item>
+        rerank: Bool, _ ranking: Ranking, _ geometry: Geometry, _ changes: inout Changes<Item>,
+        itemLatency: (Item) -> Double? = { _ in nil }
     ) where Geometry.Item == Item {
         defer { covered = wanted.ranges }
-        if isStale { return rebuild(wanted, ranking, geometry, &changes) }
+        if isStale { return rebuild(wanted, ranking, geometry, &changes, itemLatency: itemLatency) }
         let covered = RangeUnion(sorted: self.covered)
         // 1. What left the plan.
         for range in covered.subtracting(wanted) {
@@ -60,7 +60,7 @@ struct HeldPlan<Item: Hashable> {
         if rerank || state.time > nextExpiry {
             var earliest = Double.infinity
             for index in entries.indices {
-                if rerank || entries.values[index].until < state.time { self.rerank(at: index, ranking, &changes) }
+                if rerank || entries.values[index].until < state.time { self.rerank(at: index, ranking, &changes, itemLatency) }
                 earliest = Swift.min(earliest, entries.values[index].until)
             }
             nextExpiry = earliest
@@ -70,7 +70,7 @@ struct HeldPlan<Item: Hashable> {
             for range in viewport.subtracting(RangeUnion([previous], clippedTo: state.contentLength)) {
                 geometry.forEachItem(meeting: range) { item, _ in
                     guard let index = entries.index(forKey: item) else { return }
-                    self.rerank(at: index, ranking, &changes)
+                    self.rerank(at: index, ranking, &changes, itemLatency)
                     nextExpiry = Swift.min(nextExpiry, entries.values[index].until)
                 }
             }
@@ -79,7 +79,7 @@ struct HeldPlan<Item: Hashable> {
         for range in wanted.subtracting(covered) {
             geometry.forEachItem(meeting: range) { item, extent in
                 guard !covered.meets(extent), entries[item] == nil else { return }
-                let rank = self.rank(item, extent, ranking)
+                let rank = self.rank(item, extent, ranking, itemLatency)
                 nextExpiry = Swift.min(nextExpiry, rank.until)
                 if let gone = leaving.takeBack(item) {
                     // Taken back within the grace: its load, if one runs, goes on.
@@ -102,9 +102,10 @@ struct HeldPlan<Item: Hashable> {
 
     /// Ranks the held item at `index` again, and requests it at its new rank if that is meaningful.
     @inlinable
-    mutating func rerank(at index: [Item: HeldEntry].Index, _ ranking: Ranking, _ changes: inout Changes<Item>) {
+    mutating func rerank(at index: [Item: HeldEntry].Index, _ ranking: Ranking, _ changes: inout Changes<Item>,
+                         _ itemLatency: (Item) -> Double?) {
         let entry = entries.values[index]
-        let rank = self.rank(entries.keys[index], entry.extent, ranking)
+        let rank = self.rank(entries.keys[index], entry.extent, ranking, itemLatency)
         entries.values[index].until = rank.until
         guard ranking.isMeaningful(from: entry.priority, to: rank.priority) else { return }
         entries.values[index].priority = rank.priority
@@ -115,7 +116,8 @@ struct HeldPlan<Item: Hashable> {
     /// plan goes at once.
     @inlinable
     mutating func rebuild<Geometry: ItemGeometry>(
-        _ wanted: RangeUnion, _ ranking: Ranking, _ geometry: Geometry, _ changes: inout Changes<Item>
+        _ wanted: RangeUnion, _ ranking: Ranking, _ geometry: Geometry, _ changes: inout Changes<Item>,
+        itemLatency: (Item) -> Double?
     ) where Geometry.Item == Item {
         var fresh: [Item: HeldEntry] = [:]
         fresh.reserveCapacity(entries.count)
@@ -123,7 +125,7 @@ struct HeldPlan<Item: Hashable> {
         for range in wanted {
             geometry.forEachItem(meeting: range) { item, extent in
                 guard fresh[item] == nil else { return }
-                let rank = self.rank(item, extent, ranking)
+                let rank = self.rank(item, extent, ranking, itemLatency)
                 earliest = Swift.min(earliest, rank.until)
                 let old = entries[item] ?? leaving.items[item]?.entry
                 if let old, !ranking.isMeaningful(from: old.priority, to: rank.priority) {

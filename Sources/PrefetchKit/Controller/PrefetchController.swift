@@ -148,7 +148,7 @@ public final class PrefetchController<Item: Hashable> {
         let hasStore = capacity != nil && (target as? any StoreDestinationTarget)?.acceptsStoreDestination == true
         let update = planner.step(state, geometry: geometry,
                                   latency: LatencyEstimate(typical: target.typicalLatency, expected: target.expectedLatency),
-                                  capacity: capacity, hasStore: hasStore, itemLatency: target.typicalLatency(of:))
+                                  capacity: capacity, hasStore: hasStore, itemLatency: { target.typicalLatency(of: $0) })
         if !update.isEmpty { target.updatePrefetching(update) }
         return update
     }

@@ -65,7 +65,7 @@ package struct PrefetchPlanner<Item: Hashable> {
     @inlinable
     package mutating func step<Geometry: ItemGeometry>(
         _ state: ScrollState, geometry: Geometry, latency estimate: LatencyEstimate, capacity: Int? = nil, hasStore: Bool = false,
-        planning: Bool = true, itemLatency: ((Item) -> Duration?)? = nil
+        planning: Bool = true, itemLatency: (Item) -> Duration? = { _ in nil }
     ) -> PrefetchUpdate<Item> where Geometry.Item == Item {
         if let lastTime, state.time.isFinite {
             precondition(!(state.time < lastTime),
@@ -115,12 +115,10 @@ package struct PrefetchPlanner<Item: Hashable> {
         var changes = Changes(moved: pendingMoves, removed: pendingRemovals)
         pendingMoves = []
         pendingRemovals = []
-        held.itemLatency = itemLatency.map { latencyOf in { item in PlanningLatency.usable(latencyOf(item))?.seconds } }
-        defer { held.itemLatency = nil }
         held.update(to: RangeUnion(regions, clippedTo: state.contentLength), of: state, previous: lastViewport, heading: heading,
                     grace: jumped ? 0 : configuration.withdrawalGrace * latency.typicalSeconds, rerank: rerank,
                     Ranking(forecast: forecast, now: state.time, latency: latency, tolerance: configuration.reprioritizationTolerance),
-                    geometry, &changes)
+                    geometry, &changes, itemLatency: { PlanningLatency.usable(itemLatency($0))?.seconds })
         lastViewport = state.viewport
         guard gate.isClosed else { return changes.update() }
         return gated(changes, rules: rules, now: state.time)
