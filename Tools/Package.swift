@@ -164,7 +164,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PrefetchBenchTests",
-            dependencies: ["prefetch-bench"],
+            dependencies: ["IOTestSupport", "prefetch-bench"],
             swiftSettings: strict
         ),
         .testTarget(

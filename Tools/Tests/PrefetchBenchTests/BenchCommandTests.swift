@@ -1,4 +1,5 @@
 import Foundation
+import IOTestSupport
 import Testing
 
 /// Runs the built `prefetch-bench` the way a person would, and reads what it prints and writes.
@@ -7,32 +8,37 @@ import Testing
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     }
 
-    static func run(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
-        let process = Process()
-        process.executableURL = productsDirectory.appendingPathComponent("prefetch-bench")
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    /// Runs the bench with `arguments` on a thread of its own (under ThreadSanitizer a run takes
+    /// tens of seconds; waiting on it in the test's task would hold one of the cooperative pool's
+    /// two threads, and the in-process servers of other suites would starve).
+    static func run(_ arguments: [String]) async throws -> (status: Int32, out: String, err: String) {
+        try await onBlockingThread {
+            let process = Process()
+            process.executableURL = productsDirectory.appendingPathComponent("prefetch-bench")
+            process.arguments = arguments
+            let out = Pipe(), err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let outData = out.fileHandleForReading.readDataToEndOfFile()
+            let errData = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        }
     }
 
     static func temporaryFile(_ name: String) -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("prefetch-bench-\(UUID().uuidString)-\(name)")
     }
 
-    @Test func writesTheSameJSONInTwoProcesses() throws {
+    @Test func writesTheSameJSONInTwoProcesses() async throws {
         // Swift seeds hashing per process: two processes catch any order that leaks from a Set or Dictionary.
         let a = Self.temporaryFile("a.json"), b = Self.temporaryFile("b.json")
         defer { try? FileManager.default.removeItem(at: a); try? FileManager.default.removeItem(at: b) }
         // Failures too: retries wait out the fetcher's back-off on the virtual clock.
         let args = ["--quiet", "--scenario", "jumps-list", "--scenario", "flings-grid", "--seed", "7", "--failure-rate", "0.2"]
-        let first = try Self.run(args + ["--json", a.path])
-        let second = try Self.run(args + ["--json", b.path])
+        let first = try await Self.run(args + ["--json", a.path])
+        let second = try await Self.run(args + ["--json", b.path])
         #expect(first.status == 0 && second.status == 0, "\(first.err)\(second.err)")
         let dataA = try Data(contentsOf: a), dataB = try Data(contentsOf: b)
         #expect(dataA == dataB)
@@ -46,108 +52,108 @@ import Testing
         #expect(first.out.contains("jumps-list") && first.out.contains("clairvoyant"))
     }
 
-    @Test func badFlagsNameTheValueAndTheRule() throws {
-        let cap = try Self.run(["--cap", "0"])
+    @Test func badFlagsNameTheValueAndTheRule() async throws {
+        let cap = try await Self.run(["--cap", "0"])
         #expect(cap.status != 0)
         #expect(cap.err.contains("--cap 0 is out of range; use 1 to 64"))
-        let p99 = try Self.run(["--latency-median-ms", "200", "--latency-p99-ms", "100"])
+        let p99 = try await Self.run(["--latency-median-ms", "200", "--latency-p99-ms", "100"])
         #expect(p99.status != 0)
         #expect(p99.err.contains("--latency-p99-ms must be from the median (200 ms) to 60000 ms; got 100"))
-        let median = try Self.run(["--latency-median-ms", "2000"])
+        let median = try await Self.run(["--latency-median-ms", "2000"])
         #expect(median.status != 0)
         #expect(median.err.contains("--latency-median-ms must be at most the 99th percentile (1500 ms); got 2000"))
-        let fixed = try Self.run(["--latency-fixed-ms", "100", "--latency-profile", "wifi"])
+        let fixed = try await Self.run(["--latency-fixed-ms", "100", "--latency-profile", "wifi"])
         #expect(fixed.status != 0)
         #expect(fixed.err.contains("--latency-fixed-ms and --latency-profile cannot be combined"))
-        let policy = try Self.run(["--policy", "psychic"])
+        let policy = try await Self.run(["--policy", "psychic"])
         #expect(policy.status != 0)
         #expect(policy.err.contains("unknown policy 'psychic'; expected one of none, uikitLike, textureLike, adaptive, clairvoyant"))
-        let profile = try Self.run(["--latency-profile", "5g"])
+        let profile = try await Self.run(["--latency-profile", "5g"])
         #expect(profile.status != 0)
         #expect(profile.err.contains("The value '5g' is invalid for '--latency-profile <latency-profile>'. Please provide one of 'wifi', 'lte' or 'emerging'."))
-        let scenario = try Self.run(["--scenario", "nope"])
+        let scenario = try await Self.run(["--scenario", "nope"])
         #expect(scenario.err.contains("--scenario 'nope' is unknown"))
-        let budget = try Self.run(["--memory-budget-mb", "0"])
+        let budget = try await Self.run(["--memory-budget-mb", "0"])
         #expect(budget.status != 0 && budget.err.contains("--memory-budget-mb 0 is out of range; use 1 to 65536 MiB"))
-        let pressure = try Self.run(["--memory-pressure-at", "2", "--memory-pressure-at=-1"])
+        let pressure = try await Self.run(["--memory-pressure-at", "2", "--memory-pressure-at=-1"])
         #expect(pressure.status != 0 && pressure.err.contains("--memory-pressure-at -1.0 is out of range; use a finite number of seconds, at least 0"))
-        let pressed = try Self.run(["--scenario", "steady-grid", "--policy", "adaptive", "--memory-pressure-at", "5", "--quiet"])
+        let pressed = try await Self.run(["--scenario", "steady-grid", "--policy", "adaptive", "--memory-pressure-at", "5", "--quiet"])
         #expect(pressed.status == 0 && pressed.out.contains("memory pressure at 5.0 s"), "\(pressed.err)")
-        let perMinute = try Self.run(["--prefetch-mb-per-minute=-2"])
+        let perMinute = try await Self.run(["--prefetch-mb-per-minute=-2"])
         #expect(perMinute.status != 0 && perMinute.err.contains("--prefetch-mb-per-minute -2.0 is out of range; use 0 to 100000 MB"), "\(perMinute.err)")
-        let read = try Self.run(["--store-read-ms", "0"])
+        let read = try await Self.run(["--store-read-ms", "0"])
         #expect(read.status != 0 && read.err.contains("--store-read-ms 0.0 is out of range; use 1 to 10000 ms"), "\(read.err)")
-        let destinations = try Self.run(["--destinations", "disk"])
+        let destinations = try await Self.run(["--destinations", "disk"])
         #expect(destinations.status != 0 && destinations.err.contains("Please provide one of 'memory-only' and 'store'"), "\(destinations.err)")
-        let conditions = try Self.run(["--conditions", "metered"])
+        let conditions = try await Self.run(["--conditions", "metered"])
         #expect(conditions.status != 0 && conditions.err.contains("'normal', 'constrained' or 'expensive'"))
     }
 
-    @Test func aMemoryBudgetBoundsThePeakAndLowDataModeWastesLess() throws {
-        func results(_ extra: [String]) throws -> [[String: Any]] {
+    @Test func aMemoryBudgetBoundsThePeakAndLowDataModeWastesLess() async throws {
+        func first(_ extra: [String]) async throws -> [String: Any] {
             let file = Self.temporaryFile("budget-\(extra.joined()).json")
             defer { try? FileManager.default.removeItem(at: file) }
-            let run = try Self.run(["--quiet", "--scenario", "flings-grid", "--policy", "adaptive", "--json", file.path] + extra)
+            let run = try await Self.run(["--quiet", "--scenario", "flings-grid", "--policy", "adaptive", "--json", file.path] + extra)
             #expect(run.status == 0, "\(run.err)")
             let object = try JSONSerialization.jsonObject(with: try Data(contentsOf: file)) as? [String: Any]
-            return try #require(object?["results"] as? [[String: Any]])
+            return try #require((object?["results"] as? [[String: Any]])?.first)
         }
-        let free = try #require(try results([]).first), bounded = try #require(try results(["--memory-budget-mb", "16"]).first)
+        let free = try await first([]), bounded = try await first(["--memory-budget-mb", "16"])
         #expect(try #require(free["peakMemoryBytes"] as? Int) > 16 << 20)
         #expect(try #require(bounded["peakMemoryBytes"] as? Int) <= 16 << 20)
-        let small = try #require(try results(["--memory-budget-mb", "16", "--value-kb", "64"]).first)
+        let small = try await first(["--memory-budget-mb", "16", "--value-kb", "64"])
         // Values of 64 KiB: 16 times as many fit, more than this run ever holds, so the same loads hold a sixteenth
         #expect(try #require(small["peakMemoryBytes"] as? Int) == #require(free["peakMemoryBytes"] as? Int) / 16)
         // Under the budget a data store is on by default: what memory cannot hold goes to the store and
         // is promoted as it comes near; without it (memory-only) fewer cells are ready
-        let noStore = try #require(try results(["--memory-budget-mb", "16", "--destinations", "memory-only"]).first)
+        let noStore = try await first(["--memory-budget-mb", "16", "--destinations", "memory-only"])
         #expect(try #require(bounded["displayReadyRate"] as? Double) > #require(noStore["displayReadyRate"] as? Double))
         #expect(try #require(noStore["peakMemoryBytes"] as? Int) <= 16 << 20)
-        let constrained = try #require(try results(["--conditions", "constrained"]).first)
+        let constrained = try await first(["--conditions", "constrained"])
         #expect(try #require(constrained["loadsWasted"] as? Int) < #require(free["loadsWasted"] as? Int))
         // A byte budget of 0.6 MB a minute: ten 60 KB prefetches a minute, far fewer loads than without
-        let capped = try #require(try results(["--prefetch-mb-per-minute", "0.6"]).first)
+        let capped = try await first(["--prefetch-mb-per-minute", "0.6"])
         #expect(try #require(capped["loadsStarted"] as? Int) < #require(free["loadsStarted"] as? Int))
         #expect(try #require(capped["bytesOnWire"] as? Int) < #require(free["bytesOnWire"] as? Int))
     }
 
-    @Test func networkFlagsChooseTheLinkAndNameTheirRules() throws {
-        let shared = try Self.run(["--scenario", "jumps-list", "--policy", "uikitLike", "--latency-profile", "emerging", "--http", "1.1", "--quiet"])
+    @Test func networkFlagsChooseTheLinkAndNameTheirRules() async throws {
+        let shared = try await Self.run(["--scenario", "jumps-list", "--policy", "uikitLike", "--latency-profile", "emerging", "--http", "1.1", "--quiet"])
         #expect(shared.status == 0, "\(shared.err)")
         #expect(shared.out.contains("network shared(1.0 Mbit/s, HTTP/1.1, sizes logNormal(median 60000 B, p99 600000 B))"), "\(shared.out.prefix(300))")
-        let independent = try Self.run(["--scenario", "jumps-list", "--policy", "uikitLike", "--network", "independent", "--quiet"])
+        let independent = try await Self.run(["--scenario", "jumps-list", "--policy", "uikitLike", "--network", "independent", "--quiet"])
         #expect(independent.status == 0 && independent.out.contains("network independent"), "\(independent.err)")
-        let mixed = try Self.run(["--network", "independent", "--link-mbps", "5"])
+        let mixed = try await Self.run(["--network", "independent", "--link-mbps", "5"])
         #expect(mixed.status != 0 && mixed.err.contains("--link-mbps applies only to --network shared"), "\(mixed.err)")
-        let zero = try Self.run(["--link-mbps", "0"])
+        let zero = try await Self.run(["--link-mbps", "0"])
         #expect(zero.status != 0 && zero.err.contains("--link-mbps must be a number above 0 and at most 100000; got 0.0"), "\(zero.err)")
-        let noResume = try Self.run(["--scenario", "jumps-list", "--policy", "uikitLike", "--no-resume", "--quiet"])
+        let noResume = try await Self.run(["--scenario", "jumps-list", "--policy", "uikitLike", "--no-resume", "--quiet"])
         #expect(noResume.status == 0 && noResume.out.contains(", no resuming)"), "\(noResume.err)")
-        let resumeIndependent = try Self.run(["--network", "independent", "--no-resume"])
+        let resumeIndependent = try await Self.run(["--network", "independent", "--no-resume"])
         #expect(resumeIndependent.status != 0 && resumeIndependent.err.contains("--no-resume applies only to --network shared"))
-        let http = try Self.run(["--http", "3"])
+        let http = try await Self.run(["--http", "3"])
         #expect(http.status != 0 && http.err.contains("'--http <version>'"), "\(http.err)")
     }
 
-    @Test func thePeersRunBesideOursAndAloneByName() throws {
+    @Test func thePeersRunBesideOursAndAloneByName() async throws {
         let peers = ["nuke", "kingfisher", "sdwebimage", "flashlist", "compose", "flutter", "chrome", "glide"]
-        let both = try Self.run(["--quiet", "--scenario", "long-fling-list", "--policy", "adaptive", "--peers"])
+        let both = try await Self.run(["--quiet", "--scenario", "long-fling-list", "--policy", "adaptive", "--peers"])
         #expect(both.status == 0, "\(both.err)")
         for name in ["adaptive"] + peers {
             #expect(both.out.contains("long-fling-list  \(name) "), "\(name) is missing:\n\(both.out)")
         }
-        let alone = try Self.run(["--quiet", "--scenario", "long-fling-list", "--policy", "nuke"])
+        let alone = try await Self.run(["--quiet", "--scenario", "long-fling-list", "--policy", "nuke"])
         #expect(alone.status == 0, "\(alone.err)")
         #expect(alone.out.contains("nuke") && !alone.out.contains("adaptive") && !alone.out.contains("glide"))
-        let bogus = try Self.run(["--policy", "bogus"])
+        let bogus = try await Self.run(["--policy", "bogus"])
         #expect(bogus.status != 0)
         #expect(bogus.err.contains("unknown policy 'bogus'; expected one of none, uikitLike, textureLike, adaptive, clairvoyant, clairvoyant-1s, or a peer: \(peers.joined(separator: ", "))"))
-        let frontier = try Self.run(["--peers", "--frontier"])
+        let frontier = try await Self.run(["--peers", "--frontier"])
         #expect(frontier.status != 0)
         #expect(frontier.err.contains("--peers and --frontier cannot be combined"))
     }
 
-    @Test(.timeLimit(.minutes(2))) func aReportIntoAPipeIsWrittenInPlaceNotReplaced() throws {
+    @Test(.timeLimit(.minutes(2))) func aReportIntoAPipeIsWrittenInPlaceNotReplaced() async throws {
         // Given a named pipe (what `/dev/null` or `/dev/stdout` is to the bench: not a regular
         // file), with a reader on the other end
         let fifo = Self.temporaryFile("report.fifo")
@@ -160,7 +166,7 @@ import Testing
         reader.standardOutput = out
         try reader.run()
         // When the bench writes its HTML report there
-        let result = try Self.run(["--quiet", "--scenario", "slow-list", "--policy", "none", "--report", fifo.path])
+        let result = try await Self.run(["--quiet", "--scenario", "slow-list", "--policy", "none", "--report", fifo.path])
         #expect(result.status == 0, "\(result.err)")
         // Then the pipe is still a pipe (an atomic rename would have put a regular file in its
         // place, and for root that replaces /dev/null) ...
@@ -172,26 +178,29 @@ import Testing
             return
         }
         // ... and the reader got the whole page through it
-        let page = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        reader.waitUntilExit()
+        let page = try await onBlockingThread {
+            let page = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            reader.waitUntilExit()
+            return page
+        }
         #expect(page.contains("<svg") && page.contains("slow-list"))
         #expect(page.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("</html>"), "\(page.suffix(80))")
     }
 
-    @Test func aBadTraceFileNamesThePathToTheField() throws {
+    @Test func aBadTraceFileNamesThePathToTheField() async throws {
         let trace = Self.temporaryFile("trace.json")
         defer { try? FileManager.default.removeItem(at: trace) }
         try Data(#"{"viewport": {"width": 375, "height": 667}, "layout": {"kind": "list", "itemCount": 10, "itemHeight": "tall"}, "samples": [[0, 0]]}"#.utf8)
             .write(to: trace)
-        let result = try Self.run(["--trace", trace.path, "--quiet"])
+        let result = try await Self.run(["--trace", trace.path, "--quiet"])
         #expect(result.status != 0)
         #expect(result.err.contains("layout.itemHeight: expected a number, got a string"))
     }
 
-    @Test func theHTMLReportRendersInAHeadlessBrowser() throws {
+    @Test func theHTMLReportRendersInAHeadlessBrowser() async throws {
         let report = Self.temporaryFile("report.html"), shot = Self.temporaryFile("report.png")
         defer { try? FileManager.default.removeItem(at: report); try? FileManager.default.removeItem(at: shot) }
-        let result = try Self.run(["--quiet", "--scenario", "flings-grid", "--policy", "adaptive", "--policy", "clairvoyant", "--report", report.path])
+        let result = try await Self.run(["--quiet", "--scenario", "flings-grid", "--policy", "adaptive", "--policy", "clairvoyant", "--report", report.path])
         #expect(result.status == 0, "\(result.err)")
         let html = try String(contentsOf: report, encoding: .utf8)
         // Self-contained: no scripts, and nothing fetched (the SVG namespace URI is a name, not a fetch).
@@ -213,40 +222,40 @@ import Testing
         chromium.standardOutput = FileHandle.nullDevice
         chromium.standardError = FileHandle.nullDevice
         try chromium.run()
-        chromium.waitUntilExit()
+        try await onBlockingThread { chromium.waitUntilExit() }
         let png = try Data(contentsOf: shot)
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]), "not a PNG")
         // A blank page compresses to a few kilobytes; the charts and timelines make it far larger.
         #expect(png.count > 20_000, "screenshot is only \(png.count) bytes")
     }
 
-    @Test func generatesTracesAndRunsTheFolder() throws {
+    @Test func generatesTracesAndRunsTheFolder() async throws {
         let folder = Self.temporaryFile("traces")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let generated = try Self.run(["generate", "--count", "2", "--seed", "1000", "--profile", "gallery", "--duration", "5", "--out", folder.path])
+        let generated = try await Self.run(["generate", "--count", "2", "--seed", "1000", "--profile", "gallery", "--duration", "5", "--out", folder.path])
         #expect(generated.status == 0, "\(generated.err)")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         #expect(names == ["gallery-1000.json", "gallery-1001.json"])
-        let run = try Self.run(["--quiet", "--traces", folder.path, "--policy", "uikitLike", "--latency-profile", "wifi"])
+        let run = try await Self.run(["--quiet", "--traces", folder.path, "--policy", "uikitLike", "--latency-profile", "wifi"])
         #expect(run.status == 0, "\(run.err)")
         #expect(run.out.contains("gallery-1000") && run.out.contains("gallery-1001") && run.out.contains("median 40 ms"))
-        let single = try Self.run(["--quiet", "--trace", folder.appendingPathComponent("gallery-1001.json").path, "--policy", "none"])
+        let single = try await Self.run(["--quiet", "--trace", folder.appendingPathComponent("gallery-1001.json").path, "--policy", "none"])
         #expect(single.status == 0 && single.out.contains("gallery-1001") && !single.out.contains("gallery-1000"))
     }
 
-    @Test func badGeneratorOptionsAndAnEmptyFolderAreNamed() throws {
-        let count = try Self.run(["generate", "--count", "0", "--out", "/tmp/unused"])
+    @Test func badGeneratorOptionsAndAnEmptyFolderAreNamed() async throws {
+        let count = try await Self.run(["generate", "--count", "0", "--out", "/tmp/unused"])
         #expect(count.status != 0 && count.err.contains("--count 0 is out of range; use 1 to 10000"))
-        let seed = try Self.run(["generate", "--seed", "0", "--out", "/tmp/unused"])
+        let seed = try await Self.run(["generate", "--seed", "0", "--out", "/tmp/unused"])
         #expect(seed.status != 0 && seed.err.contains("--seed 0 is out of range; use 1 or more"))
-        let profile = try Self.run(["generate", "--profile", "tv", "--out", "/tmp/unused"])
+        let profile = try await Self.run(["generate", "--profile", "tv", "--out", "/tmp/unused"])
         #expect(profile.status != 0 && profile.err.contains("--profile 'tv' is unknown; use one of feed, search, gallery"))
-        let duration = try Self.run(["generate", "--duration", "1", "--out", "/tmp/unused"])
+        let duration = try await Self.run(["generate", "--duration", "1", "--out", "/tmp/unused"])
         #expect(duration.status != 0 && duration.err.contains("--duration 1.0 is out of range; use 5 to 600 seconds"))
         let empty = Self.temporaryFile("empty")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: empty) }
-        let run = try Self.run(["--traces", empty.path])
+        let run = try await Self.run(["--traces", empty.path])
         #expect(run.status != 0 && run.err.contains("\(empty.path): the trace folder holds no *.json trace"))
     }
 }
