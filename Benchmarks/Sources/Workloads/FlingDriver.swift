@@ -58,7 +58,7 @@ public final class FlingDriver {
         if prefetching { view.prefetchDataSource = source }
         view.step(to: time)
         precondition(
-            view.contentOffsetRange.upperBound > Self.regionEnd + 10_000,
+            view.contentSize.height - view.bounds.height > Self.regionEnd + 10_000,
             "the grid of \(items) items is too short for the fling band"
         )
         restart()
