@@ -123,8 +123,16 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
         // A prefetch may be refused in Low Data Mode; a visible cell's load never is.
         request.allowsConstrainedNetworkAccess = !FetchLoadContext.isPrefetch
         #endif
+        // The load's urgency for the server, and a reader that follows it while the body comes.
+        var priorityNow: (@Sendable () -> FetchPriority?)?
+        if configuration.sendsPriority, let priority = FetchLoadContext.priority {
+            if request.value(forHTTPHeaderField: "Priority") == nil {
+                request.setValue("u=\(priority.urgency)", forHTTPHeaderField: "Priority")
+            }
+            priorityNow = FetchLoadContext.livePriority
+        }
         let exchange = Exchange(url: url, maxResponseSize: configuration.maxResponseSize, resume: resume, partials: partials,
-                                onBytesReceived: configuration.onBytesReceived)
+                                onBytesReceived: configuration.onBytesReceived, priorityNow: priorityNow)
         let body = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
                 guard exchange.install(continuation) else { return }

@@ -49,6 +49,15 @@ public struct HTTPLoaderConfiguration: Sendable {
     /// The most bytes kept across all stopped transfers (default 8 MiB). At least 0; 0 turns
     /// resuming off. A stopped transfer larger than this on its own is not kept.
     public var maxPartialBytes: Int = 8 * 1024 * 1024
+    /// Whether each request carries its load's urgency (default on): the `Priority` header of
+    /// HTTP's extensible priorities (RFC 9218), `u=1` for a visible cell's load and `u=3` for a
+    /// prefetch (``FetchPriority/urgency``), and a matching `URLSessionTask.priority`, which moves
+    /// as the load's priority changes while it runs (a prefetched cell comes on screen).
+    ///
+    /// On a saturated link a server or CDN that honours priorities sends the visible cells'
+    /// bytes before the prefetches'; one that does not ignores the header. Outside a fetcher's
+    /// load nothing is sent, and a `Priority` in ``headers`` is sent as given instead.
+    public var sendsPriority = true
     /// Called with the number of body bytes of each chunk as it arrives, and the URL asked for
     /// (default none): the bytes on the wire, counting those of loads later cancelled or failed
     /// and not those a resumed load did not ask for again.

@@ -120,3 +120,16 @@ struct ResumptionTests {
         PartialTransfer(body: Data(repeating: 7, count: bytes), validator: .entityTag("\"x\""), totalLength: nil)
     }
 }
+
+/// `URLSessionTask.priority` from an RFC 9218 urgency.
+@Suite("HTTPLoader task priority")
+struct TaskPriorityTests {
+    @Test("urgency 1 is URLSession's high priority, 3 its default, 5 its low; out of range is clamped")
+    func taskPriorityFollowsTheUrgency() {
+        #expect(Exchange.taskPriority(urgency: 1) == 0.75)
+        #expect(Exchange.taskPriority(urgency: 3) == 0.5)
+        #expect(Exchange.taskPriority(urgency: 5) == 0.25)
+        #expect(Exchange.taskPriority(urgency: -4) == 0.875)
+        #expect(Exchange.taskPriority(urgency: 12) == 0)
+    }
+}

@@ -13,22 +13,11 @@ struct SharedLinkTests {
         NetworkTimeline(model: .shared(try SharedLink(capacityBytesPerSecond: 1_000, http: http)))
     }
 
-    /// Takes every event up to `limit`, returning when each attempt ended, by key.
-    func run(_ timeline: inout NetworkTimeline, upTo limit: Duration = .seconds(100)) -> [Int: Duration] {
-        var ended: [Int: Duration] = [:]
-        while let next = timeline.nextEvent(), next.time <= limit {
-            if timeline.take(next.event, at: next.time) != nil, case .ends(let key) = next.event { ended[key] = next.time }
-        }
-        return ended
-    }
-
-    func close(_ a: Duration?, _ b: Double) -> Bool { a.map { abs($0.seconds - b) < 1e-6 } ?? false }
-
     @Test func oneTransferTakesItsRoundTripThenItsBytesAtTheFullCapacity() throws {
         var timeline = try timeline()
         timeline.start(key: 1, item: 1, bytes: 500, roundTrip: .milliseconds(100), fails: false, at: .zero)
-        let ended = run(&timeline)
-        #expect(close(ended[1], 0.6))
+        let ended = timeline.endings()
+        #expect(isClose(ended[1], 0.6))
         #expect(abs(timeline.bytesOnWire - 500) < 1e-6)
     }
 
@@ -38,8 +27,8 @@ struct SharedLinkTests {
         timeline.start(key: 1, item: 1, bytes: 500, roundTrip: .milliseconds(100), fails: false, at: .zero)
         timeline.start(key: 2, item: 2, bytes: 500, roundTrip: .milliseconds(100), fails: false, at: .zero)
         // Then each moves at 500 B/s and both end at 0.1 + 1.0 s, not 0.6 s as alone
-        let ended = run(&timeline)
-        #expect(close(ended[1], 1.1) && close(ended[2], 1.1))
+        let ended = timeline.endings()
+        #expect(isClose(ended[1], 1.1) && isClose(ended[2], 1.1))
         #expect(abs(timeline.bytesOnWire - 1_000) < 1e-6)
     }
 
@@ -47,24 +36,24 @@ struct SharedLinkTests {
         // A: 1,000 bytes from 0 (alone it would end at 1 s). B: 250 bytes, no round trip, from 0.5 s.
         var timeline = try timeline()
         timeline.start(key: 1, item: 1, bytes: 1_000, roundTrip: .zero, fails: false, at: .zero)
-        _ = run(&timeline, upTo: .milliseconds(500))
+        _ = timeline.endings(upTo: .milliseconds(500))
         timeline.start(key: 2, item: 2, bytes: 250, roundTrip: .zero, fails: false, at: .milliseconds(500))
-        let ended = run(&timeline)
+        let ended = timeline.endings()
         // From 0.5 s both move at 500 B/s: B's 250 bytes end at 1.0 s; A has 250 left, alone again: 1.25 s.
-        #expect(close(ended[2], 1.0))
-        #expect(close(ended[1], 1.25))
+        #expect(isClose(ended[2], 1.0))
+        #expect(isClose(ended[1], 1.25))
     }
 
     @Test func aStoppedTransferKeepsItsBytesOnTheWireAndFreesItsShare() throws {
         var timeline = try timeline()
         timeline.start(key: 1, item: 1, bytes: 1_000, roundTrip: .zero, fails: false, at: .zero)
         timeline.start(key: 2, item: 2, bytes: 1_000, roundTrip: .zero, fails: false, at: .zero)
-        _ = run(&timeline, upTo: .milliseconds(400))
+        _ = timeline.endings(upTo: .milliseconds(400))
         // At 0.4 s each has moved 200 bytes; stopping 2 leaves 800 for 1, now at the full 1,000 B/s.
         timeline.stop(key: 2, at: .milliseconds(400))
         #expect(abs(timeline.bytesStopped - 200) < 1e-6)
-        let ended = run(&timeline)
-        #expect(close(ended[1], 1.2))
+        let ended = timeline.endings()
+        #expect(isClose(ended[1], 1.2))
         #expect(ended[2] == nil)
         #expect(abs(timeline.bytesOnWire - 1_200) < 1e-6)
     }
@@ -72,11 +61,11 @@ struct SharedLinkTests {
     @Test func aStoppedTransferIsResumedByTheItemsNextLoadWhichMovesOnlyTheRest() throws {
         var timeline = try timeline()
         timeline.start(key: 1, item: 7, bytes: 1_000, roundTrip: .zero, fails: false, at: .zero)
-        _ = run(&timeline, upTo: .milliseconds(600))
+        _ = timeline.endings(upTo: .milliseconds(600))
         timeline.stop(key: 1, at: .milliseconds(600))             // 600 bytes moved, kept
         timeline.start(key: 2, item: 7, bytes: 1_000, roundTrip: .milliseconds(100), fails: false, at: .seconds(1))
-        let ended = run(&timeline)
-        #expect(close(ended[2], 1.5))                                 // 100 ms round trip + the last 400 bytes
+        let ended = timeline.endings()
+        #expect(isClose(ended[2], 1.5))                                 // 100 ms round trip + the last 400 bytes
         #expect(abs(timeline.bytesOnWire - 1_000) < 1e-6)              // every byte moved once
         #expect(abs(timeline.bytesStopped - timeline.bytesResumed) < 1e-6)   // nothing stopped was wasted
         // A link that does not resume moves the whole payload again, and the first 600 are wasted.
@@ -84,28 +73,28 @@ struct SharedLinkTests {
         link.resumesStoppedTransfers = false
         var plain = NetworkTimeline(model: .shared(link))
         plain.start(key: 1, item: 7, bytes: 1_000, roundTrip: .zero, fails: false, at: .zero)
-        _ = run(&plain, upTo: .milliseconds(600))
+        _ = plain.endings(upTo: .milliseconds(600))
         plain.stop(key: 1, at: .milliseconds(600))
         plain.start(key: 2, item: 7, bytes: 1_000, roundTrip: .milliseconds(100), fails: false, at: .seconds(1))
-        #expect(close(run(&plain)[2], 2.1))
+        #expect(isClose(plain.endings()[2], 2.1))
         #expect(abs(plain.bytesStopped - plain.bytesResumed - 600) < 1e-6)
     }
 
     @Test func keptBytesSurviveAFailedAttemptAndTheOldestAreDroppedPastTheBounds() throws {
         var timeline = try timeline()
         timeline.start(key: 1, item: 1, bytes: 1_000, roundTrip: .zero, fails: false, at: .zero)
-        _ = run(&timeline, upTo: .milliseconds(300))
+        _ = timeline.endings(upTo: .milliseconds(300))
         timeline.stop(key: 1, at: .milliseconds(300))
         // A failed attempt moves nothing and hands the 300 kept bytes on to the next
         timeline.start(key: 2, item: 1, bytes: 1_000, roundTrip: .milliseconds(50), fails: true, at: .seconds(1))
-        _ = run(&timeline)
+        _ = timeline.endings()
         timeline.start(key: 3, item: 1, bytes: 1_000, roundTrip: .zero, fails: false, at: .seconds(2))
-        #expect(close(run(&timeline)[3], 2.7))
+        #expect(isClose(timeline.endings()[3], 2.7))
         // Seventeen stopped transfers: the first one's bytes are no longer kept
         var many = try self.timeline()
         for item in 0..<17 {
             many.start(key: item, item: item, bytes: 100, roundTrip: .zero, fails: false, at: .seconds(item))
-            _ = run(&many, upTo: .seconds(item) + .milliseconds(50))
+            _ = many.endings(upTo: .seconds(item) + .milliseconds(50))
             many.stop(key: item, at: .seconds(item) + .milliseconds(50))
         }
         #expect(many.transferSeconds(100, of: 0, sharers: 1) == 0.1)
@@ -124,21 +113,21 @@ struct SharedLinkTests {
     @Test func http11LetsSixRequestsRunAndTheSeventhWaitsForAConnection() throws {
         var timeline = try timeline(.http1_1)
         for key in 1...7 { timeline.start(key: key, item: key, bytes: 0, roundTrip: .milliseconds(100 * key), fails: false, at: .zero) }
-        let ended = run(&timeline)
+        let ended = timeline.endings()
         // The seventh starts its 700 ms round trip when the first ends, at 100 ms.
-        #expect(close(ended[1], 0.1) && close(ended[6], 0.6))
-        #expect(close(ended[7], 0.8))
+        #expect(isClose(ended[1], 0.1) && isClose(ended[6], 0.6))
+        #expect(isClose(ended[7], 0.8))
         // Under HTTP/2 nothing waits.
         var h2 = try self.timeline(.http2)
         for key in 1...7 { h2.start(key: key, item: key, bytes: 0, roundTrip: .milliseconds(100 * key), fails: false, at: .zero) }
-        #expect(close(run(&h2)[7], 0.7))
+        #expect(isClose(h2.endings()[7], 0.7))
     }
 
     @Test func independentAttemptsEndAtTheirDrawnLatencyAndMoveTheirPayloadThen() {
         var timeline = NetworkTimeline(model: .independent)
         timeline.start(key: 1, item: 1, bytes: 50_000, roundTrip: .milliseconds(250), fails: false, at: .zero)
         timeline.start(key: 2, item: 2, bytes: 50_000, roundTrip: .milliseconds(250), fails: false, at: .zero)
-        let ended = run(&timeline)
+        let ended = timeline.endings()
         #expect(ended[1] == .milliseconds(250) && ended[2] == .milliseconds(250))
         #expect(timeline.bytesOnWire == 100_000)
     }

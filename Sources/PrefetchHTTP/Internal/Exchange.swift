@@ -33,6 +33,8 @@ final class Exchange: Sendable {
         var expectedLength: Int?
         /// Body bytes this request received (a resumed one: only the rest).
         var moved = 0
+        /// The urgency the task's priority was last set from.
+        var urgency: Int?
     }
 
     let url: URL
@@ -40,12 +42,15 @@ final class Exchange: Sendable {
     /// Where the bytes of a stopped transfer go, or nil when the loader does not resume.
     private let partials: PartialTransferStore?
     private let onBytesReceived: (@Sendable (URL, Int) -> Void)?
+    /// Reads the load's priority now (`FetchLoadContext.livePriority`), when the request carries it.
+    private let priorityNow: (@Sendable () -> FetchPriority?)?
     private let state: Locked<State>
 
     /// - Parameter resume: the kept first bytes this request asks to continue (it carries `Range`).
     init(url: URL, maxResponseSize: Int, resume: PartialTransfer? = nil, partials: PartialTransferStore? = nil,
-         onBytesReceived: (@Sendable (URL, Int) -> Void)? = nil) {
+         onBytesReceived: (@Sendable (URL, Int) -> Void)? = nil, priorityNow: (@Sendable () -> FetchPriority?)? = nil) {
         self.url = url
+        self.priorityNow = priorityNow
         self.maxResponseSize = maxResponseSize
         self.partials = partials
         self.onBytesReceived = onBytesReceived
@@ -74,6 +79,7 @@ final class Exchange: Sendable {
 
     /// Attaches the running task and its timer, or cancels them if the exchange finished meanwhile.
     func attach(task: URLSessionDataTask, timer: Task<Void, Never>) {
+        followPriority(of: task)
         let finished = state.withLock { s -> Bool in
             guard s.phase != .done else { return true }
             s.task = task
@@ -156,6 +162,23 @@ final class Exchange: Sendable {
         state.withLock { s in if !(500..<600).contains(status) { s.resume = nil } }
     }
 
+    /// Sets `task`'s priority from the load's urgency when it changed: 0.75 (`highPriority`) for
+    /// a visible cell's load, 0.5 (the default) for a prefetch, less for work further away.
+    private func followPriority(of task: URLSessionDataTask) {
+        guard let urgency = priorityNow?()?.urgency else { return }
+        let changed = state.withLock { s -> Bool in
+            defer { s.urgency = urgency }
+            return s.urgency != urgency
+        }
+        if changed { task.priority = Self.taskPriority(urgency: urgency) }
+    }
+
+    /// `URLSessionTask.priority` for an RFC 9218 urgency (0 to 7): `(7 − urgency) / 8`, so
+    /// urgency 1 is `highPriority`, the default 3 is the default 0.5 and 5 is `lowPriority`.
+    static func taskPriority(urgency: Int) -> Float {
+        Float(7 - min(max(urgency, 0), 7)) / 8
+    }
+
     /// Appends a chunk of the body; fails the exchange when it passes the size limit.
     func received(_ data: Data) {
         let total = state.withLock { s -> Int? in
@@ -164,7 +187,10 @@ final class Exchange: Sendable {
             s.moved += data.count
             return s.body.count
         }
-        if total != nil { onBytesReceived?(url, data.count) }
+        if total != nil {
+            onBytesReceived?(url, data.count)
+            if let task = state.withLock({ $0.task }) { followPriority(of: task) }
+        }
         if let total, total > maxResponseSize {
             finish(.failure(HTTPLoaderError(.responseTooLarge,
                 "GET \(url.absoluteString) body passed \(total) bytes; the maximum response size is \(maxResponseSize) bytes",

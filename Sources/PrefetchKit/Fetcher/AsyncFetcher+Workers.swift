@@ -21,7 +21,8 @@ extension AsyncFetcher {
             // The loader may ask whether this is a prefetch (`FetchLoadContext`).
             let priority = state.withLock { $0.scheduler.priority(of: load.id) }
             let started = clock.now()
-            let meter = TransferMeter()
+            let state = self.state, id = load.id
+            let meter = TransferMeter(priorityNow: { state.withLock { $0.scheduler.priority(of: id) } })
             let (result, fromStore) = await FetchLoadContext.current.withValue(priority) {
                 await FetchLoadContext.meter.withValue(meter) { await obtain(load.id) }
             }

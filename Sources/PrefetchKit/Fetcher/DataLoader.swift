@@ -15,17 +15,17 @@ public protocol DataLoader<ID, Value>: Sendable {
     func load(_ id: ID) async throws -> Value
 }
 
-/// A ``DataLoader`` made from a closure.
-public struct ClosureLoader<ID: Hashable & Sendable, Value: Sendable>: DataLoader {
+/// A ``DataLoader`` made from a closure: what `AsyncFetcher(load:)` wraps its closure in.
+package struct ClosureLoader<ID: Hashable & Sendable, Value: Sendable>: DataLoader {
     private let body: @Sendable (ID) async throws -> Value
 
     /// Creates a loader that calls `body` for each load.
-    public init(_ body: @escaping @Sendable (ID) async throws -> Value) {
+    package init(_ body: @escaping @Sendable (ID) async throws -> Value) {
         self.body = body
     }
 
     /// Calls the closure.
-    public func load(_ id: ID) async throws -> Value {
+    package func load(_ id: ID) async throws -> Value {
         try await body(id)
     }
 }

@@ -23,7 +23,26 @@ public enum FetchLoadContext {
     /// `nil` outside a fetcher's load.
     public static var priority: FetchPriority? { current.get() }
 
-    /// The task-local meter behind ``recordTransferred(bytes:)``: one per load.
+    /// A function that answers the priority of the load being run at the moment it is called,
+    /// from any thread (a `URLSession` delegate's queue, say), or `nil` outside a fetcher's load.
+    ///
+    /// ``priority`` is the priority the load started at; this one follows it while the load
+    /// runs: a prefetch whose cell comes on screen turns ``FetchPriority/Level/visible`` when a
+    /// consumer joins, and a row a fling flew past sinks. The function answers `nil` once nothing
+    /// holds the load any more. `HTTPLoader` reads it as data arrives and moves its
+    /// `URLSessionTask.priority` with it.
+    ///
+    /// ```swift
+    /// struct TileLoader: DataLoader {
+    ///     func load(_ id: Int) async throws -> String {
+    ///         let priorityNow = FetchLoadContext.livePriority       // read it inside the load...
+    ///         return "tile \(id), urgency \(priorityNow?()?.urgency ?? 3)"   // ...call it anywhere
+    ///     }
+    /// }
+    /// ```
+    public static var livePriority: (@Sendable () -> FetchPriority?)? { meter.get()?.priorityNow }
+
+    /// The task-local meter behind ``recordTransferred(bytes:)`` and ``livePriority``: one per load.
     @usableFromInline static let meter = TaskLocal<TransferMeter?>(wrappedValue: nil)
 
     /// Tells the fetcher that the load being run moved `bytes` over the network (call it once
@@ -55,12 +74,18 @@ public enum FetchLoadContext {
     }
 }
 
-/// The bytes one load reported through ``FetchLoadContext/recordTransferred(bytes:)``.
+/// The bytes one load reported through ``FetchLoadContext/recordTransferred(bytes:)``, and the
+/// reader of its priority (``FetchLoadContext/livePriority``): one object, one task-local value
+/// per load.
 @usableFromInline
 final class TransferMeter: Sendable {
     private let bytes = Locked(0)
+    /// Reads the load's priority now.
+    @usableFromInline let priorityNow: (@Sendable () -> FetchPriority?)?
 
-    @usableFromInline init() {}
+    @usableFromInline init(priorityNow: (@Sendable () -> FetchPriority?)? = nil) {
+        self.priorityNow = priorityNow
+    }
 
     func add(_ count: Int) {
         bytes.withLock { total in

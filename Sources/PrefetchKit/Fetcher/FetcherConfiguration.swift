@@ -27,8 +27,8 @@ public struct FetcherConfiguration: Sendable {
     public var retry: RetryPolicy = .none
     /// How many recent load latencies the statistics keep (default 64). At least 1.
     public var latencySamples: Int = 64
-    /// Seeds the random jitter of retries, so a run can be repeated.
-    public var randomSeed: UInt64 = 0x9E37_79B9_7F4A_7C15
+    /// Seeds the random jitter of retries: fixed, so a run can be repeated.
+    package var randomSeed: UInt64 = 0x9E37_79B9_7F4A_7C15
     /// Whether a running prefetch yields its slot to more urgent waiting work (default
     /// ``FetchPreemption/standard``; ``FetchPreemption/never`` keeps every load to its end); see ``FetchPreemption``.
     public var preemption: FetchPreemption = .standard

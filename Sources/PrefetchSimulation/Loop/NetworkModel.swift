@@ -46,6 +46,12 @@ public struct SharedLink: Sendable, Hashable, CustomStringConvertible {
     /// rest, as `PrefetchHTTP`'s `HTTPLoader` does with a range request (at most 16 transfers
     /// and 8 MiB kept, the loader's defaults; the oldest kept is dropped first).
     public var resumesStoppedTransfers = true
+    /// Whether the most urgent transfers take the link first (off by default: the transfers
+    /// running at once share it equally). On, only the transfers of the most urgent level move,
+    /// sharing the link equally, while the others wait: a server that honours HTTP's priority
+    /// signals (RFC 9218) over HTTP/2 or HTTP/3, with each load's urgency following its fetch
+    /// priority while it runs (``FetchPriority/urgency``, as `HTTPLoader` sends it).
+    public var sharesByPriority = false
 
     /// A link of `capacityBytesPerSecond`.
     /// - Throws: ``SimulationError`` when the capacity is not a finite number greater than 0.
@@ -65,10 +71,11 @@ public struct SharedLink: Sendable, Hashable, CustomStringConvertible {
         self.sizes = sizes
     }
 
-    /// `10.0 Mbit/s, HTTP/2, sizes logNormal(median 60000 B, p99 600000 B)`, and `, no resuming`
-    /// when stopped transfers start over.
+    /// `10.0 Mbit/s, HTTP/2, sizes logNormal(median 60000 B, p99 600000 B)`, with `, no resuming`
+    /// when stopped transfers start over and `, by priority` when the most urgent go first.
     public var description: String {
         "\(capacityBytesPerSecond * 8 / 1e6) Mbit/s, \(http), sizes \(sizes)" + (resumesStoppedTransfers ? "" : ", no resuming")
+            + (sharesByPriority ? ", by priority" : "")
     }
 }
 

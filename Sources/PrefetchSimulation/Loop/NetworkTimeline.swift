@@ -6,7 +6,8 @@ import Foundation
 /// Under ``NetworkModel/shared(_:)`` it first waits for a connection (HTTP/1.1's six), then
 /// spends its drawn latency on the request's round trip, then moves its bytes at the link's
 /// capacity divided by the number of transfers running (a fluid model: rates change only
-/// when a transfer starts or stops). A failing attempt fails at the end of its round trip,
+/// when a transfer starts or stops, or an urgency changes). On a link that shares by priority
+/// only the transfers of the most urgent level running move, and the others wait. A failing attempt fails at the end of its round trip,
 /// having moved no bytes. When the link resumes stopped transfers, a stopped transfer's bytes
 /// are kept (bounded like `HTTPLoader`'s) and the item's next attempt moves only the rest.
 /// ``SimulatedNetwork`` keeps one and asks it for the next event.
@@ -25,6 +26,8 @@ struct NetworkTimeline: Sendable {
         var roundTrip: Duration
         var fails: Bool
         var phase: Phase
+        /// ``FetchPriority/urgency``, lower is more urgent: it matters only on a link that shares by priority.
+        var urgency = 3
     }
 
     /// What the next event does.
@@ -59,7 +62,24 @@ struct NetworkTimeline: Sendable {
     }
 
     private var transferCount: Int {
-        attempts.values.count { if case .transfer = $0.phase { true } else { false } }
+        let urgency = movingUrgency
+        return attempts.values.count { if case .transfer = $0.phase { $0.urgency <= urgency } else { false } }
+    }
+
+    /// The urgency whose transfers move: the most urgent of the running transfers when the link
+    /// shares by priority, else every transfer.
+    private var movingUrgency: Int {
+        guard link?.sharesByPriority == true else { return .max }
+        var most = Int.max
+        for attempt in attempts.values { if case .transfer = attempt.phase { most = min(most, attempt.urgency) } }
+        return most
+    }
+
+    /// Sets attempt `key`'s urgency from `now` on.
+    mutating func setUrgency(_ urgency: Int, key: Int, at now: Duration) {
+        guard link?.sharesByPriority == true, let attempt = attempts[key], attempt.urgency != urgency else { return }
+        catchUp(to: now)
+        attempts[key]?.urgency = urgency
     }
 
     private var connectionsInUse: Int {
@@ -67,9 +87,9 @@ struct NetworkTimeline: Sendable {
     }
 
     /// Starts attempt `key` at `now`: its round trip (or, independent, its whole latency) is `roundTrip`.
-    mutating func start(key: Int, item: Int, bytes: Int, roundTrip: Duration, fails: Bool, at now: Duration) {
+    mutating func start(key: Int, item: Int, bytes: Int, roundTrip: Duration, fails: Bool, urgency: Int = 3, at now: Duration) {
         catchUp(to: now)
-        var attempt = Attempt(item: item, bytes: bytes, roundTrip: roundTrip, fails: fails, phase: .roundTrip(end: now + roundTrip))
+        var attempt = Attempt(item: item, bytes: bytes, roundTrip: roundTrip, fails: fails, phase: .roundTrip(end: now + roundTrip), urgency: urgency)
         if let index = kept.firstIndex(where: { $0.item == item }) {
             attempt.carried = min(kept.remove(at: index).bytes, Double(bytes))
         }
@@ -95,6 +115,7 @@ struct NetworkTimeline: Sendable {
     /// The next event and when it happens (ties by item, then key), or nil when nothing runs.
     func nextEvent() -> (time: Duration, item: Int, event: Event)? {
         let sharing = Double(max(transferCount, 1))
+        let moving = movingUrgency
         var best: (time: Duration, item: Int, key: Int, event: Event)?
         for (key, attempt) in attempts {
             let candidate: (Duration, Event)
@@ -104,6 +125,7 @@ struct NetworkTimeline: Sendable {
             case .roundTrip(let end):
                 candidate = (end, link == nil || attempt.fails ? .ends(key: key) : .transferBegins(key: key))
             case .transfer(let remaining):
+                guard attempt.urgency <= moving else { continue }
                 let seconds = linkTime + remaining * sharing / (link?.capacityBytesPerSecond ?? 1)
                 candidate = (.seconds(exactly: seconds), .ends(key: key))
             }
@@ -135,10 +157,11 @@ struct NetworkTimeline: Sendable {
     }
 
     /// When attempts waiting or running now are expected to end, by item, if the link's sharing
-    /// stayed as it is: the clairvoyant reference plans with it.
+    /// stayed as it is: the clairvoyant reference plans with it. On a link that shares by
+    /// priority every transfer counts as sharing equally (the urgent ones end sooner, the others later).
     func expectedEnds(at now: Duration) -> [Int: Duration] {
         let capacity = link?.capacityBytesPerSecond ?? 1
-        let sharing = Double(max(transferCount, 1))
+        let sharing = Double(max(attempts.values.count { if case .transfer = $0.phase { true } else { false } }, 1))
         var ends: [Int: Duration] = [:]
         for attempt in attempts.values {
             switch attempt.phase {
@@ -181,11 +204,12 @@ struct NetworkTimeline: Sendable {
         let count = transferCount
         guard count > 0 else { return }
         let share = (t - linkTime) * link.capacityBytesPerSecond / Double(count)
+        let moving = movingUrgency
         // In item order: a sum in the dictionary's order would differ in its last bits from run to
         // run, and so would one in key order (keys follow the order the loads' tasks reached the
         // network, which the executor decides).
         for key in attempts.sorted(by: { ($0.value.item, $0.key) < ($1.value.item, $1.key) }).map(\.key) {
-            guard case .transfer(let remaining) = attempts[key]?.phase else { continue }
+            guard case .transfer(let remaining) = attempts[key]?.phase, attempts[key]!.urgency <= moving else { continue }
             let moved = min(share, remaining)
             bytesOnWire += moved
             attempts[key]?.phase = .transfer(remaining: remaining - moved)

@@ -54,6 +54,10 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
         var start: Duration
         /// Whether the attempt's latency is drawn and it is on the network's timeline.
         var isDrawn = false
+        /// The load's urgency (``FetchPriority/urgency``) when it was last read.
+        var urgency = 3
+        /// Reads the load's priority now (``FetchLoadContext/livePriority``).
+        var priorityNow: (@Sendable () -> FetchPriority?)?
         /// Resumed with the value and the bytes the attempt moved.
         var continuation: CheckedContinuation<(Value, Int), any Error>
     }
@@ -137,6 +141,7 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
     /// Waits for the attempt's deadline, then returns the id's value or throws a `SimulatedLoadFailure`.
     func load(_ id: ID) async throws -> Value {
         let item = itemOf(id)
+        let urgency = FetchLoadContext.priority?.urgency ?? 3, priorityNow = FetchLoadContext.livePriority
         let key = state.withLock { s -> Int in
             s.nextKey += 1
             return s.nextKey
@@ -146,7 +151,7 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
                 let cancelled = state.withLock { s -> Bool in
                     // Checked under the lock the cancel handler takes, so a cancel is never missed.
                     if Task.isCancelled { return true }
-                    var call = Call(id: id, item: item, attempt: 1, start: clock.now.offset, continuation: continuation)
+                    var call = Call(id: id, item: item, attempt: 1, start: clock.now.offset, urgency: urgency, priorityNow: priorityNow, continuation: continuation)
                     if let retrying = s.backingOff.removeValue(forKey: item) {
                         call.attempt = retrying.attempt + 1
                         call.ordinal = retrying.ordinal
@@ -223,10 +228,31 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
         let independent = s.timeline.model == .independent
         let size = bytes(of: call.item)
         let draw = s.latency.drawSeconds(seed: seed, item: call.item, load: ordinal, attempt: call.attempt, payloadBytes: independent ? size : 0)
-        s.timeline.start(key: key, item: call.item, bytes: size, roundTrip: .seconds(exactly: draw.latency), fails: draw.fails, at: call.start)
+        s.timeline.start(key: key, item: call.item, bytes: size, roundTrip: .seconds(exactly: draw.latency), fails: draw.fails,
+                         urgency: call.urgency, at: call.start)
     }
 
     /// What the network holds now.
+    /// On a link that shares by priority, brings each running attempt's urgency to its load's
+    /// priority now (a prefetch whose cell came on screen, a row a fling flew past). The driver
+    /// calls it once a frame, when the view has sent the frame's requests.
+    package func refreshUrgencies() {
+        let readers = state.withLock { s -> [(key: Int, read: @Sendable () -> FetchPriority?)] in
+            guard case .shared(let link) = s.timeline.model, link.sharesByPriority else { return [] }
+            return s.calls.compactMap { key, call in call.isDrawn ? call.priorityNow.map { (key, $0) } : nil }
+        }
+        guard !readers.isEmpty else { return }
+        // Read outside the network's lock: the readers take the fetcher's.
+        let urgencies = readers.compactMap { reader in reader.read().map { (reader.key, $0.urgency) } }.sorted { $0.0 < $1.0 }
+        state.withLock { s in
+            let now = clock.now.offset
+            for (key, urgency) in urgencies where s.calls[key] != nil {
+                s.calls[key]?.urgency = urgency
+                s.timeline.setUrgency(urgency, key: key, at: now)
+            }
+        }
+    }
+
     package var occupancy: Occupancy {
         state.withLock { s in
             Occupancy(waiting: s.calls.count, backingOff: s.backingOff.count, inTransit: s.inTransit,

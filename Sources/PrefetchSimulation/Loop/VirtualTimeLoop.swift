@@ -115,6 +115,8 @@ final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
         precondition(seconds.isFinite && seconds >= 0, "advance(to:) is \(seconds) s, but it must be a finite number of seconds, at least 0")
         let limit = Duration.seconds(exactly: seconds)
         await settle()
+        // The frame's requests are in: on a link that shares by priority, urgencies follow them.
+        network.refreshUrgencies()
         while true {
             let backOff = clock.nextDeadline.map(\.offset)
             let attempt = network.nextDeadline

@@ -18,6 +18,9 @@ import NIOCore
 ///   body); a range past the end gets `416` with `Content-Range: bytes */LENGTH`.
 /// - `GET /health`: `ok`.
 ///
+/// With a ``ServerConfiguration/sharedBandwidth``, the requests' RFC 9218 `Priority` headers order
+/// the bodies on that link: more urgent ones first (``ServerConfiguration/honoursPriority``).
+///
 /// A connection that keeps the server waiting longer than ``ServerConfiguration/idleTimeout``
 /// (it sends nothing, stalls half-way through a request, or idles between requests) is closed.
 ///

@@ -46,8 +46,20 @@ public struct ServerConfiguration: Sendable {
     ///
     /// One budget for every connection, as one link is for a phone: the responses being sent
     /// share it fairly (chunk by chunk, in turn), so each of N concurrent bodies gets about 1/N
-    /// of it. It applies beside the per-response ``FaultConfiguration/bandwidth``.
+    /// of it, unless their `Priority` headers rank them (``honoursPriority``). It applies beside
+    /// the per-response ``FaultConfiguration/bandwidth``.
     public var sharedBandwidth: Int?
+    /// Whether the ``sharedBandwidth`` budget honours the requests' RFC 9218 `Priority` headers
+    /// (default `true`).
+    ///
+    /// When it does, a body waits while bodies of more urgent requests (a lower `u`) are being
+    /// sent and keep the link busy, and bodies of the same urgency share the link as above; when
+    /// the more urgent bodies leave the link idle (held to their own ``FaultConfiguration/bandwidth``,
+    /// paused, or not read by their client), the waiting ones use it meanwhile. A request without
+    /// the header, or with one that is not valid, has the default urgency, 3. When it does not,
+    /// every body shares the link alike, whatever its urgency. Without a ``sharedBandwidth`` it
+    /// changes nothing.
+    public var honoursPriority = true
     /// How long a connection may keep the server waiting for the client before the server closes it
     /// (default 5 s).
     ///

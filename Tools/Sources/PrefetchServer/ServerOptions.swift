@@ -43,9 +43,14 @@ public struct ServerOptions: ParsableArguments, Sendable {
 
     /// One bandwidth budget shared by every response.
     @Option(name: .customLong("server-bandwidth"), help: ArgumentHelp(
-        "The most body bytes per second of all responses together, shared fairly among them (default: unlimited): \(BandwidthRate.rule).",
+        "The most body bytes per second of all responses together, shared fairly among them, more urgent Priority headers first (default: unlimited): \(BandwidthRate.rule).",
         valueName: "rate"), transform: { try BandwidthRate.parse($0) })
     public var serverBandwidth: BandwidthRate?
+
+    /// Share the `--server-bandwidth` budget alike among all bodies, whatever their `Priority` header.
+    @Flag(name: .customLong("ignore-priority"),
+          help: "With --server-bandwidth: share the link alike among all bodies, ignoring the requests' Priority headers (RFC 9218); by default more urgent bodies go first.")
+    public var ignorePriority = false
 
     /// The reset rate.
     @Option(name: .customLong("reset-rate"), help: "The share of responses reset mid-body, 0...1.")
@@ -120,6 +125,10 @@ public struct ServerOptions: ParsableArguments, Sendable {
         if let bandwidth { try range("--bandwidth", bandwidth, Limits.bandwidth) }
         c.faults.bandwidth = bandwidth
         c.sharedBandwidth = serverBandwidth?.bytesPerSecond
+        if ignorePriority, serverBandwidth == nil {
+            throw ServerConfigurationError("--ignore-priority only applies with --server-bandwidth (priority orders the bodies sharing that budget)")
+        }
+        c.honoursPriority = !ignorePriority
         try rate("--reset-rate", resetRate); c.faults.resetRate = resetRate
         try rate("--slow-body-rate", slowBodyRate); c.faults.slowBodyRate = slowBodyRate
         c.faults.slowBodyDelay = try milliseconds("--slow-body-delay-ms", slowBodyDelayMs)

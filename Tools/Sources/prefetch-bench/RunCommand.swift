@@ -160,6 +160,14 @@ struct NetworkOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The shared link's capacity in Mbit/s, above 0 (default: the profile's: wifi 50, lte 10, emerging 1).", valueName: "Mbit/s"))
     var linkMbps: Double?
 
+    @Option(help: ArgumentHelp("How the transfers running at once share the link: fair (equally) or priority (the most urgent first, as a server honouring HTTP priorities, RFC 9218, does).", valueName: "sharing"))
+    var linkSharing: LinkSharing = .fair
+
+    /// How the transfers running at once share the link.
+    enum LinkSharing: String, ExpressibleByArgument, CaseIterable {
+        case fair, priority
+    }
+
     @Flag(inversion: .prefixedNo, help: "Whether a stopped transfer's bytes are kept and the item's next load moves only the rest, as HTTPLoader does with range requests (default: on).")
     var resume = true
 
@@ -170,7 +178,7 @@ struct NetworkOptions: ParsableArguments {
     /// - Throws: `ValidationError` naming the flag, the value and the rule broken.
     func model(profile: LatencyProfile) throws -> NetworkModel {
         if network == .independent {
-            for (flag, given) in [("--http", http != .http2), ("--link-mbps", linkMbps != nil), ("--no-resume", !resume)] where given {
+            for (flag, given) in [("--http", http != .http2), ("--link-mbps", linkMbps != nil), ("--no-resume", !resume), ("--link-sharing", linkSharing != .fair)] where given {
                 throw ValidationError("\(flag) applies only to --network shared; it cannot be combined with --network independent")
             }
             return .independent
@@ -183,6 +191,7 @@ struct NetworkOptions: ParsableArguments {
             link = try SharedLink(capacityBytesPerSecond: linkMbps * 1e6 / 8, http: http)
         }
         link.resumesStoppedTransfers = resume
+        link.sharesByPriority = linkSharing == .priority
         return .shared(link)
     }
 }

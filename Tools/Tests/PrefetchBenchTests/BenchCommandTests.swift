@@ -131,6 +131,10 @@ import Testing
         #expect(noResume.status == 0 && noResume.out.contains(", no resuming)"), "\(noResume.err)")
         let resumeIndependent = try await Self.run(["--network", "independent", "--no-resume"])
         #expect(resumeIndependent.status != 0 && resumeIndependent.err.contains("--no-resume applies only to --network shared"))
+        let byPriority = try await Self.run(["--scenario", "jumps-list", "--policy", "uikitLike", "--link-sharing", "priority", "--quiet"])
+        #expect(byPriority.status == 0 && byPriority.out.contains(", by priority)"), "\(byPriority.err)")
+        let priorityIndependent = try await Self.run(["--network", "independent", "--link-sharing", "priority"])
+        #expect(priorityIndependent.status != 0 && priorityIndependent.err.contains("--link-sharing applies only to --network shared"))
         let http = try await Self.run(["--http", "3"])
         #expect(http.status != 0 && http.err.contains("'--http <version>'"), "\(http.err)")
     }

@@ -23,5 +23,22 @@ import Testing
         #expect(try arguments(["--server-faults"]) == ["--items", "100000"] + FaultSoak.serverArguments)
         #expect(try arguments(["--server-faults", "--server-latency-ms", "20"]) == ["--items", "100000", "--latency-ms", "20"] + FaultSoak.serverArguments.dropFirst(4))
         #expect(try arguments(["--server-bandwidth", "1mbit"]) == ["--items", "100000", "--server-bandwidth", "125000"])
+        #expect(try arguments(["--server-bandwidth", "1mbit", "--server-ignore-priority"])
+            == ["--items", "100000", "--server-bandwidth", "125000", "--ignore-priority"])
+    }
+
+    @Test func serverIgnorePriorityNeedsTheServersLink() {
+        for (arguments, message) in [
+            (["--server-ignore-priority"], "--server-ignore-priority only applies with --serve (it configures the server --serve starts)"),
+            (["--serve", "--server-ignore-priority"],
+             "--server-ignore-priority only applies with --server-bandwidth (priority orders the bodies sharing the server's link)"),
+        ] {
+            do {
+                _ = try DemoOptions.parse(arguments)
+                Issue.record("\(arguments) was accepted")
+            } catch {
+                #expect(DemoOptions.message(for: error) == message)
+            }
+        }
     }
 }

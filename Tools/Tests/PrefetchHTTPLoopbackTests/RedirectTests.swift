@@ -11,8 +11,8 @@ import IOTestSupport
 import Testing
 import PrefetchToolSupport
 
-/// A loopback server that redirects (`/redirect?to=URL`) and echoes the credentials it was sent
-/// (`/echo`), to check what an `HTTPLoader` sends where.
+/// A loopback server that redirects (`/redirect?to=URL`) and echoes the credentials (`/echo`) or
+/// the `Priority` header (`/priority`) it was sent, to check what an `HTTPLoader` sends where.
 final class EchoServer: Sendable {
     let port: Int
     /// The `Authorization` and `X-Api-Key` values each `/echo` request carried ("-" for none).
@@ -35,6 +35,9 @@ final class EchoServer: Sendable {
             let line = "\(request.headers[.authorization] ?? "-") \(request.headers[apiKey] ?? "-")"
             seen.withLock { $0.append(line) }
             return line
+        }
+        router.get("priority") { request, _ -> String in
+            request.headers[HTTPField.Name("Priority")!] ?? "-"
         }
         router.get("redirect") { request, _ -> Response in
             let target = request.uri.queryParameters.get("to").map { String($0) } ?? "/"

@@ -121,6 +121,11 @@ public struct DemoOptions: ParsableArguments, Sendable {
         valueName: "rate"), transform: { try BandwidthRate.parse($0) })
     public var serverBandwidth: BandwidthRate?
 
+    /// The started server shares its bandwidth alike among all bodies, ignoring their `Priority` headers.
+    @Flag(name: .customLong("server-ignore-priority"),
+          help: "With --serve --server-bandwidth: the server shares its link alike among all bodies, ignoring the requests' Priority headers (RFC 9218); by default visible cells' loads go first.")
+    public var serverIgnorePriority = false
+
     /// The started server's item count.
     @Option(name: .customLong("items"),
             help: ArgumentHelp("With --serve: how many items the server's feed has (\(Limits.serverItems.lowerBound) to \(Limits.serverItems.upperBound), default 100000).", valueName: "n"),
@@ -186,7 +191,7 @@ public struct DemoOptions: ParsableArguments, Sendable {
         if !serve {
             for (flag, given) in [("--server-latency-ms", serverLatencyMs != nil), ("--server-latency-p99-ms", serverLatencyP99Ms != nil), ("--items", items != nil),
                                   ("--server-faults", serverFaults), ("--server-restart-after", serverRestartAfter != nil),
-                                  ("--server-bandwidth", serverBandwidth != nil)] where given {
+                                  ("--server-bandwidth", serverBandwidth != nil), ("--server-ignore-priority", serverIgnorePriority)] where given {
                 throw ValidationError("\(flag) only applies with --serve (it configures the server --serve starts)")
             }
         }
@@ -197,6 +202,9 @@ public struct DemoOptions: ParsableArguments, Sendable {
         }
         for flag in latency.given {
             throw ValidationError("\(flag) sets the simulated network's delay and does not apply with --serve or --source; with --serve, use --server-latency-ms and --server-latency-p99-ms")
+        }
+        if serverIgnorePriority, serverBandwidth == nil {
+            throw ValidationError("--server-ignore-priority only applies with --server-bandwidth (priority orders the bodies sharing the server's link)")
         }
         if let restart = serverRestartAfter, !(0.1...3_600).contains(restart) {
             throw ValidationError("--server-restart-after must be from 0.1 to 3600 seconds; got \(LatencyOptions.format(restart))")
@@ -242,6 +250,7 @@ public struct DemoOptions: ParsableArguments, Sendable {
     public var serverArguments: [String] {
         var arguments = ["--items", String(items ?? 100_000)] + serverLatencyArguments
         if let serverBandwidth { arguments += ["--server-bandwidth", String(serverBandwidth.bytesPerSecond)] }
+        if serverIgnorePriority { arguments += ["--ignore-priority"] }
         if serverFaults {   // the soak's faults; its latency spikes unless --server-latency-ms is given
             arguments += FaultSoak.serverArguments.dropFirst(serverLatencyArguments.isEmpty ? 0 : 4)
         }

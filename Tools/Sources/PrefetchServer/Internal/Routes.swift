@@ -34,11 +34,16 @@ struct Routes: Sendable {
         self.logger = logger
         self.clock = clock
         self.planner = planner
-        link = Self.link(configuration.sharedBandwidth, clock: clock)
+        link = Self.link(configuration.sharedBandwidth, honoursPriority: configuration.honoursPriority, clock: clock)
     }
 
-    private static func link<C: Clock>(_ bytesPerSecond: Int?, clock: C) -> (any ChunkPacing)? where C.Duration == Duration {
-        LinkPacer.make(bytesPerSecond: bytesPerSecond, clock: clock)
+    private static func link<C: Clock>(_ bytesPerSecond: Int?, honoursPriority: Bool, clock: C) -> (any ChunkPacing)? where C.Duration == Duration {
+        LinkPacer.make(bytesPerSecond: bytesPerSecond, honoursPriority: honoursPriority, clock: clock)
+    }
+
+    /// The urgency the request's `Priority` header signals (RFC 9218), 3 when it signals none.
+    private static func urgency(of request: Request) -> Int {
+        RequestPriority(fieldLines: request.headers[values: .priority]).urgency
     }
 
     func register(on router: Router<ServerContext>) {
@@ -59,7 +64,7 @@ struct Routes: Sendable {
                             })
         let body = ByteBuffer(data: try JSONEncoder().encode(page))
         // Faults are keyed by the page asked for, not by the raw query (extra parameters, order).
-        return try await respond(path: request.uri.description, resource: resource,
+        return try await respond(path: request.uri.description, resource: resource, urgency: Self.urgency(of: request),
                                  body: body, contentType: "application/json", context: context)
     }
 
@@ -77,12 +82,14 @@ struct Routes: Sendable {
         switch RangeAnswer.answer(range: request.headers[.range], ifRange: request.headers[.ifRange], entityTag: tag, length: length) {
         case .whole:
             // `?chunked=1` leaves out Content-Length, so a client learns the size only by reading.
-            return try await respond(path: request.uri.path, resource: resource, body: body, contentType: "application/octet-stream",
+            return try await respond(path: request.uri.path, resource: resource, urgency: Self.urgency(of: request),
+                                     body: body, contentType: "application/octet-stream",
                                      headers: headers, declareLength: !chunked, context: context)
         case .part(let first, let last):
             headers[.contentRange] = "bytes \(first)-\(last)/\(length)"
             let part = body.getSlice(at: body.readerIndex + first, length: last - first + 1)!
-            return try await respond(path: request.uri.path, resource: resource, body: part, contentType: "application/octet-stream",
+            return try await respond(path: request.uri.path, resource: resource, urgency: Self.urgency(of: request),
+                                     body: part, contentType: "application/octet-stream",
                                      status: .partialContent, headers: headers, declareLength: !chunked, context: context)
         case .unsatisfiable:
             events.record(.request(path: request.uri.path, attempt: planner.nextAttempt(resource)))
@@ -104,7 +111,7 @@ struct Routes: Sendable {
     }
 
     private func respond(
-        path: String, resource: String, body: ByteBuffer, contentType: String, status: HTTPResponse.Status = .ok,
+        path: String, resource: String, urgency: Int, body: ByteBuffer, contentType: String, status: HTTPResponse.Status = .ok,
         headers: HTTPFields = [:], declareLength: Bool = true, context: ServerContext
     ) async throws -> Response {
         let attempt = planner.nextAttempt(resource)
@@ -124,7 +131,7 @@ struct Routes: Sendable {
                             body: ResponseBody(byteBuffer: ByteBuffer(string: "injected fault: 503 for \(path) attempt \(attempt)\n")))
         }
         events.record(.responded(path: path, status: status.code))
-        let streamer = BodyStreamer(path: path, body: body, plan: plan, configuration: configuration,
+        let streamer = BodyStreamer(path: path, urgency: urgency, body: body, plan: plan, configuration: configuration,
                                     events: events, logger: context.logger, clock: clock, link: link, channel: context.channel)
         var headers = headers
         headers[.contentType] = contentType
@@ -140,6 +147,8 @@ struct Routes: Sendable {
 /// slow, resetting it when told.
 struct BodyStreamer: Sendable {
     let path: String
+    /// The request's urgency (RFC 9218), for the shared link.
+    let urgency: Int
     let body: ByteBuffer
     let plan: FaultPlan
     let configuration: ServerConfiguration
@@ -161,10 +170,14 @@ struct BodyStreamer: Sendable {
         let bandwidth = configuration.faults.bandwidth
         let chunkSize = Self.chunkSize(bandwidth: bandwidth, sharedBandwidth: configuration.sharedBandwidth)
         var sent = 0
+        // Counted on the shared link from the first chunk until the body ends, however it ends, so
+        // that less urgent bodies waiting for it go on.
+        let sender = link?.register(urgency: urgency)
+        defer { if let sender { link?.unregister(sender) } }
         do {
             while sent < total {
                 var n = min(chunkSize, total - sent)
-                try await link?.beforeSending(n)
+                if let sender { try await link?.beforeSending(n, by: sender) }
                 if let resetAfter = plan.resetAfter, sent + n > resetAfter {
                     n = resetAfter - sent
                     if n > 0 { try await writer.write(body.getSlice(at: body.readerIndex + sent, length: n)!) }
