@@ -162,8 +162,9 @@ final class Exchange: Sendable {
         state.withLock { s in if !(500..<600).contains(status) { s.resume = nil } }
     }
 
-    /// Sets `task`'s priority from the load's urgency when it changed: 0.75 (`highPriority`) for
-    /// a visible cell's load, 0.5 (the default) for a prefetch, less for work further away.
+    /// Sets `task`'s priority from the load's urgency when it changed: 0.75 for a visible cell's
+    /// load, 0.5 (the default) for a prefetch, less for work further away. Apple documents a change
+    /// after the task started as a hint that not every protocol acts on.
     private func followPriority(of task: URLSessionDataTask) {
         guard let urgency = priorityNow?()?.urgency else { return }
         let changed = state.withLock { s -> Bool in
@@ -173,8 +174,9 @@ final class Exchange: Sendable {
         if changed { task.priority = Self.taskPriority(urgency: urgency) }
     }
 
-    /// `URLSessionTask.priority` for an RFC 9218 urgency (0 to 7): `(7 − urgency) / 8`, so
-    /// urgency 1 is `highPriority`, the default 3 is the default 0.5 and 5 is `lowPriority`.
+    /// `URLSessionTask.priority` for an RFC 9218 urgency (0 to 7): `(7 − urgency) / 8`, so the
+    /// default urgency 3 is the task's default priority, 0.5, with urgency 1 at 0.75 above it and
+    /// 5 at 0.25 below it (where Apple's `highPriority` and `lowPriority` stand).
     static func taskPriority(urgency: Int) -> Float {
         Float(7 - min(max(urgency, 0), 7)) / 8
     }
