@@ -1,10 +1,16 @@
 import PrefetchServer
 
-/// libFuzzer entry point: any bytes as a request target (path and query) for the data server.
-/// Every input must end as a route or a 400/404 with a message, and the invariants below hold.
+/// libFuzzer entry point: any bytes as a request target (path and query) for the data server, and
+/// after a first line break, `Priority` header field lines (one a line). Every target must end as
+/// a route or a 400/404 with a message, every header as an urgency from 0 to 7, and the
+/// invariants below hold.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzServerRequest(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
-    let target = String(decoding: UnsafeRawBufferPointer(start: start, count: count), as: UTF8.self)
+    let input = String(decoding: UnsafeRawBufferPointer(start: start, count: count), as: UTF8.self)
+    let lines = input.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let target = lines.count > 1 ? lines[0] : input
+    let urgency = ServerRequest.urgency(priorityFieldLines: Array(lines.dropFirst()))
+    precondition((0...7).contains(urgency), "urgency \(urgency) from \(lines.dropFirst())")
     var configuration = ServerConfiguration()
     configuration.itemCount = 1_000
     configuration.maxPageSize = 100

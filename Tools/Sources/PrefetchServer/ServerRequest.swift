@@ -26,6 +26,13 @@ public enum ServerRequest: Sendable, Hashable {
     /// The longest request target looked at; a longer one is a 400 without being parsed.
     public static let maxTargetLength = 8_192
 
+    /// The urgency a request's `Priority` header signals (RFC 9218: 0, most urgent, to 7), from
+    /// its field lines as received; 3 when there are none, or they are not a valid Structured
+    /// Field Dictionary, or `u` is not an integer from 0 to 7. Never an error: a bad header is ignored.
+    public static func urgency(priorityFieldLines lines: [String]) -> Int {
+        RequestPriority(fieldLines: lines).urgency
+    }
+
     /// Parses a request target such as `/items?offset=0&limit=50` against `configuration`.
     /// - Complexity: O(n) in the target's length.
     public static func parse(_ target: String, configuration: ServerConfiguration) -> ServerRequest {

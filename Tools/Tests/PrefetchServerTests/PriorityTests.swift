@@ -238,3 +238,14 @@ struct GeneratedPriorityHeaderTests {
         }
     }
 }
+
+@Suite("PrefetchServer request urgency, public")
+struct PublicUrgencyTests {
+    @Test("ServerRequest.urgency(priorityFieldLines:) reads what the shaper reads")
+    func publicUrgency() {
+        #expect(ServerRequest.urgency(priorityFieldLines: ["u=1, i"]) == 1)
+        #expect(ServerRequest.urgency(priorityFieldLines: ["u=5", "i"]) == 5)
+        #expect(ServerRequest.urgency(priorityFieldLines: []) == 3)
+        #expect(ServerRequest.urgency(priorityFieldLines: ["u = 1"]) == 3)
+    }
+}

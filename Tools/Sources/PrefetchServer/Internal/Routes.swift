@@ -43,7 +43,7 @@ struct Routes: Sendable {
 
     /// The urgency the request's `Priority` header signals (RFC 9218), 3 when it signals none.
     private static func urgency(of request: Request) -> Int {
-        RequestPriority(fieldLines: request.headers[values: .priority]).urgency
+        ServerRequest.urgency(priorityFieldLines: request.headers[values: .priority])
     }
 
     func register(on router: Router<ServerContext>) {
