@@ -115,14 +115,6 @@ public final class ManualClock: Clock, Sendable {
     /// reads it to take the clock's and its own events in time order.
     package var nextDeadline: Instant? { state.withLock { $0.sleepers.values.map(\.deadline).min() } }
 
-    /// Moves time forward to the earliest sleeper's deadline and wakes it; returns `false` if none sleeps.
-    @discardableResult
-    package func advanceToNextDeadline() -> Bool {
-        guard let next = state.withLock({ $0.sleepers.values.map(\.deadline).min() }) else { return false }
-        advance(to: next)
-        return true
-    }
-
     /// Suspends until at least `count` tasks are sleeping on this clock.
     public func waitForSleepers(_ count: Int = 1) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

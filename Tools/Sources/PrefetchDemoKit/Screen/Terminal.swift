@@ -30,9 +30,6 @@ package final class Terminal: Sendable {
         isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
     }
 
-    /// Whether standard output is a terminal.
-    package static var outputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
-
     /// The terminal's size, or 80×24 when it cannot be read.
     package var size: (columns: Int, rows: Int) {
         var window = winsize()
@@ -43,9 +40,6 @@ package final class Terminal: Sendable {
 
     /// Whether SIGINT, SIGTERM or SIGHUP arrived (or Ctrl-C was typed) since ``enter()``.
     package var wasInterrupted: Bool { interrupted.withLock { $0 } }
-
-    /// Marks the run as interrupted (Ctrl-C read as a key).
-    package func interrupt() { interrupted.withLock { $0 = true } }
 
     /// Switches to raw, non-blocking input and the alternate screen, and hides the cursor.
     ///
