@@ -10,18 +10,13 @@ import Testing
 struct PriorityPacerTests {
     @Test("a less urgent body waits while the more urgent one keeps the link busy, then takes its turn once it is counted out")
     func waitsForMoreUrgent() async throws {
-        let clock = ManualClock()
-        let origin = clock.now
-        let pacer = LinkPacer(bytesPerSecond: 10_000, clock: clock, tolerance: .zero)
+        let (clock, origin, pacer) = link()
         let visible = pacer.register(urgency: 1)
         let background = pacer.register(urgency: 5)
         try await pacer.beforeSending(1_000, by: visible)   // the link is free: at once, busy until 0.1 s
         async let second: Void = pacer.beforeSending(1_000, by: visible)
         await clock.waitForSleepers(1)                      // its turn on the link is at 0.1 s, busy until 0.2 s
-        let waiting = Task {
-            try await pacer.beforeSending(1_000, by: background)
-            return origin.duration(to: clock.now)
-        }
+        let waiting = send(1_000, by: background, through: pacer, on: clock, from: origin)
         await pacer.waitForWaiting(1)
         await clock.waitForSleepers(2)                      // ...and the background body's wake-up, at 0.2 s
         clock.advance(by: .milliseconds(100))
@@ -47,14 +42,8 @@ struct PriorityPacerTests {
         let prefetch = pacer.register(urgency: 3)
         let background = pacer.register(urgency: 5)
         try await pacer.beforeSending(1_000, by: visible)   // busy until 0.1 s
-        let prefetchTask = Task {
-            try await pacer.beforeSending(1_000, by: prefetch)
-            return origin.duration(to: clock.now)
-        }
-        let backgroundTask = Task {
-            try await pacer.beforeSending(1_000, by: background)
-            return origin.duration(to: clock.now)
-        }
+        let prefetchTask = send(1_000, by: prefetch, through: pacer, on: clock, from: origin)
+        let backgroundTask = send(1_000, by: background, through: pacer, on: clock, from: origin)
         await pacer.waitForWaiting(2)
         await clock.waitForSleepers(2)                      // both would wake when the link idles, at 0.1 s
         pacer.unregister(visible)
@@ -72,16 +61,11 @@ struct PriorityPacerTests {
 
     @Test("work-conserving: a more urgent body that sends a chunk and stops asking lets a waiting one go once its chunk is sent")
     func stalledMoreUrgent() async throws {
-        let clock = ManualClock()
-        let origin = clock.now
-        let pacer = LinkPacer(bytesPerSecond: 10_000, clock: clock, tolerance: .zero)
+        let (clock, origin, pacer) = link()
         let visible = pacer.register(urgency: 1)
         let background = pacer.register(urgency: 5)
         try await pacer.beforeSending(1_000, by: visible)   // one chunk, on the link until 0.1 s; then it stalls
-        let waiting = Task {
-            try await pacer.beforeSending(1_000, by: background)
-            return origin.duration(to: clock.now)
-        }
+        let waiting = send(1_000, by: background, through: pacer, on: clock, from: origin)
         await pacer.waitForWaiting(1)
         await clock.waitForSleepers(1)
         clock.advance(to: origin.advanced(by: .milliseconds(50)))   // still on the link: it waits
@@ -94,10 +78,7 @@ struct PriorityPacerTests {
         async let visibleAgain: Void = pacer.beforeSending(1_000, by: visible)
         await clock.waitForSleepers(1)
         #expect(pacer.budget.busyUntil == .milliseconds(300))
-        let again = Task {
-            try await pacer.beforeSending(1_000, by: background)
-            return origin.duration(to: clock.now)
-        }
+        let again = send(1_000, by: background, through: pacer, on: clock, from: origin)
         await pacer.waitForWaiting(1)
         await clock.waitForSleepers(2)
         clock.advance(to: origin.advanced(by: .milliseconds(200)))
@@ -110,16 +91,11 @@ struct PriorityPacerTests {
 
     @Test("strict while used: a more urgent body that asks for its next chunk as it sends the last holds a less urgent one back throughout")
     func busyMoreUrgentHoldsBack() async throws {
-        let clock = ManualClock()
-        let origin = clock.now
-        let pacer = LinkPacer(bytesPerSecond: 10_000, clock: clock, tolerance: .zero)
+        let (clock, origin, pacer) = link()
         let visible = pacer.register(urgency: 1)
         let background = pacer.register(urgency: 5)
         try await pacer.beforeSending(1_000, by: visible)   // chunk 0 at 0 s
-        let waiting = Task {
-            try await pacer.beforeSending(1_000, by: background)
-            return origin.duration(to: clock.now)
-        }
+        let waiting = send(1_000, by: background, through: pacer, on: clock, from: origin)
         await pacer.waitForWaiting(1)
         for chunk in 1...4 {
             // As BodyStreamer does: the next chunk is asked for as soon as the last one is sent,
@@ -142,6 +118,22 @@ struct PriorityPacerTests {
 
     /// The task's value; the test's time limit cancelling the test cancels the task too, so a body
     /// that never gets its turn fails the test rather than hanging it.
+    /// A pacer of 10,000 bytes a second with no tolerance on a new manual clock, and the clock's start.
+    private func link() -> (ManualClock, ManualClock.Instant, LinkPacer<ManualClock>) {
+        let clock = ManualClock()
+        return (clock, clock.now, LinkPacer(bytesPerSecond: 10_000, clock: clock, tolerance: .zero))
+    }
+
+    /// Sends `bytes` of `sender`'s body through `pacer` in a task of its own, which answers when
+    /// the pacer let them go, measured from `origin`.
+    private func send(_ bytes: Int, by sender: LinkSender, through pacer: LinkPacer<ManualClock>, on clock: ManualClock,
+                      from origin: ManualClock.Instant) -> Task<Duration, any Error> {
+        Task {
+            try await pacer.beforeSending(bytes, by: sender)
+            return origin.duration(to: clock.now)
+        }
+    }
+
     private func value<T: Sendable>(of task: Task<T, any Error>) async throws -> T {
         try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
     }
