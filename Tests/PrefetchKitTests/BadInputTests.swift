@@ -42,4 +42,18 @@ import PrefetchTesting
         #expect(rejected.withLock { $0 } == [1, 2, 3])
         #expect(fetcher.statistics.loadsStarted == 0 && fetcher.statistics.requests == 0)
     }
+
+    @Test func aFrameTimeThatStepsBackCountsAsThePreviousFramesTime() {
+        // A drag planned at t = 5; the next frame says t = 4 (a clock that stepped back)
+        let rows = Rows(count: 100, height: 100)
+        let target = RecordingTarget<Int>()
+        let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [300..<900]), target: target)
+        controller.update(frame(5, at: 0), geometry: rows)
+        #expect(target.requested.keys.sorted() == Array(0...8))
+        // No trap: the frame plans as if at t = 5, and later frames go on from there
+        controller.update(frame(4, at: 0), geometry: rows)
+        #expect(target.requested.keys.sorted() == Array(0...8))
+        controller.update(frame(5.1, at: 5_000), geometry: rows)
+        #expect(target.requested.keys.sorted() == Array(3...8) + Array(50...52))
+    }
 }

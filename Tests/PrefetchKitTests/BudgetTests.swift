@@ -141,6 +141,23 @@ struct BudgetTests {
         #expect(target.requested.keys.sorted() == Array(10...18))
     }
 
+    @Test func aBatchUpdateQueuedWhenTheGateClosesIsAppliedToTheTargetOnce() {
+        // Rows 10–15 held (the screen and the next); two rows are inserted above, and the
+        // target's memory shrinks to three items, before the next frame
+        let target = CapacityTarget()
+        let controller = PrefetchController<Int>(policy: Ahead(screens: 1), target: target)
+        controller.update(frame(0, at: 1_000), geometry: rows)
+        #expect(target.requested.keys.sorted() == Array(10...15))
+        controller.moveItems { $0 + 2 }
+        target.prefetchCapacity = 3
+        controller.update(frame(0.1, at: 1_000), geometry: rows)
+        // The screen shows rows 10–12 now (two new items and the former 10): those and no more;
+        // the former 11 (now 13) is not left behind
+        #expect(target.requested.keys.sorted() == [10, 11, 12])
+        controller.withdrawAll()
+        #expect(target.requested.isEmpty)
+    }
+
     @Test func aFetcherReportsTheMemoryItHoldsAndKeepsItWithinTheBudget() async throws {
         // Values cost 10; a budget of 35 holds three; two loads at once.
         let loader = ScriptedLoader<Int, Int>()

@@ -26,21 +26,21 @@
 ///
 /// The controller is not thread-safe: use it from one isolation domain (the main actor, for a view).
 public final class PrefetchController<Item: Hashable> {
-    /// The controller's tuning.
+    /// The controller's tuning: made and checked by its initialiser, read-only after.
     public struct Configuration: Sendable, Hashable {
         /// The load time assumed until the target has measured one: the typical latency, and the
         /// expected latency the ranking and the policy plan with.
-        public var fallbackLatency: Duration
+        public private(set) var fallbackLatency: Duration
         /// How far, in seconds, an item's predicted arrival must move before the controller
         /// re-prioritises its request (a change of level always does).
-        public var reprioritizationTolerance: Double
+        public private(set) var reprioritizationTolerance: Double
         /// How long an item that left the plan ahead of the viewport stays requested, at
         /// background priority, before it is withdrawn, in typical (median) latencies; 0
         /// withdraws it at once, like an item the viewport passed.
-        public var withdrawalGrace: Double
+        public private(set) var withdrawalGrace: Double
         /// How long, in seconds of the frames' clock, the plan stays shrunk to the screen and the
         /// landing zone of a fling after ``PrefetchController/handleMemoryPressure()``.
-        public var memoryPressureDuration: Double
+        public private(set) var memoryPressureDuration: Double
 
         /// The defaults: 300 ms until measured, re-prioritise on moves of more than 50 ms, keep
         /// what left the plan ahead for 2 typical latencies, shrink for 0.5 s after memory
@@ -128,10 +128,9 @@ public final class PrefetchController<Item: Hashable> {
     ///
     /// A state with an unusable value (not finite, a negative content length, a deceleration rate
     /// outside (0, 1), a negative animation duration), an empty viewport or empty content plans
-    /// nothing: everything requested is withdrawn.
+    /// nothing: everything requested is withdrawn. A time earlier than the previous update's
+    /// counts as the previous update's time.
     ///
-    /// - Precondition: `state.time` is not earlier than the previous update's (a time that is not
-    ///   finite is no time: the state fails validation and plans nothing).
     /// - Returns: The update sent to the target (empty without a target).
     /// - Complexity: O(c log c + g) for c changed items and g items the geometry reports for the
     ///   slivers that entered or left the plan, independent of the number of items; O(h) for h

@@ -125,7 +125,7 @@ extension PrefetchPlanner {
         pressureUntil = now + configuration.memoryPressureDuration
         let zones = RangeUnion([lastViewport, forecast?.landingZone].compactMap { $0 }, clippedTo: .infinity)
         let kept = held.entries.filter { zones.meets($0.value.extent) }.map { (item: $0.key, entry: $0.value) }
-        if !gate.isClosed { gate.close(holding: held.all()) }
+        if !gate.isClosed { closeGate() }
         var changes = Changes<Item>(moved: pendingMoves, removed: pendingRemovals)
         gate.apply(moved: pendingMoves, removed: pendingRemovals)
         pendingMoves = []

@@ -67,10 +67,9 @@ package struct PrefetchPlanner<Item: Hashable> {
         _ state: ScrollState, geometry: Geometry, latency estimate: LatencyEstimate, capacity: Int? = nil, hasStore: Bool = false,
         planning: Bool = true, itemLatency: (Item) -> Duration? = { _ in nil }
     ) -> PrefetchUpdate<Item> where Geometry.Item == Item {
-        if let lastTime, state.time.isFinite {
-            precondition(!(state.time < lastTime),
-                         "PrefetchController.update: time \(state.time) is earlier than the previous frame's \(lastTime)")
-        }
+        var state = state
+        // A clock that stepped back (frames from two sources, say) cannot move the plan back in time.
+        if let lastTime, state.time.isFinite, state.time < lastTime { state.time = lastTime }
         guard (try? state.validate()) != nil, state.viewportLength > 0, state.contentLength > 0 else {
             return planNothing()
         }
@@ -107,7 +106,7 @@ package struct PrefetchPlanner<Item: Hashable> {
         regions.append(state.viewport)
         let rules = rules(for: restriction)
         // The target holds the plan so far: the gate takes over from there.
-        if !rules.isOpen, !gate.isClosed { gate.close(holding: held.all()) }
+        if !rules.isOpen, !gate.isClosed { closeGate() }
         // A jump (a move of a viewport or more in one frame) or a programmatic scroll is no flap:
         // what it left goes at once.
         var jumped = lastViewport.map { abs($0.lowerBound - state.viewport.lowerBound) >= state.viewportLength } ?? true
@@ -164,6 +163,15 @@ package struct PrefetchPlanner<Item: Hashable> {
             }
         }
         pendingMoves = composed
+    }
+
+    /// Closes the gate over what the target holds now: the held requests under the names the
+    /// target knows them by. The renames and removals queued since the last step have already
+    /// changed ``held`` but not the target, and the gate applies them itself after closing.
+    @usableFromInline
+    mutating func closeGate() {
+        let knownAs = targetNames()
+        gate.close(holding: held.all().map { (item: knownAs[$0.item] ?? $0.item, entry: $0.entry) })
     }
 
     /// The name the target knows each renamed item by: pending renames, keyed by the item's name now.

@@ -34,7 +34,8 @@ public enum MotionPhase: Sendable, Hashable {
 ///                         velocity: 3_000, phase: .decelerating(restingOffset: 2_700, rate: 0.998))
 /// ```
 public struct ScrollState: Sendable, Hashable {
-    /// The time of the frame, in seconds; it never goes back from one frame to the next.
+    /// The time of the frame, in seconds (a controller takes a time earlier than the previous
+    /// frame's as that frame's).
     public var time: Double
     /// The visible part of the content along the scroll axis.
     public var viewport: Range<Double>
