@@ -37,7 +37,8 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
     private let delegate: SessionDelegate
     private let clock: any Clock<Duration>
     private let makeURL: @Sendable (ID) throws -> URL
-    private let isInvalidated = Locked(false)
+    /// Set by ``invalidate()``; shared with the delegate, which then reports cancelled tasks as invalidated.
+    private let isInvalidated: Locked<Bool>
     /// The stopped transfers kept for resuming, or nil when the configuration turns resuming off.
     package let partials: PartialTransferStore?
     /// The configuration the loader was created with.
@@ -69,7 +70,9 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
         sessionConfiguration.timeoutIntervalForRequest = Self.seconds(configuration.totalTimeout) + 1
         sessionConfiguration.timeoutIntervalForResource = Self.seconds(configuration.totalTimeout) + 1
         // Headers go on each request, not on the session, so a redirect to another origin can drop them.
-        let delegate = SessionDelegate(headers: configuration.headers)
+        let isInvalidated = Locked(false)
+        self.isInvalidated = isInvalidated
+        let delegate = SessionDelegate(headers: configuration.headers, invalidated: isInvalidated)
         self.delegate = delegate
         self.session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
     }
@@ -87,9 +90,12 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
 
     /// Loads the body at `url` with a `GET`.
     ///
-    /// Called for an `AsyncFetcher`'s prefetch (``PrefetchKit/FetchLoadContext/isPrefetch``), the
-    /// request does not allow constrained network access on Apple platforms, so the system may
-    /// refuse it in Low Data Mode; every other request is sent as usual.
+    /// Called for an `AsyncFetcher`'s load that is a prefetch when the request is sent (its
+    /// priority, ``PrefetchKit/FetchLoadContext/livePriority``, is below
+    /// ``PrefetchKit/FetchPriority/Level/visible``), the request does not allow constrained network
+    /// access on Apple platforms, so the system may refuse it in Low Data Mode (it then fails with
+    /// ``HTTPLoaderError/Code/clientError`` and no status, and is not retried); every other
+    /// request, a retry of a prefetch whose cell came on screen included, is sent as usual.
     ///
     /// - Throws: ``HTTPLoaderError`` (``HTTPLoaderError/Code/unsupportedScheme`` for a scheme other than
     ///   `http` or `https`, ``HTTPLoaderError/Code/invalidURL`` for a URL without a host, and so on),
@@ -115,34 +121,46 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
         var request = URLRequest(url: url)
         request.httpMethod = "GET"
         for (field, value) in configuration.headers { request.setValue(value, forHTTPHeaderField: field) }
+        let asksConfiguredRange = request.value(forHTTPHeaderField: "Range") != nil
         if let resume {
             request.setValue("bytes=\(resume.body.count)-", forHTTPHeaderField: "Range")
             request.setValue(resume.validator.headerValue, forHTTPHeaderField: "If-Range")
         }
+        // The load's priority now, not when it started: the fetcher retries within one load, and a
+        // prefetch may have become a visible cell's load meanwhile.
+        let livePriority = FetchLoadContext.livePriority
+        let priority = livePriority?() ?? FetchLoadContext.priority
         #if !canImport(FoundationNetworking)   // Apple's URLRequest: Linux's has no such setting
         // A prefetch may be refused in Low Data Mode; a visible cell's load never is.
-        request.allowsConstrainedNetworkAccess = !FetchLoadContext.isPrefetch
+        request.allowsConstrainedNetworkAccess = priority.map { $0.level >= .visible } ?? true
         #endif
         // The load's urgency for the server, and a reader that follows it while the body comes.
         var priorityNow: (@Sendable () -> FetchPriority?)?
-        if configuration.sendsPriority, let priority = FetchLoadContext.priority {
+        if configuration.sendsPriority, let priority {
             if request.value(forHTTPHeaderField: "Priority") == nil {
                 request.setValue("u=\(priority.urgency)", forHTTPHeaderField: "Priority")
             }
-            priorityNow = FetchLoadContext.livePriority
+            priorityNow = livePriority
         }
-        let exchange = Exchange(url: url, maxResponseSize: configuration.maxResponseSize, resume: resume, partials: partials,
+        let exchange = Exchange(url: url, maxResponseSize: configuration.maxResponseSize, resume: resume,
+                                asksConfiguredRange: resume == nil && asksConfiguredRange, partials: partials,
                                 onBytesReceived: configuration.onBytesReceived, priorityNow: priorityNow)
         let body = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
                 guard exchange.install(continuation) else { return }
-                // Creating a task in an invalidated session traps, so check under the same lock `invalidate()` takes.
-                let task = isInvalidated.withLock { $0 ? nil : session.dataTask(with: request) }
+                // Creating a task in an invalidated session traps, so check under the same lock
+                // `invalidate()` takes; registered under it too, so the cancellation of every task
+                // `invalidate()` causes reaches its exchange.
+                let task = isInvalidated.withLock { invalidated -> URLSessionDataTask? in
+                    guard !invalidated else { return nil }
+                    let task = session.dataTask(with: request)
+                    delegate.register(exchange, for: task.taskIdentifier)
+                    return task
+                }
                 guard let task else {
                     return exchange.finish(.failure(HTTPLoaderError(.invalidated,
                         "HTTPLoader was invalidated; GET \(url.absoluteString) was refused", url: url)))
                 }
-                delegate.register(exchange, for: task.taskIdentifier)
                 exchange.attach(task: task, timer: startTimer(for: exchange))
                 task.resume()
             }
@@ -154,15 +172,17 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
         return body
     }
 
-    /// Cancels every request in flight and releases the session; later loads fail with
-    /// ``HTTPLoaderError/Code/invalidated``. Calling it twice is harmless.
+    /// Cancels every request in flight and releases the session; the loads in flight and later
+    /// ones fail with ``HTTPLoaderError/Code/invalidated``, and no bytes are kept for resuming.
+    /// Calling it twice is harmless.
     public func invalidate() {
         let first = isInvalidated.withLock { invalidated -> Bool in
             defer { invalidated = true }
             return !invalidated
         }
+        // Closed first: a transfer that ends from now on keeps nothing.
+        partials?.close()
         if first { session.invalidateAndCancel() }
-        partials?.removeAll()
     }
 
     /// Parses and checks a URL string: absolute, `http` or `https`, with a host.

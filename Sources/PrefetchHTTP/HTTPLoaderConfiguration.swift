@@ -16,8 +16,11 @@ public struct HTTPLoaderConfiguration: Sendable {
     ///
     /// It covers name resolution, the TCP and TLS handshakes and the server's time to the first
     /// byte: URLSession on Linux exposes no separate handshake timeout. More than zero.
+    /// It also counts the time a request waits for a connection behind ``maxConnectionsPerHost``.
     public var connectTimeout: Duration = .seconds(10)
     /// The longest a whole request may take, body included (default 30 s). At least ``connectTimeout``.
+    ///
+    /// It counts from the moment the request is started, so time spent waiting behind ``maxConnectionsPerHost`` counts too.
     public var totalTimeout: Duration = .seconds(30)
     /// The largest body accepted, in bytes (default 10 MiB). At least 0.
     ///
@@ -33,6 +36,8 @@ public struct HTTPLoaderConfiguration: Sendable {
     /// redirect within that origin. A redirect to another origin carries none of them, nor any
     /// `Authorization`, `Cookie` or `Proxy-Authorization`; a redirect from `https` to `http` is
     /// refused with ``HTTPLoaderError/Code/insecureRedirect``.
+    ///
+    /// A `Range` among them asks each URL for part of its body: the server's `206` is the value.
     public var headers: [String: String] = [:]
     /// The most stopped transfers whose bytes are kept for resuming (default 16). At least 0; 0 turns
     /// resuming off.

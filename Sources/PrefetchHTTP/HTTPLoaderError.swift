@@ -27,7 +27,8 @@ public struct HTTPLoaderError: RetryableError, Sendable, CustomStringConvertible
         public static let invalidURL = Code(value: .invalidURL)
         /// The URL's scheme is not `http` or `https` (also for a redirect). Not retryable.
         public static let unsupportedScheme = Code(value: .unsupportedScheme)
-        /// The server answered 4xx (or another non-2xx, non-5xx status). Not retryable.
+        /// The server answered 4xx (or another non-2xx, non-5xx status), or, on Apple platforms, the
+        /// system refused a prefetch on a constrained network (Low Data Mode; no status). Not retryable.
         public static let clientError = Code(value: .clientError)
         /// The server answered 5xx. Retryable.
         public static let serverError = Code(value: .serverError)

@@ -21,11 +21,14 @@ struct ResumptionTests {
         #expect(both?.headerValue == "\"t\"")
     }
 
-    @Test("Last-Modified is a validator only when strong: a second or more before Date")
+    @Test("Last-Modified is a validator only when strong, a second or more before Date, and only without an ETag")
     func lastModified() {
         let modified = "Sun, 06 Nov 1994 08:49:37 GMT"
         #expect(RangeValidator.of(entityTag: nil, lastModified: modified, date: "Sun, 06 Nov 1994 08:49:38 GMT") == .lastModified(modified))
-        #expect(RangeValidator.of(entityTag: "W/\"weak\"", lastModified: modified, date: "Mon, 07 Nov 1994 00:00:00 GMT") == .lastModified(modified))
+        // RFC 9110, 13.1.5: a client that has an entity tag, even a weak or unreadable one, sends no date.
+        #expect(RangeValidator.of(entityTag: "W/\"weak\"", lastModified: modified, date: "Mon, 07 Nov 1994 00:00:00 GMT") == nil)
+        #expect(RangeValidator.of(entityTag: "abc", lastModified: modified, date: "Mon, 07 Nov 1994 00:00:00 GMT") == nil)
+        #expect(RangeValidator.of(entityTag: " ", lastModified: modified, date: "Mon, 07 Nov 1994 00:00:00 GMT") == .lastModified(modified))
         #expect(RangeValidator.of(entityTag: nil, lastModified: modified, date: modified) == nil)          // same second: weak
         #expect(RangeValidator.of(entityTag: nil, lastModified: modified, date: nil) == nil)              // no Date: cannot tell
         #expect(RangeValidator.of(entityTag: nil, lastModified: "yesterday", date: "Sun, 06 Nov 1994 09:00:00 GMT") == nil)
@@ -60,6 +63,23 @@ struct ResumptionTests {
         #expect(unknownLength.continuation(status: 206, contentRange: "bytes 600-1199/1200") == .append(total: 1_200))
     }
 
+    @Test("a 206 that names another version than the kept one asks again; one that names none, or the same, continues")
+    func continuationChecksTheVersion() {
+        let tagged = PartialTransfer(body: Data(count: 600), validator: .entityTag("\"t\""), totalLength: 1_000)
+        let fits = "bytes 600-999/1000"
+        #expect(tagged.continuation(status: 206, contentRange: fits, entityTag: "\"t\"") == .append(total: 1_000))
+        #expect(tagged.continuation(status: 206, contentRange: fits, entityTag: nil) == .append(total: 1_000))
+        #expect(tagged.continuation(status: 206, contentRange: fits, entityTag: "\"u\"") == .askAgain)
+        #expect(tagged.continuation(status: 206, contentRange: fits, entityTag: "W/\"t\"") == .askAgain)   // strong comparison
+        #expect(tagged.continuation(status: 206, contentRange: fits, lastModified: "Mon, 07 Nov 1994 00:00:00 GMT") == .append(total: 1_000))
+        let modified = "Sun, 06 Nov 1994 08:49:37 GMT"
+        let dated = PartialTransfer(body: Data(count: 600), validator: .lastModified(modified), totalLength: 1_000)
+        #expect(dated.continuation(status: 206, contentRange: fits, lastModified: modified) == .append(total: 1_000))
+        #expect(dated.continuation(status: 206, contentRange: fits, lastModified: "Mon, 07 Nov 1994 00:00:00 GMT") == .askAgain)
+        #expect(dated.continuation(status: 206, contentRange: fits, lastModified: "someday") == .askAgain)
+        #expect(dated.continuation(status: 206, contentRange: fits, entityTag: "\"new\"") == .append(total: 1_000))
+    }
+
     @Test("kept transfers stay within their count, least recently kept forgotten first")
     func countBound() {
         let store = PartialTransferStore(maxCount: 2, maxBytes: 1_000)
@@ -92,6 +112,31 @@ struct ResumptionTests {
         store.removeAll()
         #expect(store.usage.count == 0)
         #expect(store.usage.bytes == 0)
+        store.keep(partial(bytes: 10), for: a)
+        #expect(store.usage.count == 1)
+    }
+
+    @Test("a closed store (the loader was invalidated) forgets everything and keeps nothing more")
+    func closed() {
+        let store = PartialTransferStore(maxCount: 10, maxBytes: 100)
+        let a = URL(string: "http://a.example/a")!
+        store.keep(partial(bytes: 10), for: a)
+        store.close()
+        #expect(store.usage.count == 0)
+        store.keep(partial(bytes: 10), for: a)
+        #expect(store.take(a) == nil)
+        store.removeAll()
+        store.keep(partial(bytes: 10), for: a)
+        #expect(store.usage.count == 0)
+    }
+
+    @Test("a task cancelled by invalidate() fails with invalidated; any other cancellation is CancellationError")
+    func cancelledByInvalidation() {
+        let url = URL(string: "http://a.example/a")!
+        let error = SessionDelegate.translate(URLError(.cancelled), url: url, invalidated: true) as? HTTPLoaderError
+        #expect(error?.code == .invalidated)
+        #expect(error?.isRetryable == false)
+        #expect(SessionDelegate.translate(URLError(.cancelled), url: url) is CancellationError)
     }
 
     @Test("bounds are checked when the loader is made, naming the value and the rule; 0 turns resuming off")

@@ -39,6 +39,8 @@ final class Exchange: Sendable {
 
     let url: URL
     let maxResponseSize: Int
+    /// Whether the request carries a `Range` of the configured headers: its `206` is the value asked for.
+    private let asksConfiguredRange: Bool
     /// Where the bytes of a stopped transfer go, or nil when the loader does not resume.
     private let partials: PartialTransferStore?
     private let onBytesReceived: (@Sendable (URL, Int) -> Void)?
@@ -46,10 +48,14 @@ final class Exchange: Sendable {
     private let priorityNow: (@Sendable () -> FetchPriority?)?
     private let state: Locked<State>
 
-    /// - Parameter resume: the kept first bytes this request asks to continue (it carries `Range`).
-    init(url: URL, maxResponseSize: Int, resume: PartialTransfer? = nil, partials: PartialTransferStore? = nil,
-         onBytesReceived: (@Sendable (URL, Int) -> Void)? = nil, priorityNow: (@Sendable () -> FetchPriority?)? = nil) {
+    /// - Parameters:
+    ///   - resume: the kept first bytes this request asks to continue (it carries `Range`).
+    ///   - asksConfiguredRange: the request carries the configured headers' own `Range` (never with `resume`).
+    init(url: URL, maxResponseSize: Int, resume: PartialTransfer? = nil, asksConfiguredRange: Bool = false,
+         partials: PartialTransferStore? = nil, onBytesReceived: (@Sendable (URL, Int) -> Void)? = nil,
+         priorityNow: (@Sendable () -> FetchPriority?)? = nil) {
         self.url = url
+        self.asksConfiguredRange = asksConfiguredRange
         self.priorityNow = priorityNow
         self.maxResponseSize = maxResponseSize
         self.partials = partials
@@ -102,13 +108,15 @@ final class Exchange: Sendable {
         state.withLock { $0.credentialsDropped = true }
     }
 
-    /// Records the response head.
-    func receivedHead() {
+    /// Records the response head, and moves `task`'s priority if the load's changed meanwhile.
+    func receivedHead(of task: URLSessionDataTask) {
         state.withLock { s in if s.phase == .waiting { s.phase = .head } }
+        followPriority(of: task)
     }
 
     /// Decides, from a 2xx response head, where its body goes: from the first byte, or after the
-    /// kept bytes for a `206` that continues them. Returns the error to fail with, if any.
+    /// kept bytes for a `206` that continues them. A `206` to the configured headers' own `Range`
+    /// is the body asked for, kept by no one. Returns the error to fail with, if any.
     func acceptBody(of response: HTTPURLResponse) -> (any Error)? {
         let status = response.statusCode
         let field = { (name: String) in response.value(forHTTPHeaderField: name) }
@@ -117,15 +125,21 @@ final class Exchange: Sendable {
         let identity = encoding == nil || encoding == "" || encoding == "identity"
         let declared = response.expectedContentLength
         let contentRange = field("Content-Range")
+        let entityTag = field("ETag"), lastModified = field("Last-Modified")
         // Header fields are read (and dates parsed) before the lock is taken.
         let validator = identity && status == 200
-            ? RangeValidator.of(entityTag: field("ETag"), lastModified: field("Last-Modified"), date: field("Date")) : nil
+            ? RangeValidator.of(entityTag: entityTag, lastModified: lastModified, date: field("Date")) : nil
+        // The kept bytes are set when the exchange is made and only dropped when it ends.
+        let resume = state.withLock { $0.resume }
+        let decided = resume?.continuation(status: status, contentRange: contentRange,
+                                           entityTag: entityTag, lastModified: lastModified)
         return state.withLock { s -> (any Error)? in
             guard s.phase != .done else { return nil }
-            let resume = s.resume
             s.resume = nil
-            var continuation = resume?.continuation(status: status, contentRange: contentRange) ?? .startOver
-            if status == 206, resume == nil { continuation = .other }
+            var continuation = decided ?? .startOver
+            // A 206 the request did not ask for is not a whole body; one to the configured `Range`
+            // (still sent: no redirect left the origin) is the part asked for.
+            if status == 206, resume == nil { continuation = asksConfiguredRange && !s.credentialsDropped ? .startOver : .other }
             if !identity, case .append = continuation { continuation = .askAgain }
             switch continuation {
             case .append(let total):

@@ -18,17 +18,34 @@ package enum RangeValidator: Hashable, Sendable {
     }
 
     /// The validator of a response with these header fields, or `nil` when it has none that
-    /// `If-Range` may carry (RFC 9110, 13.1.5): a strong entity tag first; else a `Last-Modified`
-    /// date that is strong, at least one second before the response's `Date`. A weak tag (`W/"…"`)
-    /// or a date that cannot be read is no validator.
+    /// `If-Range` may carry (RFC 9110, 13.1.5): a strong entity tag; else, when the response has no
+    /// entity tag at all, a `Last-Modified` date that is strong, at least one second before the
+    /// response's `Date`. A weak tag (`W/"…"`) or one that cannot be read is no validator, and rules
+    /// out the date too: a client that has an entity tag must not send a date in `If-Range`.
     package static func of(entityTag: String?, lastModified: String?, date: String?) -> RangeValidator? {
-        if let tag = entityTag?.trimmingCharacters(in: .whitespaces), tag.count >= 2, tag.hasPrefix("\""), tag.hasSuffix("\"") {
-            return .entityTag(tag)
+        if let tag = entityTag?.trimmingCharacters(in: .whitespaces), !tag.isEmpty {
+            return tag.count >= 2 && tag.hasPrefix("\"") && tag.hasSuffix("\"") ? .entityTag(tag) : nil
         }
         guard let lastModified = lastModified?.trimmingCharacters(in: .whitespaces),
               let modified = httpDate(lastModified), let sent = date.flatMap(httpDate),
               sent.timeIntervalSince(modified) >= 1 else { return nil }
         return .lastModified(lastModified)
+    }
+
+    /// Whether a response naming `entityTag` and `lastModified` is another version than the one
+    /// this validator names: it carries the same kind of validator, and it differs (an entity tag
+    /// by strong comparison, a date by the instant it names). A response without one says nothing.
+    package func isContradicted(entityTag: String?, lastModified: String?) -> Bool {
+        switch self {
+        case .entityTag(let kept):
+            guard let tag = entityTag?.trimmingCharacters(in: .whitespaces), !tag.isEmpty else { return false }
+            return tag != kept
+        case .lastModified(let kept):
+            guard let date = lastModified?.trimmingCharacters(in: .whitespaces), !date.isEmpty else { return false }
+            guard date != kept else { return false }
+            guard let sent = Self.httpDate(date), let keptDate = Self.httpDate(kept) else { return true }
+            return sent != keptDate
+        }
     }
 
     /// Reads an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the one form servers must send.
@@ -89,21 +106,28 @@ package struct PartialTransfer: Hashable, Sendable {
         case append(total: Int)
         /// A `200` (or another 2xx but `206`): the whole body from its first byte; the kept bytes are dropped.
         case startOver
-        /// A `416`, or a `206` whose range does not continue the kept bytes to the end of the same
-        /// whole: drop the kept bytes and ask again without a range.
+        /// A `416`, a `206` whose range does not continue the kept bytes to the end of the same
+        /// whole, or one that names another version (an `ETag` or `Last-Modified` that differs from
+        /// the kept validator): drop the kept bytes and ask again without a range.
         case askAgain
         /// Not a 2xx, `416` or `206`: handled as without a range.
         case other
     }
 
-    /// Decides how the response to `Range: bytes=N-` (N the kept bytes) continues this transfer.
-    package func continuation(status: Int, contentRange: String?) -> Continuation {
+    /// Decides how the response to `Range: bytes=N-` (N the kept bytes) continues this transfer;
+    /// `entityTag` and `lastModified` are the response's fields of those names, when it has them.
+    ///
+    /// A server that honours `Range` but ignores `If-Range` may answer `206` for a changed
+    /// resource; when the response names its version, a version other than the kept one is caught.
+    package func continuation(status: Int, contentRange: String?, entityTag: String? = nil,
+                              lastModified: String? = nil) -> Continuation {
         switch status {
         case 416: return .askAgain
         case 206:
             guard let range = contentRange.flatMap(ContentRange.parse), let complete = range.complete,
                   range.first == body.count, range.last == complete - 1,
-                  totalLength.map({ $0 == complete }) ?? true else { return .askAgain }
+                  totalLength.map({ $0 == complete }) ?? true,
+                  !validator.isContradicted(entityTag: entityTag, lastModified: lastModified) else { return .askAgain }
             return .append(total: complete)
         default: return (200..<300).contains(status) ? .startOver : .other
         }
@@ -122,6 +146,8 @@ package final class PartialTransferStore: Sendable {
         var entries: [URL: Entry] = [:]
         var bytes = 0
         var sequence: UInt64 = 0
+        /// Set by ``close()``: nothing is kept any more.
+        var closed = false
     }
 
     package let maxCount: Int
@@ -152,7 +178,7 @@ package final class PartialTransferStore: Sendable {
         let maxCount = maxCount, maxBytes = maxBytes
         state.withLock { s in
             if let old = s.entries.removeValue(forKey: url) { s.bytes -= old.partial.body.count }
-            guard size > 0, size <= maxBytes, maxCount > 0 else { return }
+            guard !s.closed, size > 0, size <= maxBytes, maxCount > 0 else { return }
             while s.entries.count >= maxCount || s.bytes + size > maxBytes {
                 guard let oldest = s.entries.min(by: { $0.value.sequence < $1.value.sequence }) else { break }
                 s.entries[oldest.key] = nil
@@ -166,7 +192,13 @@ package final class PartialTransferStore: Sendable {
 
     /// Forgets every kept transfer.
     package func removeAll() {
-        state.withLock { $0 = State() }
+        state.withLock { s in s = State(closed: s.closed) }
+    }
+
+    /// Forgets every kept transfer and keeps none from now on: the loader was invalidated, and a
+    /// transfer that ends after that has no later load to continue it.
+    package func close() {
+        state.withLock { $0 = State(closed: true) }
     }
 }
 

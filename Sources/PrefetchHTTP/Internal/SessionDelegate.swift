@@ -9,9 +9,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let exchanges = Locked([Int: Exchange]())
     /// The loader's configured header fields, sent with each request but never across origins.
     let headers: [String: String]
+    /// The loader's invalidation flag: once set, a cancelled task was cancelled by `invalidate()`.
+    private let invalidated: Locked<Bool>
 
-    init(headers: [String: String]) {
+    init(headers: [String: String], invalidated: Locked<Bool>) {
         self.headers = headers
+        self.invalidated = invalidated
     }
 
     func register(_ exchange: Exchange, for taskIdentifier: Int) {
@@ -27,7 +30,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
         guard let exchange = exchange(for: dataTask) else { return completionHandler(.cancel) }
-        exchange.receivedHead()
+        exchange.receivedHead(of: dataTask)
         let url = exchange.url
         guard let http = response as? HTTPURLResponse else {
             exchange.finish(.failure(HTTPLoaderError(.invalidResponse,
@@ -88,14 +91,29 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         guard let error else { return exchange.succeed() }
-        exchange.finish(.failure(Self.translate(error, url: exchange.url)))
+        // Read outside the exchanges' lock: the loader takes this one first, then that one.
+        let invalidated = invalidated.withLock { $0 }
+        exchange.finish(.failure(Self.translate(error, url: exchange.url, invalidated: invalidated)))
     }
 
-    static func translate(_ error: any Error, url: URL) -> any Error {
+    /// The loader's error for a task's `error`; `invalidated` when the loader was invalidated, so
+    /// that the tasks `invalidate()` cancels fail with ``HTTPLoaderError/Code/invalidated``.
+    static func translate(_ error: any Error, url: URL, invalidated: Bool = false) -> any Error {
         guard let urlError = error as? URLError else {
             return HTTPLoaderError(.connectionFailed, "GET \(url.absoluteString) failed", url: url, cause: error)
         }
+        #if !canImport(FoundationNetworking)   // Apple's URLError: Linux's has no such reason
+        if urlError.networkUnavailableReason == .constrained {
+            // Low Data Mode refused a prefetch; asking again at once is refused again.
+            return HTTPLoaderError(.clientError,
+                "GET \(url.absoluteString) was a prefetch, refused by the system on a constrained network (Low Data Mode): not retried",
+                url: url, cause: error)
+        }
+        #endif
         switch urlError.code {
+        case .cancelled where invalidated:
+            return HTTPLoaderError(.invalidated,
+                "HTTPLoader was invalidated while GET \(url.absoluteString) was in flight", url: url, cause: error)
         case .cancelled:
             return CancellationError()
         case .timedOut:

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Hummingbird
 import Logging
 import PrefetchHTTP
 import PrefetchKit
@@ -329,6 +330,38 @@ struct HTTPLoaderInputTests {
         let error = await #expect(throws: HTTPLoaderError.self) { try await loader.load(URL(string: "http://127.0.0.1:9/x")!) }
         #expect(error?.code == .invalidated)
         #expect(error?.message == "HTTPLoader was invalidated; GET http://127.0.0.1:9/x was refused")
+    }
+
+    @Test("invalidating the loader mid-body fails the load in flight with invalidated, not a cancellation")
+    func invalidatedMidBody() async throws {
+        let body = ResumeTests.body(100_000)
+        try await ScriptedBodyServer.with(body: body, answer: { _, _ in
+            .whole(body.count, headers: [.eTag: "\"v1\""], pauseAfter: 60_000)
+        }) { base, _ in
+            let url = base.appendingPathComponent("body")
+            let meter = ByteMeter()
+            let loader = try meteredLoader(meter)
+            let load = Task { try await loader.load(url) }
+            await meter.wait(until: url, received: 60_000)
+            loader.invalidate()
+            let error = await #expect(throws: HTTPLoaderError.self) { try await load.value }
+            #expect(error?.code == .invalidated)
+            #expect(error?.isRetryable == false)
+        }
+    }
+
+    @Test("a Range among the configured headers gets the server's 206 as the value")
+    func configuredRange() async throws {
+        try await withServer { server in
+            let url = server.baseURL.appendingPathComponent("thumb/3")
+            let whole = try await HTTPLoader<URL>(configuration: .scaledForTests).load(url)
+            var configuration = HTTPLoaderConfiguration.scaledForTests
+            configuration.headers = ["Range": "bytes=0-99"]
+            let part = try await HTTPLoader<URL>(configuration: configuration).load(url)
+            #expect(part.count == 100)
+            #expect(part == whole.prefix(100))
+            #expect(server.events.events.contains(.responded(path: "/thumb/3", status: 206)))
+        }
     }
 
     @Test("cancelling before the request starts throws CancellationError without a request")

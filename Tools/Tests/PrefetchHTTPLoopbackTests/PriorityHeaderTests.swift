@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import PrefetchHTTP
 import PrefetchKit
 import PrefetchTesting
@@ -39,5 +40,34 @@ struct PriorityHeaderTests {
         #expect(text(off) == "-")
         #expect(text(given) == "u=0, i")
         await server.stop()
+    }
+
+    @Test("a retry asks with the load's priority at that moment: a prefetch that came on screen before it sends u=1")
+    func retryFollowsTheLivePriority() async throws {
+        let body = Data(repeating: 7, count: 1_000)
+        try await ScriptedBodyServer.with(body: body, answer: { index, _ in
+            index == 0 ? .init(status: .serviceUnavailable, bytes: 0..<0) : .whole(body.count)
+        }) { base, server in
+            let url = base.appendingPathComponent("thumb")
+            // The fetcher waits between attempts on a manual clock; the loader's timers use real time.
+            let clock = ManualClock()
+            var configuration = FetcherConfiguration()
+            configuration.retry = RetryPolicy(maxAttempts: 2, initialDelay: .milliseconds(100), jitter: 0)
+            let fetcher = try AsyncFetcher(configuration: configuration, clock: clock,
+                                           loader: try HTTPLoader<URL>(configuration: .scaledForTests))
+            fetcher.prefetch([url])
+            await clock.waitForSleepers(1)   // the first attempt got its 503; the retry waits
+            // The cell comes on screen: a visible consumer joins the load before the retry.
+            let (results, continuation) = AsyncStream<Result<Data, any Error>>.makeStream()
+            fetcher.fetchAsync(url, priority: .visible) { result in
+                continuation.yield(result)
+                continuation.finish()
+            }
+            clock.advance(by: .milliseconds(100))
+            var iterator = results.makeAsyncIterator()
+            #expect(try await iterator.next()?.get() == body)
+            #expect(server.requests.map(\.priority) == ["u=3", "u=1"])
+            fetcher.shutdown()
+        }
     }
 }

@@ -180,6 +180,30 @@ struct ResumeTests {
         }
     }
 
+    @Test("a 206 for a changed resource (a server that ignores If-Range) names another ETag: the loader starts over")
+    func changedVersionIn206() async throws {
+        // The server's bytes: version 1 of the body, then version 2, 100,000 bytes each.
+        let versions = Self.body(200_000)
+        let second = Data(versions[100_000..<200_000])
+        try await ScriptedBodyServer.with(body: versions, answer: { index, _ in
+            switch index {
+            case 0: return .whole(100_000, headers: [.eTag: "\"v1\""], pauseAfter: 60_000)
+            case 1:   // Range honoured, If-Range ignored: the rest of version 2
+                return .init(status: .partialContent, headers: [.eTag: "\"v2\"", .contentRange: "bytes 60000-99999/100000"],
+                             bytes: 160_000..<200_000)
+            default: return .init(headers: [.eTag: "\"v2\""], bytes: 100_000..<200_000)
+            }
+        }) { base, server in
+            let url = base.appendingPathComponent("body")
+            let meter = ByteMeter()
+            let loader = try meteredLoader(meter)
+            await stopLoad(loader, url, after: 60_000, meter: meter)
+            #expect(try await loader.load(url) == second)
+            #expect(server.requests.map(\.range) == [nil, "bytes=60000-", nil])
+            #expect(server.requests[1].ifRange == "\"v1\"")
+        }
+    }
+
     @Test("partial bytes are never a value: a resumed body cut short throws and caches nothing; the next load ends whole")
     func partialNeverReturned() async throws {
         let body = Self.body(100_000)

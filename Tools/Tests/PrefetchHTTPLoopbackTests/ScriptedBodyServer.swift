@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
@@ -10,7 +11,7 @@ import PrefetchToolSupport
 ///
 /// A body may stop after some bytes and wait for ``Gate`` (opened when the server stops), so a
 /// test can cancel a load at an exact byte count; the server records each request's path,
-/// `Range` and `If-Range`.
+/// `Range`, `If-Range` and `Priority`.
 final class ScriptedBodyServer: Sendable {
     /// What one request got.
     struct Answer: Sendable {
@@ -29,6 +30,7 @@ final class ScriptedBodyServer: Sendable {
         var path: String
         var range: String?
         var ifRange: String?
+        var priority: String?
     }
 
     /// Opens once; everything waiting on it goes on.
@@ -78,7 +80,8 @@ final class ScriptedBodyServer: Sendable {
         let server = ScriptedBodyServer(body: body)
         let router = Router()
         router.get(":name") { request, _ -> Response in
-            let seen = Request(path: request.uri.path, range: request.headers[.range], ifRange: request.headers[.ifRange])
+            let seen = Request(path: request.uri.path, range: request.headers[.range], ifRange: request.headers[.ifRange],
+                               priority: request.headers[HTTPField.Name("Priority")!])
             let index = server.recorded.withLock { r -> Int in
                 r.append(seen)
                 return r.count - 1
