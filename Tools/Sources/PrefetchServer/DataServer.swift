@@ -44,8 +44,8 @@ public final class DataServer: Sendable {
     let faultPlanner: FaultPlanner
     private let task: Task<Void, any Error>
 
-    /// `http://HOST:PORT`.
-    public var baseURL: URL { URL(string: "http://\(configuration.host):\(port)")! }
+    /// `http://HOST:PORT`, with an IPv6 host in brackets (`http://[::1]:8080`).
+    public var baseURL: URL { URL(string: "http://\(ServerConfiguration.urlHost(configuration.host)):\(port)")! }
 
     private init(configuration: ServerConfiguration, events: ServerEventLog, faultPlanner: FaultPlanner, port: Int,
                  task: Task<Void, any Error>) {
@@ -137,7 +137,8 @@ public final class DataServer: Sendable {
         return Application(
             router: router,
             server: .http1(configuration: .init(idleTimeout: TimeAmount(configuration.idleTimeout))),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            configuration: .init(address: .hostname(ServerConfiguration.bindHost(configuration.host), port: configuration.port),
+                                  serverName: nil),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
     }

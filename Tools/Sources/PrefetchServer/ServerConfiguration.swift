@@ -28,7 +28,8 @@ public struct FaultConfiguration: Sendable, Hashable {
 
 /// The settings of a ``DataServer``.
 public struct ServerConfiguration: Sendable {
-    /// The address to bind (default `127.0.0.1`, loopback only).
+    /// The address to bind (default `127.0.0.1`, loopback only); an IPv6 address with or without
+    /// brackets (`::1` or `[::1]`).
     public var host: String = "127.0.0.1"
     /// The port to bind; 0 picks a free ephemeral port (default 8080).
     public var port: Int = 8080
@@ -115,6 +116,19 @@ public struct ServerConfiguration: Sendable {
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }) else { return false }
         return parts[0] == "127"
+    }
+
+    /// `host` as it goes in a URL: an IPv6 address in brackets (`[::1]`, given as `::1` or
+    /// `[::1]`, a zone's `%` escaped), anything else as given (`127.0.0.1`, `localhost`).
+    package static func urlHost(_ host: String) -> String {
+        let bare = bindHost(host)
+        return bare.contains(":") ? "[\(bare.replacingOccurrences(of: "%", with: "%25"))]" : bare
+    }
+
+    /// `host` as the server binds it: an IPv6 address without the brackets a URL puts around it
+    /// (`::1` for `[::1]`), anything else as given.
+    static func bindHost(_ host: String) -> String {
+        host.count > 2 && host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
     }
 
     /// Throws ``ServerConfigurationError`` naming the first value out of range and the accepted range.

@@ -108,6 +108,9 @@ public final class ServerEventLog: Sendable {
         await wait(until: { $0.contains(where: match) })
     }
 
+    /// The requests in progress now, for tests.
+    var inFlight: Int { state.withLockedValue { $0.inFlight } }
+
     func enter() { state.withLockedValue { s in s.inFlight += 1; s.peakInFlight = max(s.peakInFlight, s.inFlight) } }
     func leave() { state.withLockedValue { $0.inFlight -= 1 } }
 
@@ -120,4 +123,32 @@ public final class ServerEventLog: Sendable {
         }
         return ready
     }
+}
+
+/// One request counted in progress in a ``ServerEventLog`` (its ``ServerEventLog/peakInFlight``),
+/// from its arrival until its response ends or is given up, counted out exactly once.
+///
+/// However the request ends: ``leave()`` when its handler fails or its body ends, or, failing
+/// that, when the last reference goes: Hummingbird drops a response without running its body
+/// closure when it cannot write the head (the client went away during an injected latency).
+final class InFlightRequest: Sendable {
+    private let events: ServerEventLog
+    private let counted = NIOLockedValueBox(true)
+
+    /// Counts a request in.
+    init(_ events: ServerEventLog) {
+        self.events = events
+        events.enter()
+    }
+
+    /// Counts the request out, the first time only.
+    func leave() {
+        let wasCounted = counted.withLockedValue { counted in
+            defer { counted = false }
+            return counted
+        }
+        if wasCounted { events.leave() }
+    }
+
+    deinit { leave() }
 }

@@ -10,7 +10,7 @@ struct PrefetchServerCommand: AsyncParsableCommand {
         abstract: "Serves a feed of items and thumbnails on loopback, with seeded latency and faults.",
         discussion: """
             Routes: GET /items?offset=&limit=, GET /thumb/{id}, GET /health.
-            The first line on standard output is "listening on http://HOST:PORT"; logs go to standard error.
+            The first line on standard output is "listening on http://HOST:PORT" (an IPv6 HOST in brackets); logs go to standard error.
             It binds 127.0.0.1 unless --host says otherwise, and warns when that address is not loopback.
             """)
 
@@ -35,7 +35,7 @@ struct PrefetchServerCommand: AsyncParsableCommand {
                 """.utf8))
         }
         try await DataServer.run(configuration) { port in
-            FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
+            FileHandle.standardOutput.write(Data("listening on http://\(ServerConfiguration.urlHost(host)):\(port)\n".utf8))
         }
     }
 }

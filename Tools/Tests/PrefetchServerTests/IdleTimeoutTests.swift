@@ -241,28 +241,41 @@ struct ServerChild {
     }
 }
 
-/// A raw TCP connection to 127.0.0.1, with no HTTP client in the way: it can stop half-way through a request.
+/// A raw TCP connection to 127.0.0.1 (or `::1`), with no HTTP client in the way: it can stop
+/// half-way through a request.
 final class RawConnection: Sendable {
     let fd: Int32
 
-    init(port: Int) throws {
+    init(port: Int, host: String = "127.0.0.1") throws {
+        let ipv6 = host.contains(":")
         #if canImport(Glibc)
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        fd = socket(AF_INET, SOCK_STREAM, 0)
+        fd = socket(ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw RawConnectionError("socket: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let result: Int32
+        if ipv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = in_port_t(UInt16(port).bigEndian)
+            _ = inet_pton(AF_INET6, host, &address.sin6_addr)
+            result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr(host)
+            result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
         }
         guard result == 0 else {
             let error = errno
             close(fd)
-            throw RawConnectionError("connect to 127.0.0.1:\(port): errno \(error)")
+            throw RawConnectionError("connect to \(host) port \(port): errno \(error)")
         }
     }
 

@@ -1,120 +1,20 @@
 import NIOConcurrencyHelpers
 
-/// The rule of the server's shared bandwidth, on its own: when may the next chunk of some body go,
-/// so that all bodies together send at most `bytesPerSecond`?
-///
-/// A virtual-time pacer (the shaping form of the generic cell rate algorithm): the link is busy
-/// until `busyUntil`; a chunk reserved at `now` goes when the link frees up (or at once, if it is
-/// already free), less a small `tolerance` so a sender woken late does not lose the link's time
-/// for good, and makes the link busy for its own transmission time after that. Idle time earns no
-/// credit beyond the tolerance. Each body reserves its next chunk only after sending the last, so
-/// bodies sending at once take turns, chunk by chunk, and N of them get about 1/N each.
-///
-/// Beside the rate, priority (RFC 9218's urgencies, 0 most urgent to 7): the budget counts the
-/// bodies being sent at each urgency (``register(urgency:)`` to ``unregister(urgency:)``) and when
-/// what each urgency reserved last leaves the link (`reservedUntil`). A body may reserve its next
-/// chunk (``mayReserve(urgency:at:)``) unless a more urgent body is being sent *and using the link*:
-/// precisely, it may when ``moreUrgentBusyUntil(urgency:)`` (the latest end of what the more
-/// urgent urgencies being sent have reserved) is nil or not after `now`. With one more urgent
-/// urgency this is "the link is idle as far as it is concerned": `busyUntil ?? now <= now` over its
-/// chunks. Bodies of one urgency share the link as above.
-///
-/// The rule is work-conserving, as RFC 9218 (section 10) asks of a server: a more urgent body that
-/// does not use the link (held to its own `--bandwidth`, paused by a slow-body fault, or stuck on a
-/// client that stopped reading) does not leave it idle while less urgent bodies wait. It stays
-/// strict for a body that does use the link: each body reserves its next chunk as soon as it has
-/// sent the last, so a body keeping up has reserved at least one chunk beyond `now` (one chunk and
-/// the tolerance ahead when it is woken on time), and never looks idle. Counting by urgency rather
-/// than the whole link keeps the order among the bodies that fill the gaps: behind a stalled
-/// `u=1`, a prefetch (`u=3`) streams, and a background load (`u=5`) gets only what the prefetch
-/// leaves. A more urgent body that comes back finds at most the tolerance and one chunk of less
-/// urgent data ahead on the link's schedule, and since a chunk goes up to the tolerance before its
-/// turn, its own chunk goes out within about one chunk (chunks are about 20 ms).
-///
-/// The tolerance plays no part in the test on purpose: waiting `tolerance` past the more urgent
-/// reservations would starve less urgent bodies behind a more urgent one that asks for a chunk more
-/// often than that (a 1 KiB chunk every 50 ms at `--bandwidth 20000`), and going `tolerance` before
-/// them would cut into the look-ahead of a more urgent body that keeps up.
-struct LinkBudget: Sendable, Equatable {
-    /// The link's rate.
-    let bytesPerSecond: Int
-    /// How far ahead of the link's schedule a chunk may go.
-    let tolerance: Duration
-    /// When the link will have sent everything reserved so far (nil before the first chunk).
-    private(set) var busyUntil: Duration?
-    /// How many bodies are being sent at each urgency: index 0 (most urgent) to 7.
-    private(set) var senders = [Int](repeating: 0, count: RequestPriority.urgencies.count)
-    /// When the chunk each urgency reserved last leaves the link (nil before its first chunk).
-    private(set) var reservedUntil = [Duration?](repeating: nil, count: RequestPriority.urgencies.count)
-
-    /// - Parameter tolerance: 100 ms by default: a sender woken up to that late (a loaded machine)
-    ///   still keeps the link's rate, and a burst after an idle spell is at most 0.1 s of the link.
-    init(bytesPerSecond: Int, tolerance: Duration = .milliseconds(100)) {
-        self.bytesPerSecond = max(1, bytesPerSecond)
-        self.tolerance = tolerance
-    }
-
-    /// How long `bytes` take on the link.
-    func transmissionTime(_ bytes: Int) -> Duration {
-        .nanoseconds(Int64(bytes) * 1_000_000_000 / Int64(bytesPerSecond))
-    }
-
-    /// Reserves the link for `bytes` of a body of `urgency` asked for at `now` (time since any
-    /// fixed origin); returns when they may be sent, never before `now`.
-    mutating func reserve(_ bytes: Int, at now: Duration, urgency: Int = RequestPriority.defaultUrgency) -> Duration {
-        let free = max(busyUntil ?? now, now)
-        busyUntil = free + transmissionTime(bytes)
-        reservedUntil[Self.level(urgency)] = busyUntil
-        return max(now, free - tolerance)
-    }
-
-    /// Counts a body of `urgency` as being sent, until ``unregister(urgency:)``; an urgency outside
-    /// 0...7 counts as the nearest one.
-    mutating func register(urgency: Int) {
-        senders[Self.level(urgency)] += 1
-    }
-
-    /// Counts a body registered at `urgency` out: it ended, failed or was cancelled.
-    mutating func unregister(urgency: Int) {
-        let level = Self.level(urgency)
-        assert(senders[level] > 0, "unregister(urgency: \(urgency)) without a body registered at that urgency")
-        senders[level] = max(0, senders[level] - 1)
-    }
-
-    /// The most urgent urgency of the bodies being sent, or nil when none is.
-    var mostUrgent: Int? { senders.firstIndex { $0 > 0 } }
-
-    /// Whether a body more urgent than `urgency` is being sent, using the link or not.
-    func isOutranked(urgency: Int) -> Bool {
-        mostUrgent.map { Self.level(urgency) > $0 } ?? false
-    }
-
-    /// When the chunks reserved by the bodies more urgent than `urgency` that are being sent leave
-    /// the link (the latest end), or nil when they have reserved none (or none is being sent).
-    func moreUrgentBusyUntil(urgency: Int) -> Duration? {
-        (0..<Self.level(urgency)).filter { senders[$0] > 0 }.compactMap { reservedUntil[$0] }.max()
-    }
-
-    /// Whether a body of `urgency` may reserve its next chunk at `now`: no more urgent body being
-    /// sent has anything reserved beyond `now` (none is being sent, or they have not asked for
-    /// their next chunk in time). When it may not, it may at ``moreUrgentBusyUntil(urgency:)`` at
-    /// the earliest, unless they reserve more meanwhile.
-    func mayReserve(urgency: Int, at now: Duration) -> Bool {
-        (moreUrgentBusyUntil(urgency: urgency) ?? now) <= now
-    }
-
-    private static func level(_ urgency: Int) -> Int {
-        min(max(urgency, RequestPriority.urgencies.lowerBound), RequestPriority.urgencies.upperBound)
-    }
-}
-
 /// What a body that may not reserve does: wait, go after all (a more urgent body ended meanwhile),
 /// or stop (its task is cancelled).
 private enum WaitOutcome { case wait, go, cancelled }
 
-/// The answer to a body asking for its next chunk: send it at that time, or wait (at most until
-/// the more urgent bodies' chunks have left the link) and ask again.
-private enum Turn { case send(at: Duration), wait(idleAt: Duration) }
+/// The answer to a body asking for its next chunk: send it at that time; wait (at most until the
+/// more urgent bodies' chunks have left the link) and ask again; or, queued for the booking
+/// window, ask again when its turn should have come.
+private enum Turn { case send(at: Duration), wait(idleAt: Duration), queued(until: Duration) }
+
+/// A body queued for the link's booking window: who, at what urgency, for how many bytes.
+private struct Booking {
+    let id: Int
+    let urgency: Int
+    let bytes: Int
+}
 
 /// A body being sent through a ``ChunkPacing``: its identity and the urgency it counts at.
 struct LinkSender: Sendable, Hashable {
@@ -139,6 +39,16 @@ protocol ChunkPacing: Sendable {
 
 /// A ``LinkBudget`` on a clock, shared by every response of a server.
 ///
+/// A body that priority lets reserve joins the queue for the booking window
+/// (``LinkBudget/bookingOpens(for:behind:at:)``), behind the bodies as urgent as it or more that
+/// are already there and before the less urgent ones. Only the first body of the queue books, when
+/// the window opens; each queued body sleeps on the clock until its turn should come (the window,
+/// pushed back by the chunks of the bodies before it), so in the steady state each body wakes once
+/// to book and once to send, and a body that finds its turn not come yet (a more urgent one joined
+/// before it) sleeps again. A body that stops waiting (priority holds it back, or its task is
+/// cancelled) leaves the queue; the ones behind it then book at most a few chunks late, which the
+/// tolerance absorbs.
+///
 /// A body that may not reserve (more urgent bodies are being sent and have chunks reserved beyond
 /// now) waits until the first of: the last more urgent body is counted out (``unregister(_:)``
 /// wakes it), or the clock reaches ``LinkBudget/moreUrgentBusyUntil(urgency:)``, when their chunks
@@ -152,11 +62,34 @@ final class LinkPacer<C: Clock>: ChunkPacing where C.Duration == Duration {
     private struct State {
         var budget: LinkBudget
         var nextID = 0
+        /// The bodies waiting for the booking window: most urgent first, then in the order they came.
+        var queue: [Booking] = []
         /// The bodies waiting for more urgent ones to end (or, on the clock beside, to stop using
         /// the link): their urgency and continuation, by sender id.
         var waiting: [Int: (urgency: Int, continuation: CheckedContinuation<Void, any Error>)] = [:]
         /// Tests waiting until this many bodies wait.
         var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// Queues `sender` for the booking window if it is not queued yet, and books its chunk if
+        /// it is first and the window is open; otherwise answers when to look again.
+        mutating func book(_ bytes: Int, by sender: LinkSender, at now: Duration) -> Turn {
+            let urgency = LinkBudget.level(sender.urgency)
+            let place: Int
+            if let queued = queue.firstIndex(where: { $0.id == sender.id }) {
+                place = queued
+            } else {
+                place = queue.firstIndex { $0.urgency > urgency } ?? queue.endIndex
+                queue.insert(Booking(id: sender.id, urgency: urgency, bytes: bytes), at: place)
+            }
+            let ahead = queue[..<place].reduce(Duration.zero) { $0 + budget.transmissionTime($1.bytes) }
+            let opens = budget.bookingOpens(for: bytes, behind: ahead, at: now)
+            if place == 0, opens <= now {
+                queue.removeFirst()
+                return .send(at: budget.reserve(bytes, at: now, urgency: sender.urgency))
+            }
+            // Behind a body whose turn has come but that has not booked yet (woken late): a chunk later.
+            return .queued(until: opens > now ? opens : now + budget.transmissionTime(bytes))
+        }
     }
 
     private let clock: C
@@ -181,6 +114,9 @@ final class LinkPacer<C: Clock>: ChunkPacing where C.Duration == Duration {
     /// How many bodies wait for more urgent ones now.
     var waitingCount: Int { state.withLockedValue { $0.waiting.count } }
 
+    /// How many bodies are queued for the booking window now.
+    var queuedCount: Int { state.withLockedValue { $0.queue.count } }
+
     func register(urgency: Int) -> LinkSender {
         let urgency = honoursPriority ? urgency : RequestPriority.defaultUrgency
         return state.withLockedValue { s in
@@ -201,13 +137,17 @@ final class LinkPacer<C: Clock>: ChunkPacing where C.Duration == Duration {
     }
 
     func beforeSending(_ bytes: Int, by sender: LinkSender) async throws {
+        // However the call ends (sent, or cancelled while queued), the body is out of the queue.
+        defer { state.withLockedValue { $0.queue.removeAll { $0.id == sender.id } } }
         while true {
             let now = origin.duration(to: clock.now)
             let turn = state.withLockedValue { s -> Turn in
                 // Not allowed means that the more urgent bodies' chunks leave the link after `now`.
-                s.budget.mayReserve(urgency: sender.urgency, at: now)
-                    ? .send(at: s.budget.reserve(bytes, at: now, urgency: sender.urgency))
-                    : .wait(idleAt: s.budget.moreUrgentBusyUntil(urgency: sender.urgency) ?? now)
+                guard s.budget.mayReserve(urgency: sender.urgency, at: now) else {
+                    s.queue.removeAll { $0.id == sender.id }
+                    return .wait(idleAt: s.budget.moreUrgentBusyUntil(urgency: sender.urgency) ?? now)
+                }
+                return s.book(bytes, by: sender, at: now)
             }
             switch turn {
             case .send(let at):
@@ -216,6 +156,8 @@ final class LinkPacer<C: Clock>: ChunkPacing where C.Duration == Duration {
             case .wait(let idleAt):
                 // Then ask again: a more urgent body may have started or reserved more meanwhile.
                 try await waitForTurn(sender, idleAt: idleAt)
+            case .queued(let until):
+                try await clock.sleep(until: origin.advanced(by: until), tolerance: nil)
             }
         }
     }

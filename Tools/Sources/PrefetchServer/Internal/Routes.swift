@@ -57,7 +57,7 @@ struct Routes: Sendable {
         guard case .items(let offset, let limit) = parsed, let resource = parsed.resource else {
             throw Self.error(for: parsed)
         }
-        let authority = request.head.authority ?? "\(configuration.host):\(configuration.port)"
+        let authority = request.head.authority ?? "\(ServerConfiguration.urlHost(configuration.host)):\(configuration.port)"
         let page = PageJSON(offset: offset, limit: limit, total: configuration.itemCount,
                             items: parsed.itemIDs(configuration: configuration).map {
                                 Payloads.item(id: $0, seed: configuration.seed, baseURL: "http://\(authority)")
@@ -116,30 +116,49 @@ struct Routes: Sendable {
     ) async throws -> Response {
         let attempt = planner.nextAttempt(resource)
         events.record(.request(path: path, attempt: attempt))
-        events.enter()
+        let inFlight = InFlightRequest(events)
         let plan = planner.plan(path: resource, attempt: attempt, bodySize: body.readableBytes)
         do {
             if plan.latency > .zero { try await clock.sleep(for: plan.latency) }
         } catch {
-            events.leave()
+            inFlight.leave()
             throw error
         }
         if plan.fail {
-            events.leave()
-            events.record(.responded(path: path, status: 503))
-            return Response(status: .serviceUnavailable, headers: [.contentType: "text/plain"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: "injected fault: 503 for \(path) attempt \(attempt)\n")))
+            let message = ByteBuffer(string: "injected fault: 503 for \(path) attempt \(attempt)\n")
+            return answer(path: path, status: .serviceUnavailable, headers: [.contentType: "text/plain"],
+                          length: message.readableBytes, inFlight: inFlight) { writer in
+                try await writer.write(message)
+                try await writer.finish(nil)
+            }
         }
-        events.record(.responded(path: path, status: status.code))
         let streamer = BodyStreamer(path: path, urgency: urgency, body: body, plan: plan, configuration: configuration,
                                     events: events, logger: context.logger, clock: clock, link: link, channel: context.channel)
         var headers = headers
         headers[.contentType] = contentType
-        return Response(status: status, headers: headers,
-                        body: ResponseBody(contentLength: declareLength ? body.readableBytes : nil) { writer in
-                            defer { streamer.events.leave() }
-                            try await streamer.stream(to: &writer)
-                        })
+        return answer(path: path, status: status, headers: headers, length: declareLength ? body.readableBytes : nil,
+                      inFlight: inFlight) { writer in
+            try await streamer.stream(to: &writer)
+        }
+    }
+
+    /// The response of a request counted by `inFlight`, whose body `write` writes.
+    ///
+    /// Its `responded` event is recorded once its head is written, which is when Hummingbird runs
+    /// the body closure, and the request is counted out when the body ends. Hummingbird drops the
+    /// response without running the closure when it cannot write the head (the client went away
+    /// during the injected latency): then nothing is recorded, and `inFlight` counts the request
+    /// out as it is released.
+    private func answer(
+        path: String, status: HTTPResponse.Status, headers: HTTPFields, length: Int?,
+        inFlight: InFlightRequest, write: @escaping @Sendable (inout any ResponseBodyWriter) async throws -> Void
+    ) -> Response {
+        let events = events
+        return Response(status: status, headers: headers, body: ResponseBody(contentLength: length) { writer in
+            defer { inFlight.leave() }
+            events.record(.responded(path: path, status: status.code))
+            try await write(&writer)
+        })
     }
 }
 
