@@ -63,7 +63,7 @@ struct NetworkTimeline: Sendable {
 
     private var transferCount: Int {
         let urgency = movingUrgency
-        return attempts.values.count { if case .transfer = $0.phase { $0.urgency <= urgency } else { false } }
+        return attempts.values.reduce(0) { n, attempt in if case .transfer = attempt.phase, attempt.urgency <= urgency { n + 1 } else { n } }
     }
 
     /// The urgency whose transfers move: the most urgent of the running transfers when the link
@@ -83,7 +83,7 @@ struct NetworkTimeline: Sendable {
     }
 
     private var connectionsInUse: Int {
-        attempts.values.count { $0.phase != .waitingForConnection }
+        attempts.values.reduce(0) { n, attempt in attempt.phase != .waitingForConnection ? n + 1 : n }
     }
 
     /// Starts attempt `key` at `now`: its round trip (or, independent, its whole latency) is `roundTrip`.
@@ -161,7 +161,8 @@ struct NetworkTimeline: Sendable {
     /// priority every transfer counts as sharing equally (the urgent ones end sooner, the others later).
     func expectedEnds(at now: Duration) -> [Int: Duration] {
         let capacity = link?.capacityBytesPerSecond ?? 1
-        let sharing = Double(max(attempts.values.count { if case .transfer = $0.phase { true } else { false } }, 1))
+        let transfers = attempts.values.reduce(0) { n, attempt in if case .transfer = attempt.phase { n + 1 } else { n } }
+        let sharing = Double(max(transfers, 1))
         var ends: [Int: Duration] = [:]
         for attempt in attempts.values {
             switch attempt.phase {
