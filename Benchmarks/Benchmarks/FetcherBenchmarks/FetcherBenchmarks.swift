@@ -140,4 +140,8 @@ let benchmarks: @Sendable () -> Void = {
         fetcher.waitUntilFetchesEnd()
         precondition(fetcher.fetchedData(for: batch - 1) != nil, "SeedStyle did not cache")
     }
+
+    // MARK: One frame of the fetcher's prefetch target (PrefetchTargetBenchmarks.swift).
+
+    prefetchTargetBenchmarks()
 }
