@@ -1,11 +1,11 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// The library an app depends on. Its products resolve swift-collections and, for
-// PrefetchDiskCache only, GRDB.swift: nothing else. The demo, the bench, the data server and the
-// tests that need them live in the tools package beside this one (Tools/Package.swift), so an app
-// never resolves NIO, Hummingbird, swift-log or swift-argument-parser. `Checks/consumer-check`
-// keeps it that way.
+// The product: the libraries an app depends on. They resolve swift-collections and, for
+// PrefetchDiskCache only, GRDB.swift: nothing else. Everything we build, measure and show them with
+// (the headless collection and table views, the simulator and its peers, the bench, the demo, the
+// data server and their tests) is the lab, the package in Tools/ beside this one, which sees only
+// this package's public API. `Checks/consumer-check` keeps an app's graph this small.
 
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
@@ -18,8 +18,6 @@ let package = Package(
     products: [
         .library(name: "PrefetchKit", targets: ["PrefetchKit"]),
         .library(name: "PrefetchTesting", targets: ["PrefetchTesting"]),
-        .library(name: "PrefetchCollectionView", targets: ["PrefetchCollectionView"]),
-        .library(name: "PrefetchSimulation", targets: ["PrefetchSimulation"]),
         .library(name: "PrefetchHTTP", targets: ["PrefetchHTTP"]),
         .library(name: "PrefetchDiskCache", targets: ["PrefetchDiskCache"]),
         .library(name: "PrefetchFeed", targets: ["PrefetchFeed"]),
@@ -45,18 +43,6 @@ let package = Package(
         .target(
             name: "PrefetchTesting",
             dependencies: ["PrefetchKit"],
-            swiftSettings: strict
-        ),
-        .target(
-            name: "PrefetchCollectionView",
-            dependencies: ["PrefetchKit"],
-            swiftSettings: strict
-        ),
-        .target(
-            name: "PrefetchSimulation",
-            dependencies: [
-                "PrefetchKit", "PrefetchCollectionView", "PrefetchTesting", "PrefetchSupport",
-            ],
             swiftSettings: strict
         ),
         // MARK: Apple adapters (issue #13): thin glue over PrefetchKit's ScrollAdapter.
@@ -98,16 +84,6 @@ let package = Package(
         .testTarget(
             name: "PrefetchKitTests",
             dependencies: ["PrefetchKit", "PrefetchTesting"],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "PrefetchCollectionViewTests",
-            dependencies: ["PrefetchCollectionView", "PrefetchKit", "PrefetchTesting"],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "PrefetchSimulationTests",
-            dependencies: ["PrefetchSimulation", "PrefetchKit", "PrefetchCollectionView", "PrefetchTesting"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "PrefetchKit", path: ".."),
+        .package(name: "PrefetchTools", path: "../Tools"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -23,7 +24,7 @@ let package = Package(
             dependencies: [
                 "Baseline",
                 .product(name: "PrefetchKit", package: "PrefetchKit"),
-                .product(name: "PrefetchCollectionView", package: "PrefetchKit"),
+                .product(name: "PrefetchCollectionView", package: "PrefetchTools"),
             ],
             path: "Sources/Workloads",
             swiftSettings: [.swiftLanguageMode(.v6)]
@@ -34,7 +35,7 @@ let package = Package(
             dependencies: [
                 "Baseline", "Workloads",
                 .product(name: "PrefetchKit", package: "PrefetchKit"),
-                .product(name: "PrefetchCollectionView", package: "PrefetchKit"),
+                .product(name: "PrefetchCollectionView", package: "PrefetchTools"),
             ],
             path: "Sources/fetcher-profile",
             swiftSettings: [.swiftLanguageMode(.v6)]
@@ -57,7 +58,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "PrefetchKit", package: "PrefetchKit"),
-                .product(name: "PrefetchCollectionView", package: "PrefetchKit"),
+                .product(name: "PrefetchCollectionView", package: "PrefetchTools"),
                 "Workloads",
             ],
             path: "Benchmarks/ViewBenchmarks",

@@ -20,7 +20,7 @@ let package = Package(
         .target(name: "FuzzDriver"),
         .executableTarget(
             name: "FuzzTraceFile",
-            dependencies: ["FuzzDriver", .product(name: "PrefetchSimulation", package: "PrefetchKit")],
+            dependencies: ["FuzzDriver", .product(name: "PrefetchSimulation", package: "PrefetchTools")],
             swiftSettings: strict
         ),
         .executableTarget(

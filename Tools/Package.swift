@@ -25,6 +25,9 @@ let package = Package(
         .executable(name: "prefetch-bench", targets: ["prefetch-bench"]),
         .executable(name: "prefetch-server", targets: ["prefetch-server"]),
         .library(name: "PrefetchServer", targets: ["PrefetchServer"]),
+        // The lab's instruments, products so that Benchmarks/ and Fuzz/ can use them.
+        .library(name: "PrefetchCollectionView", targets: ["PrefetchCollectionView"]),
+        .library(name: "PrefetchSimulation", targets: ["PrefetchSimulation"]),
     ],
     dependencies: [
         .package(name: "PrefetchKit", path: ".."),
@@ -46,11 +49,28 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The headless collection and table views: the Linux stand-ins of UIKit's, with its contracts.
+        .target(
+            name: "PrefetchCollectionView",
+            dependencies: ["PrefetchToolSupport", .product(name: "PrefetchKit", package: "PrefetchKit")],
+            swiftSettings: strict
+        ),
+        // The app loop on virtual time, the simulated network, the meter, traces, the references,
+        // the peers and the bench's reports.
+        .target(
+            name: "PrefetchSimulation",
+            dependencies: [
+                "PrefetchCollectionView", "PrefetchToolSupport",
+                .product(name: "PrefetchKit", package: "PrefetchKit"),
+                .product(name: "PrefetchTesting", package: "PrefetchKit"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "prefetch-bench",
             dependencies: [
                 "PrefetchToolSupport",
-                .product(name: "PrefetchSimulation", package: "PrefetchKit"),
+                "PrefetchSimulation",
                 .product(name: "PrefetchTesting", package: "PrefetchKit"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -61,8 +81,8 @@ let package = Package(
             dependencies: [
                 "PrefetchToolSupport",
                 .product(name: "PrefetchKit", package: "PrefetchKit"),
-                .product(name: "PrefetchCollectionView", package: "PrefetchKit"),
-                .product(name: "PrefetchSimulation", package: "PrefetchKit"),
+                "PrefetchCollectionView",
+                "PrefetchSimulation",
                 .product(name: "PrefetchTesting", package: "PrefetchKit"),
                 // Real I/O for --source/--serve: URLSession and SQLite, never NIO or Hummingbird
                 // (the server runs as a child process, `prefetch-server`).
@@ -125,12 +145,12 @@ let package = Package(
             name: "soak-client",
             dependencies: [
                 "IOTestSupport", "PrefetchToolSupport", "PrefetchDemoKit",
-                .product(name: "PrefetchCollectionView", package: "PrefetchKit"),
+                "PrefetchCollectionView",
                 .product(name: "PrefetchDiskCache", package: "PrefetchKit"),
                 .product(name: "PrefetchFeed", package: "PrefetchKit"),
                 .product(name: "PrefetchHTTP", package: "PrefetchKit"),
                 .product(name: "PrefetchKit", package: "PrefetchKit"),
-                .product(name: "PrefetchSimulation", package: "PrefetchKit"),
+                "PrefetchSimulation",
             ],
             path: "Tests/Support/soak-client",
             swiftSettings: strict
@@ -141,7 +161,7 @@ let package = Package(
         .target(
             name: "ToolsDocExamples",
             dependencies: [
-                "PrefetchServer", "PrefetchDemoKit",
+                "PrefetchServer", "PrefetchDemoKit", "PrefetchCollectionView", "PrefetchSimulation", "PrefetchToolSupport",
                 .product(name: "PrefetchHTTP", package: "PrefetchKit"),
                 .product(name: "PrefetchKit", package: "PrefetchKit"),
             ],
@@ -156,8 +176,26 @@ let package = Package(
             dependencies: [
                 "PrefetchDemoKit", "prefetch-demo", "prefetch-server", "IOTestSupport", "PrefetchToolSupport",
                 .product(name: "PrefetchKit", package: "PrefetchKit"),
-                .product(name: "PrefetchCollectionView", package: "PrefetchKit"),
-                .product(name: "PrefetchSimulation", package: "PrefetchKit"),
+                "PrefetchCollectionView",
+                "PrefetchSimulation",
+                .product(name: "PrefetchTesting", package: "PrefetchKit"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PrefetchCollectionViewTests",
+            dependencies: [
+                "PrefetchCollectionView",
+                .product(name: "PrefetchKit", package: "PrefetchKit"),
+                .product(name: "PrefetchTesting", package: "PrefetchKit"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PrefetchSimulationTests",
+            dependencies: [
+                "PrefetchSimulation", "PrefetchCollectionView", "PrefetchToolSupport",
+                .product(name: "PrefetchKit", package: "PrefetchKit"),
                 .product(name: "PrefetchTesting", package: "PrefetchKit"),
             ],
             swiftSettings: strict

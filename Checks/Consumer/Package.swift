@@ -5,8 +5,7 @@
 // written from README.md, the DocC catalogs and the `///` comments by `Checks/doc-examples`).
 import PackageDescription
 
-let library = ["PrefetchKit", "PrefetchTesting", "PrefetchCollectionView", "PrefetchSimulation", "PrefetchHTTP",
-               "PrefetchDiskCache", "PrefetchFeed"]
+let library = ["PrefetchKit", "PrefetchTesting", "PrefetchHTTP", "PrefetchDiskCache", "PrefetchFeed"]
 
 let package = Package(
     name: "Consumer",

@@ -34,8 +34,9 @@ public struct PrefetchError: Error, Sendable, CustomStringConvertible {
     /// The underlying error, if another error caused this one.
     public let cause: (any Error)?
 
-    /// Creates an error.
-    @usableFromInline package init(_ code: Code, _ message: String, cause: (any Error)? = nil) {
+    /// Creates an error: its kind, and a message that names the value and the rule it broke (a
+    /// custom loader, target or scroll surface reports its problems in the same terms).
+    public init(_ code: Code, _ message: String, cause: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.cause = cause

@@ -16,10 +16,10 @@ public final class ManualClock: Clock, Sendable {
     /// A point in the manual clock's time: a duration since the clock was created.
     public struct Instant: InstantProtocol, Sendable, Hashable, CustomStringConvertible {
         /// The time since the clock's origin.
-        package var offset: Duration
+        public var offset: Duration
 
         /// Creates an instant at `offset` from the origin.
-        package init(offset: Duration) { self.offset = offset }
+        public init(offset: Duration) { self.offset = offset }
 
         /// The instant `duration` later.
         public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
@@ -56,7 +56,7 @@ public final class ManualClock: Clock, Sendable {
     public var minimumResolution: Duration { .zero }
 
     /// The number of tasks sleeping on this clock now.
-    package var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
     /// Suspends until the clock reaches `deadline`, or throws `CancellationError` when the task is cancelled.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
@@ -113,7 +113,7 @@ public final class ManualClock: Clock, Sendable {
     ///
     /// A driver that also finishes other events at virtual times (a simulated network's loads)
     /// reads it to take the clock's and its own events in time order.
-    package var nextDeadline: Instant? { state.withLock { $0.sleepers.values.map(\.deadline).min() } }
+    public var nextDeadline: Instant? { state.withLock { $0.sleepers.values.map(\.deadline).min() } }
 
     /// Suspends until at least `count` tasks are sleeping on this clock.
     public func waitForSleepers(_ count: Int = 1) async {

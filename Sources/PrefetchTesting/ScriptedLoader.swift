@@ -98,13 +98,13 @@ public final class ScriptedLoader<ID: Hashable & Sendable, Value: Sendable>: Dat
     }
 
     /// The ids of the calls waiting now, oldest first.
-    package var pendingIDs: [ID] { state.withLock { $0.calls.map(\.id) } }
+    public var pendingIDs: [ID] { state.withLock { $0.calls.map(\.id) } }
     /// The number of calls made so far.
     public var callCount: Int { state.withLock { $0.started } }
     /// The ids of every call made so far, in call order.
     public var calledIDs: [ID] { state.withLock { $0.callLog } }
     /// The ids of the calls whose task was cancelled, in order.
-    package var cancelledIDs: [ID] { state.withLock { $0.cancelled } }
+    public var cancelledIDs: [ID] { state.withLock { $0.cancelled } }
 
     /// Suspends until at least `count` calls have been made and can be answered.
     public func waitForCalls(_ count: Int) async {

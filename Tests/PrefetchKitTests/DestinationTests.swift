@@ -130,7 +130,7 @@ struct DestinationTests {
     // MARK: The planner
 
     /// A target with a store and a capacity that records each item's destination.
-    final class StoreTarget: PrefetchTarget, StoreDestinationTarget {
+    final class StoreTarget: PrefetchTarget {
         var prefetchCapacity: Int?
         var acceptsStoreDestination = true
         var expectedLatency: Duration? { nil }

@@ -50,7 +50,7 @@ extension AsyncFetcher {
 /// cache only what the controller keeps. When it is released it withdraws every interest it still holds.
 ///
 /// Not thread-safe: use it where its controller runs.
-package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendable, Value: Sendable>: PrefetchTarget, StoreDestinationTarget {
+package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendable, Value: Sendable>: PrefetchTarget {
     /// What an item holds: its id, its own priority and destination, and the stamp that names
     /// its rank among the id's holders (a new one whenever its priority changes).
     private struct Hold {
@@ -212,7 +212,7 @@ package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendabl
     }
 
     /// Whether the fetcher has a data store, so that a request may go there only.
-    @usableFromInline package var acceptsStoreDestination: Bool { fetcher.hasStore }
+    public var acceptsStoreDestination: Bool { fetcher.hasStore }
 
     /// How many values fit the fetcher's memory budget at once (`AsyncFetcher.valueCapacity`).
     package var prefetchCapacity: Int? { fetcher.valueCapacity }

@@ -105,7 +105,7 @@ public final class PrefetchController<Item: Hashable> {
     }
 
     /// The controller's tuning.
-    package var configuration: Configuration { planner.configuration }
+    public var configuration: Configuration { planner.configuration }
 
     /// The network's conditions: under Low Data Mode, on an expensive network or with a byte
     /// budget the controller requests less ahead of need (see ``NetworkConditions``); visible
@@ -144,7 +144,7 @@ public final class PrefetchController<Item: Hashable> {
         }
         let capacity = target.prefetchCapacity
         // Beyond a capacity, to the target's store if it has one (an `AsyncFetcher`'s target with a `DataStore`).
-        let hasStore = capacity != nil && (target as? any StoreDestinationTarget)?.acceptsStoreDestination == true
+        let hasStore = capacity != nil && target.acceptsStoreDestination
         let update = planner.step(state, geometry: geometry,
                                   latency: LatencyEstimate(typical: target.typicalLatency, expected: target.expectedLatency),
                                   capacity: capacity, hasStore: hasStore, itemLatency: { target.typicalLatency(of: $0) })

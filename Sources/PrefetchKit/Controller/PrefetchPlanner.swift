@@ -34,7 +34,7 @@ package struct PrefetchPlanner<Item: Hashable> {
     @usableFromInline var gate = RequestGate<Item>()
     /// How many items the target's memory holds, as it said at the last step.
     @usableFromInline var capacity: Int?
-    /// Whether the target can send data to its store only (``StoreDestinationTarget``), as it said
+    /// Whether the target can send data to its store only (``PrefetchTarget/acceptsStoreDestination``), as it said
     /// at the last step: then what is beyond ``capacity`` goes there.
     @usableFromInline var hasStore = false
     /// Until when (seconds) a memory-pressure signal keeps the plan to the screen and the landing zone.

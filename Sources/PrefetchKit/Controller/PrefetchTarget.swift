@@ -44,6 +44,13 @@ public protocol PrefetchTarget<Item>: AnyObject {
     /// fling comes to rest). Called by ``PrefetchController/handleMemoryPressure()`` after it
     /// withdrew the other requests. The default does nothing.
     func trimMemory(keeping items: [Item])
+
+    /// Whether the target can send a request's data to a data store only, leaving memory alone
+    /// (``FetchDestination/store``). Under a memory budget the controller then sends the requests
+    /// beyond ``prefetchCapacity`` with ``PrefetchRequest/destination`` `.store` instead of dropping
+    /// them, and requests them again to memory as they come within it. The default is `false`; an
+    /// ``AsyncFetcher``'s target answers whether the fetcher has a ``DataStore``.
+    var acceptsStoreDestination: Bool { get }
 }
 
 extension PrefetchTarget {
@@ -58,6 +65,9 @@ extension PrefetchTarget {
 
     /// Does nothing.
     public func trimMemory(keeping items: [Item]) {}
+
+    /// `false`: requests beyond ``prefetchCapacity`` are dropped.
+    public var acceptsStoreDestination: Bool { false }
 }
 
 /// One request of a ``PrefetchUpdate``: an item, and how urgently its data is wanted.
@@ -69,34 +79,17 @@ public struct PrefetchRequest<Item: Hashable>: Hashable {
     /// Where its data goes: ``FetchDestination/memory`` (ready to show), or, beyond what a memory
     /// budget holds, ``FetchDestination/store`` (sent only to a target with a data store: an
     /// ``AsyncFetcher``'s). A request again with another destination moves it (a promotion as the
-    /// item comes near). Not public: only the package's targets that have a store are sent
-    /// anything but `memory`.
-    @usableFromInline package var destination: FetchDestination
+    /// item comes near). A controller sends `store` only to a target whose
+    /// ``PrefetchTarget/acceptsStoreDestination`` is `true`.
+    public var destination: FetchDestination
 
-    /// Creates a request whose data goes to memory.
+    /// Creates a request whose data goes to `destination` (memory by default).
     @inlinable
-    public init(item: Item, priority: FetchPriority) {
-        self.init(item: item, priority: priority, destination: .memory)
-    }
-
-    /// Creates a request whose data goes to `destination`.
-    @inlinable
-    package init(item: Item, priority: FetchPriority, destination: FetchDestination) {
+    public init(item: Item, priority: FetchPriority, destination: FetchDestination = .memory) {
         self.item = item
         self.priority = priority
         self.destination = destination
     }
-}
-
-/// A target (or a headless view's prefetch data source) that can send a request's data to a data
-/// store only (``FetchDestination/store``): the ones an ``AsyncFetcher`` with a ``DataStore`` makes.
-/// Under a memory budget a controller sends such a target the requests beyond
-/// ``PrefetchTarget/prefetchCapacity`` to the store, instead of dropping them, and sends them again
-/// to memory as they come within it.
-@usableFromInline
-package protocol StoreDestinationTarget: AnyObject {
-    /// Whether ``FetchDestination/store`` requests go to a data store.
-    var acceptsStoreDestination: Bool { get }
 }
 
 extension PrefetchRequest: Sendable where Item: Sendable {}
@@ -152,7 +145,7 @@ public struct PrefetchUpdate<Item: Hashable>: Hashable {
 
     /// Whether the update changes nothing.
     @inlinable
-    package var isEmpty: Bool { moved.isEmpty && removed.isEmpty && withdrawals.isEmpty && requests.isEmpty }
+    public var isEmpty: Bool { moved.isEmpty && removed.isEmpty && withdrawals.isEmpty && requests.isEmpty }
 }
 
 extension PrefetchUpdate: Sendable where Item: Sendable {}

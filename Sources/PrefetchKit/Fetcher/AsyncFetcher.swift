@@ -304,7 +304,7 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     package var hasStore: Bool { store != nil }
 
     /// Loads whose value went to the data store only (``FetchDestination/store``), not to memory.
-    package var storeOnlyLoads: Int { state.withLock { $0.destinations.storeOnlyLoads } }
+    public var storeOnlyLoads: Int { state.withLock { $0.destinations.storeOnlyLoads } }
 
     /// The number of values in the memory cache.
     public var cachedCount: Int { state.withLock { $0.cache.count } }

@@ -46,8 +46,9 @@ public struct RetryPolicy: Sendable {
         (error as? any RetryableError)?.isRetryable ?? false
     }
 
-    /// The wait after failed attempt `attempt` (1-based), given a random number in `0..<1`.
-    @usableFromInline package func delay(afterAttempt attempt: Int, random: Double) -> Duration {
+    /// The wait after failed attempt `attempt` (1-based), given a random number in `0..<1` (the
+    /// fetcher draws one per wait).
+    public func delay(afterAttempt attempt: Int, random: Double) -> Duration {
         let exponent = Double(max(attempt - 1, 0))
         let base = min(seconds(initialDelay) * pow(multiplier, exponent), seconds(maxDelay))
         let jittered = base * (1 - jitter * min(max(random, 0), 1))
@@ -55,7 +56,7 @@ public struct RetryPolicy: Sendable {
     }
 
     /// Throws when a value is out of range, naming it and the rule.
-    package func validate() throws {
+    public func validate() throws {
         func fail(_ message: String) -> PrefetchError { PrefetchError(.invalidConfiguration, "RetryPolicy \(message)") }
         guard maxAttempts >= 1 else { throw fail("maxAttempts must be at least 1, got \(maxAttempts)") }
         guard initialDelay >= .zero else { throw fail("initialDelay must not be negative, got \(initialDelay)") }

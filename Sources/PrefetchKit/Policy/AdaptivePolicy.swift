@@ -124,7 +124,7 @@ extension PrefetchPolicies {
         /// The same policy with another `aggressiveness` (what `prefetch-bench --frontier` sweeps).
         /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidConfiguration`` when
         ///   `aggressiveness` is negative or not finite.
-        package func with(aggressiveness: Double) throws -> Adaptive {
+        public func with(aggressiveness: Double) throws -> Adaptive {
             try Adaptive(margin: margin, minimumLead: minimumLead, maximumLead: maximumLead, idleLead: idleLead, behind: behind,
                          latencyMultiplier: latencyMultiplier,
                          reversalPrior: reversalPrior, reversalBehind: reversalBehind, aggressiveness: aggressiveness)

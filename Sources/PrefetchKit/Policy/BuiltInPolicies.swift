@@ -1,8 +1,8 @@
 /// The built-in prefetch policies.
 ///
 /// ```swift
-/// collectionView.prefetchPolicy = PrefetchPolicies.textureLike
-/// collectionView.prefetchPolicy = try PrefetchPolicies.UIKitLike(lead: 1.0)
+/// controller.policy = PrefetchPolicies.textureLike
+/// controller.policy = try PrefetchPolicies.UIKitLike(lead: 1.0)
 /// ```
 public enum PrefetchPolicies {
     /// A policy that prefetches nothing.

@@ -4,7 +4,7 @@ extension PrefetchPolicies {
     ///
     /// Command-line parsers, help texts and reports read this list, so a policy added here shows
     /// up everywhere.
-    package static let all: [any PrefetchPolicy] = [none, uikitLike, textureLike, Adaptive.standard]
+    public static let all: [any PrefetchPolicy] = [none, uikitLike, textureLike, Adaptive.standard]
 
     /// The names of the built-in policies, in order: `none`, `uikitLike`, `textureLike`, `adaptive`.
     public static var names: [String] { all.map(\.name) }

@@ -1,4 +1,5 @@
 import Foundation
+import PrefetchToolSupport
 import PrefetchTesting
 
 /// Faults the server injects, each decided per request from the seed, the path and the attempt.

@@ -1,4 +1,5 @@
 import Foundation
+import PrefetchToolSupport
 import NIOConcurrencyHelpers
 
 /// Something the server did or saw, recorded for logs and tests.

@@ -1,7 +1,7 @@
 import ArgumentParser
-import PrefetchTesting
+import PrefetchKit
 
-extension LatencyProfile: @retroactive ExpressibleByArgument {}
+extension LatencyProfile: ExpressibleByArgument {}
 
 /// The latency flags of `prefetch-bench run`, `prefetch-demo` and `prefetch-server`: one parser
 /// and one set of rules, whose errors name the flag, the value and the rule broken.

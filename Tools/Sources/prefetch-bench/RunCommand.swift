@@ -142,7 +142,7 @@ extension RunCommand {
     }
 }
 
-extension HTTPVersion: @retroactive ExpressibleByArgument {}
+extension HTTPVersion:  ExpressibleByArgument {}
 
 /// The bench's network flags: a shared link (the default) or independent latencies.
 struct NetworkOptions: ParsableArguments {

@@ -1,5 +1,6 @@
 import PrefetchDemoKit
 import PrefetchTesting
+import PrefetchToolSupport
 import Testing
 
 /// The shared latency flags, in process: the demo's network and the arguments `--serve` passes on.

@@ -1,4 +1,5 @@
 import Foundation
+import PrefetchToolSupport
 import PrefetchDemoKit
 import PrefetchTesting
 import Testing

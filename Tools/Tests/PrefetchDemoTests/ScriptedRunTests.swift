@@ -1,6 +1,7 @@
 import Foundation
 import PrefetchDemoKit
 import PrefetchKit
+import PrefetchToolSupport
 import PrefetchSimulation
 import PrefetchTesting
 import Testing

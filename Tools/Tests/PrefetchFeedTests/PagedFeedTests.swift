@@ -3,6 +3,7 @@ import Logging
 import PrefetchFeed
 import PrefetchHTTP
 import PrefetchKit
+import PrefetchToolSupport
 import PrefetchServer
 import PrefetchTesting
 import IOTestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import PrefetchToolSupport
 import IOTestSupport
 import Logging
 @testable import PrefetchServer

@@ -1,4 +1,5 @@
 import Foundation
+import PrefetchToolSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

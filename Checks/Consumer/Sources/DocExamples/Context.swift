@@ -3,11 +3,9 @@
 // example beside this file, into Generated/, inside a function of its own, so an example's own
 // declarations shadow these. Nothing here runs: the examples are compiled, never called.
 import Foundation
-import PrefetchCollectionView
 import PrefetchFeed
 import PrefetchHTTP
 import PrefetchKit
-import PrefetchSimulation
 
 // MARK: The app's data
 
@@ -51,18 +49,9 @@ let state = ScrollState(time: t, viewport: y..<(y + h), contentLength: total, ve
 @MainActor let rows = UniformRowsGeometry(items: ids, rowLength: 88, columns: 1, spacing: 0)
 let context = ScrollContext(viewport: y..<(y + h), contentLength: total, velocity: v, phase: phase,
                             heading: 1, expectedLatency: .milliseconds(300), history: .none)
-let indexPath = IndexPath(item: 3, section: 0)
+let indexPath: IndexPath = [0, 3]
 
 // MARK: The app's views
-
-@MainActor final class Cell: CollectionViewCell {
-    static let reuseIdentifier = "Cell"
-    func configure(with id: Int) {}
-}
-
-@MainActor final class CustomTableViewCell: TableViewCell {
-    static let identifier = "CustomTableViewCell"
-}
 
 /// A cell as the examples use it: the model it shows, its load, what it shows.
 @MainActor final class AppCell {
@@ -76,25 +65,4 @@ let indexPath = IndexPath(item: 3, section: 0)
 }
 
 @MainActor let cell = AppCell()
-
-@MainActor final class AppDataSource: CollectionViewDataSource, CollectionViewDataSourcePrefetching,
-    TableViewDataSource, TableViewDataSourcePrefetching {
-    func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int { ids.count }
-    func collectionView(_ collectionView: CollectionView, cellForItemAt indexPath: IndexPath) -> CollectionViewCell {
-        collectionView.dequeueReusableCell(withReuseIdentifier: Cell.reuseIdentifier, for: indexPath)
-    }
-    func collectionView(_ collectionView: CollectionView, prefetchItemsAt indexPaths: [IndexPath]) {}
-    func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int { ids.count }
-    func tableView(_ tableView: TableView, cellForRowAt indexPath: IndexPath) -> TableViewCell {
-        tableView.dequeueReusableCell(withIdentifier: CustomTableViewCell.identifier, for: indexPath)
-    }
-    func tableView(_ tableView: TableView, prefetchRowsAt indexPaths: [IndexPath]) {}
-}
-
-@MainActor let dataSource = AppDataSource()
-@MainActor let collectionView = CollectionView(
-    frame: CGRect(x: 0, y: 0, width: 343, height: 333),
-    collectionViewLayout: try! FlowLayout(itemSize: CGSize(width: 150, height: 100)))
-@MainActor let view = collectionView
-@MainActor var prefetcher: FetcherPrefetchDataSource<Int, Data>?
 @MainActor let controller = PrefetchController<Int>(policy: PrefetchPolicies.Adaptive.standard)

@@ -1,5 +1,6 @@
 import Foundation
 import PrefetchKit
+import PrefetchToolSupport
 import PrefetchSimulation
 import PrefetchTesting
 

@@ -1,6 +1,7 @@
 import Foundation
 import PrefetchCollectionView
 import PrefetchKit
+import PrefetchToolSupport
 import PrefetchSimulation
 import PrefetchTesting
 

@@ -1,0 +1,219 @@
+import Foundation
+import PrefetchKit
+import PrefetchToolSupport
+
+/// How quickly a flung view slows down, like `UIScrollView.DecelerationRate`.
+///
+/// The velocity after `t` milliseconds of coasting is `v0 · rate^t`; the curve is PrefetchKit's
+/// `Deceleration`.
+public struct DecelerationRate: Hashable, Sendable {
+    /// The fraction of velocity kept per millisecond.
+    public let rawValue: Double
+
+    /// UIKit's normal rate: 0.998 per millisecond (`Deceleration.normalRate`).
+    public static let normal = DecelerationRate(validated: Deceleration.normalRate)
+    /// UIKit's fast rate: 0.99 per millisecond (`Deceleration.fastRate`).
+    public static let fast = DecelerationRate(validated: Deceleration.fastRate)
+
+    /// Creates a rate.
+    ///
+    /// - Throws: `PrefetchError` (`invalidConfiguration`) unless `0 < rawValue < 1`.
+    public init(rawValue: Double) throws {
+        guard Deceleration.isValid(rate: rawValue) else {
+            throw PrefetchError(.invalidConfiguration, "DecelerationRate \(rawValue) must lie strictly between 0 and 1")
+        }
+        self.rawValue = rawValue
+    }
+
+    private init(validated: Double) { rawValue = validated }
+}
+
+/// Where ``ItemScrollView/scrollToItem(at:at:animated:)`` puts the item in the viewport.
+public enum ScrollPosition: Hashable, Sendable {
+    /// The item's top at the viewport's top.
+    case top
+    /// The item's centre at the viewport's centre.
+    case centeredVertically
+    /// The item's bottom at the viewport's bottom.
+    case bottom
+    /// The least scrolling that shows the whole item; none when it is visible already.
+    case nearest
+}
+
+/// What moves the content offset from frame to frame.
+enum Motion {
+    case idle
+    case dragging
+    case decelerating(startTime: Double, startOffset: Double, velocity: Double, rate: DecelerationRate)
+    case animating(startTime: Double, from: Double, to: Double, duration: Double)
+}
+
+/// Speeds below this, in points per second, end a fling (`Deceleration.restingSpeed`).
+let restingSpeed = Deceleration.restingSpeed
+/// How long `setContentOffset(_:animated: true)` takes, in seconds.
+let scrollAnimationDuration = 0.3
+
+extension ItemScrollView {
+    /// Whether a drag is in progress (``drag(by:)`` until ``endDragging()`` or ``fling(velocity:)``).
+    public var isDragging: Bool { if case .dragging = motion { true } else { false } }
+
+    /// Whether the view is coasting after a fling.
+    public var isDecelerating: Bool { if case .decelerating = motion { true } else { false } }
+
+    /// Whether an animated ``setContentOffset(_:animated:)`` or ``scrollToItem(at:at:animated:)`` is running.
+    package var isScrollAnimating: Bool { if case .animating = motion { true } else { false } }
+
+    /// The range the content offset's `y` may take: from `-contentInset.top` to the content's end.
+    package var contentOffsetRange: ClosedRange<Double> {
+        let minimum = -contentInset.top
+        let maximum = max(minimum, contentSize.height + contentInset.bottom - size.height)
+        return minimum...maximum
+    }
+
+    func clampedOffset(_ y: Double) -> CGPoint {
+        let range = contentOffsetRange
+        return CGPoint(x: -contentInset.left, y: min(max(y, range.lowerBound), range.upperBound))
+    }
+
+    /// Moves the content to `offset`, at once or animated over the next frames (0.3 s, ease-out).
+    ///
+    /// The offset is clamped to the content. Without animation the view stops any scrolling and
+    /// runs a layout pass at once (a jump: items may appear without having been prefetched).
+    /// With animation it runs a layout pass at once too, which tells its prefetch planner
+    /// the destination (`MotionPhase.programmatic`), so the destination's cells load first.
+    /// Non-finite values trap with a message naming the value. Before the first layout pass the
+    /// offset is only stored, and used by that pass.
+    public func setContentOffset(_ offset: CGPoint, animated: Bool) {
+        precondition(offset.x.isFinite && offset.y.isFinite, "content offset (\(offset.x), \(offset.y)) must be finite")
+        if animated {
+            prepareData()
+            let target = clampedOffset(offset.y).y
+            motion = .animating(startTime: currentTime, from: contentOffsetStorage.y, to: target, duration: scrollAnimationDuration)
+        } else {
+            endDragging()
+            contentOffsetStorage = CGPoint(x: -contentInset.left, y: offset.y)
+        }
+        if state.laysOutOnChange { layoutIfNeeded() }
+    }
+
+    /// Scrolls so that the item at `indexPath` is at `position` in the viewport.
+    ///
+    /// - Throws: `PrefetchError` (`invalidArgument`) naming the index path when it is
+    ///   out of range.
+    public func scrollToItem(at indexPath: IndexPath, at position: ScrollPosition, animated: Bool) throws {
+        try checkedIndexPath(indexPath, in: names.scrollFunction)
+        prepareData()
+        guard let frame = layoutObject.frameForItem(at: indexPath) else {
+            throw PrefetchError(.invalidArgument, "the layout has no frame for \(indexPath)")
+        }
+        let top = contentOffsetStorage.y
+        let height = size.height
+        let y: Double
+        switch position {
+        case .top: y = frame.minY - contentInset.top
+        case .centeredVertically: y = frame.midY - height / 2
+        case .bottom: y = frame.maxY - height + contentInset.bottom
+        case .nearest:
+            if frame.minY < top + contentInset.top { y = frame.minY - contentInset.top }
+            else if frame.maxY > top + height - contentInset.bottom { y = frame.maxY - height + contentInset.bottom }
+            else { y = top }
+        }
+        setContentOffset(CGPoint(x: -contentInset.left, y: y), animated: animated)
+    }
+
+    /// Moves the content by `delta` points at the next ``step(to:)``, as a finger drag does;
+    /// positive `delta` moves toward the end of the content (the content offset grows).
+    ///
+    /// Starts a drag if none is in progress, stopping any fling or animation. While dragging,
+    /// each step sets ``velocity`` to the distance dragged since the last step over the time
+    /// elapsed. Non-finite deltas trap.
+    public func drag(by delta: Double) {
+        precondition(delta.isFinite, "drag(by:) delta \(delta) must be finite")
+        if !isDragging {
+            motion = .dragging
+            pendingDrag = 0
+        }
+        pendingDrag += delta
+    }
+
+    /// Ends a drag without a fling, or stops a fling or an animation: the content stays where it is.
+    public func endDragging() {
+        motion = .idle
+        velocity = 0
+        pendingDrag = 0
+    }
+
+    /// Releases the content at `velocity` points per second (positive toward the end), after
+    /// which it coasts with UIKit's deceleration (PrefetchKit's `Deceleration`): `v(t) = velocity · rate^(t in ms)`.
+    ///
+    /// The fling stops when the speed falls below 1 point per second or the offset reaches an
+    /// end of the content (no bounce). Non-finite velocities trap.
+    public func fling(velocity: Double) {
+        precondition(velocity.isFinite, "fling(velocity:) velocity \(velocity) must be finite")
+        contentOffsetStorage.y += pendingDrag
+        contentOffsetStorage = clampedOffset(contentOffsetStorage.y)
+        pendingDrag = 0
+        guard abs(velocity) >= restingSpeed else {
+            endDragging()
+            return
+        }
+        motion = .decelerating(startTime: currentTime, startOffset: contentOffsetStorage.y, velocity: velocity, rate: decelerationRate)
+        self.velocity = velocity
+    }
+
+    /// Moves the content by `elapsed` seconds of the current motion.
+    func advancePhysics(elapsed: Double) {
+        switch motion {
+        case .idle:
+            velocity = 0
+        case .dragging:
+            let delta = pendingDrag
+            pendingDrag = 0
+            if elapsed > 0 { velocity = delta / elapsed } else if delta != 0 { velocity = delta > 0 ? restingSpeed : -restingSpeed }
+            contentOffsetStorage = clampedOffset(contentOffsetStorage.y + delta)
+        case let .decelerating(startTime, startOffset, initial, rate):
+            let milliseconds = (currentTime - startTime) * 1000
+            let current = Deceleration.velocity(from: initial, afterMilliseconds: milliseconds, rate: rate.rawValue)
+            let target = startOffset + Deceleration.distance(from: initial, afterMilliseconds: milliseconds, rate: rate.rawValue)
+            let clamped = clampedOffset(target)
+            contentOffsetStorage = clamped
+            if abs(current) < restingSpeed || clamped.y != target {
+                motion = .idle
+                velocity = 0
+            } else {
+                velocity = current
+            }
+        case let .animating(startTime, from, to, duration):
+            let progress = min(1, max(0, (currentTime - startTime) / duration))
+            let remaining = 1 - progress
+            contentOffsetStorage = clampedOffset(from + (to - from) * (1 - remaining * remaining * remaining))
+            if progress >= 1 {
+                motion = .idle
+                velocity = 0
+            } else {
+                velocity = (to - from) * 3 * remaining * remaining / duration
+            }
+        }
+    }
+
+    /// The frame the view gives its prefetch planner now: time, viewport, content length,
+    /// velocity, and the phase with a fling's resting offset or an animation's destination.
+    package var scrollState: ScrollState {
+        let offset = contentOffsetStorage.y
+        let phase: MotionPhase
+        switch motion {
+        case .idle:
+            phase = .idle
+        case .dragging:
+            phase = .dragging
+        case let .decelerating(_, startOffset, initial, rate):
+            let resting = startOffset + Deceleration.restingDistance(from: initial, rate: rate.rawValue)
+            phase = .decelerating(restingOffset: clampedOffset(resting).y, rate: rate.rawValue)
+        case let .animating(startTime, _, to, duration):
+            phase = .programmatic(targetOffset: to, duration: max(0, startTime + duration - currentTime))
+        }
+        return ScrollState(
+            time: currentTime, viewport: offset..<(offset + size.height), contentLength: contentSize.height,
+            velocity: velocity, phase: phase)
+    }
+}

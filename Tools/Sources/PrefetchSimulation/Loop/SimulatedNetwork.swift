@@ -1,0 +1,369 @@
+import Foundation
+import PrefetchKit
+import PrefetchToolSupport
+import PrefetchTesting
+
+/// The failure of one simulated attempt. Retryable, so the fetcher's `RetryPolicy` decides
+/// whether another attempt follows.
+///
+/// When the fetcher lets go of a failure it has finished with it (its consumers have heard), so
+/// a load's last failure tells the network as it goes: that is how a virtual-time driver learns
+/// that a failed load has ended for good.
+final class SimulatedLoadFailure: Error, RetryableError, CustomStringConvertible, Sendable {
+    /// The item whose load failed.
+    let item: Int
+    /// The attempt that failed, from 1.
+    let attempt: Int
+    private let released: @Sendable () -> Void
+
+    init(item: Int, attempt: Int, released: @escaping @Sendable () -> Void) {
+        self.item = item
+        self.attempt = attempt
+        self.released = released
+    }
+
+    deinit { released() }
+
+    /// Always `true`: the fetcher's retry policy decides.
+    var isRetryable: Bool { true }
+
+    /// `simulated failure of item 3, attempt 1`.
+    var description: String { "simulated failure of item \(item), attempt \(attempt)" }
+}
+
+/// A network on virtual time: the loader of an ``AsyncFetcher`` in the simulator and in the
+/// demo's scripted runs.
+///
+/// A load that reaches ``load(_:)`` waits until the driver calls ``completeNext(upTo:)`` at or
+/// after its end on the ``NetworkTimeline`` (and reports the bytes it moved, as a real loader
+/// does, with `FetchLoadContext.recordTransferred(bytes:)`) (independent latencies, or a round trip and a
+/// transfer on a shared link); cancelling its task ends it at once with `CancellationError`. Each
+/// attempt's latency and outcome come from the ``LatencyModel``, keyed by the seed, the item,
+/// the load's ordinal (how many loads of the item the fetcher started before) and the attempt,
+/// so a run repeats exactly whatever the threads do. A failed attempt throws a
+/// `SimulatedLoadFailure`; the fetcher's `RetryPolicy` waits on the `ManualClock` and calls
+/// again, and the next call is that load's next attempt.
+///
+/// The network learns when loads start and are cancelled from the fetcher's events: pass
+/// every event to ``record(_:)`` (`VirtualTimeLoop` does).
+final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoader, Sendable {
+    private struct Call: Sendable {
+        var id: ID
+        var item: Int
+        var attempt: Int
+        var ordinal: Int?
+        var start: Duration
+        /// Whether the attempt's latency is drawn and it is on the network's timeline.
+        var isDrawn = false
+        /// The load's urgency (``FetchPriority/urgency``) when it was last read.
+        var urgency = 3
+        /// Reads the load's priority now (``FetchLoadContext/livePriority``).
+        var priorityNow: (@Sendable () -> FetchPriority?)?
+        /// Resumed with the value and the bytes the attempt moved.
+        var continuation: CheckedContinuation<(Value, Int), any Error>
+    }
+
+    private struct State: Sendable {
+        var calls: [Int: Call] = [:]
+        var nextKey = 0
+        /// Loads the fetcher started, per item.
+        var loadsStarted: [Int: Int] = [:]
+        /// The ordinal of a load whose start event came before its first call.
+        var ordinalWaitingForCall: [Int: Int] = [:]
+        /// Loads between a failed attempt and their next one: item → (ordinal, failed attempt).
+        var backingOff: [Int: (ordinal: Int, attempt: Int)] = [:]
+        /// Back-offs the driver woke whose next attempt has not arrived.
+        var inTransit = 0
+        /// Attempts that ended here whose outcome the fetcher has not finished processing.
+        var finishing = 0
+        /// Loads running, by the fetcher's events: started less completed, cancelled and failed for good.
+        var running = 0
+        var latency: LatencyModel
+        /// When each drawn attempt ends.
+        var timeline: NetworkTimeline
+    }
+
+    /// What the network holds now, for a driver's test of rest.
+    package struct Occupancy: Sendable, Hashable {
+        /// Calls waiting for their deadline.
+        package var waiting: Int
+        /// Loads between a failed attempt and their retry.
+        package var backingOff: Int
+        /// Back-offs woken by the driver whose retry has not arrived.
+        package var inTransit: Int
+        /// Calls whose load ordinal is not known yet (their start event has not been recorded).
+        package var undrawn: Int
+        /// Loads that ended here (with a value, or a last failure) that the fetcher is still finishing.
+        package var finishing: Int = 0
+        /// Loads running by the fetcher's events: started, less completed, cancelled and failed for good.
+        package var running: Int = 0
+    }
+
+    private let state: Locked<State>
+    /// Seeds every draw.
+    let seed: UInt64
+    /// The payload size of each item.
+    let sizes: PayloadSizes
+    private let retry: RetryPolicy
+    private let clock: ManualClock
+    private let signal: ChangeSignal
+    private let itemOf: @Sendable (ID) -> Int
+    private let valueOf: @Sendable (ID) -> Value
+
+    /// Creates a network.
+    ///
+    /// - Parameters:
+    ///   - model: independent latencies, or one shared link.
+    ///   - sizes: each item's payload: under the independent model it feeds a bandwidth-bound
+    ///     latency model; on a shared link it is what the link moves.
+    ///   - retry: the fetcher's retry policy, to know whether a failed attempt is the load's last.
+    ///   - item: the item index of an id: draws are keyed by it.
+    ///   - value: the value a successful load returns.
+    package init(
+        latency: LatencyModel, model: NetworkModel = .independent, seed: UInt64, sizes: PayloadSizes = .fixed(0), retry: RetryPolicy,
+        clock: ManualClock, signal: ChangeSignal, item: @escaping @Sendable (ID) -> Int, value: @escaping @Sendable (ID) -> Value
+    ) {
+        self.state = Locked(State(latency: latency, timeline: NetworkTimeline(model: model)))
+        self.seed = seed
+        self.sizes = sizes
+        self.retry = retry
+        self.clock = clock
+        self.signal = signal
+        self.itemOf = item
+        self.valueOf = value
+    }
+
+    /// How long attempts take and how often they fail; a change applies to attempts drawn afterwards.
+    var latency: LatencyModel {
+        get { state.withLock { $0.latency } }
+        set { state.withLock { $0.latency = newValue } }
+    }
+
+    /// Waits for the attempt's deadline, then returns the id's value or throws a `SimulatedLoadFailure`.
+    func load(_ id: ID) async throws -> Value {
+        let item = itemOf(id)
+        let urgency = FetchLoadContext.priority?.urgency ?? 3, priorityNow = FetchLoadContext.livePriority
+        let key = state.withLock { s -> Int in
+            s.nextKey += 1
+            return s.nextKey
+        }
+        let (value, moved) = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Value, Int), any Error>) in
+                let cancelled = state.withLock { s -> Bool in
+                    // Checked under the lock the cancel handler takes, so a cancel is never missed.
+                    if Task.isCancelled { return true }
+                    var call = Call(id: id, item: item, attempt: 1, start: clock.now.offset, urgency: urgency, priorityNow: priorityNow, continuation: continuation)
+                    if let retrying = s.backingOff.removeValue(forKey: item) {
+                        call.attempt = retrying.attempt + 1
+                        call.ordinal = retrying.ordinal
+                        s.inTransit -= 1
+                    } else {
+                        call.ordinal = s.ordinalWaitingForCall.removeValue(forKey: item)
+                    }
+                    s.calls[key] = call
+                    draw(key, &s)
+                    return false
+                }
+                if cancelled { continuation.resume(throwing: CancellationError()) }
+                signal.bump()
+            }
+        } onCancel: {
+            let call = state.withLock { s in
+                s.timeline.stop(key: key, at: clock.now.offset)
+                return s.calls.removeValue(forKey: key)
+            }
+            call?.continuation.resume(throwing: CancellationError())
+            signal.bump()
+        }
+        // What a real loader reports of its body: the bytes this attempt moved (a resumed
+        // transfer, only the rest).
+        FetchLoadContext.recordTransferred(bytes: moved)
+        return value
+    }
+
+    /// Records one of the fetcher's events: a load start numbers the item's loads, a
+    /// cancellation ends a back-off.
+    package func record(_ event: FetchEvent<ID>) {
+        switch event {
+        case .loadStarted(let id):
+            let item = itemOf(id)
+            state.withLock { s in
+                s.running += 1
+                let ordinal = s.loadsStarted[item, default: 0]
+                s.loadsStarted[item] = ordinal + 1
+                if let key = s.calls.first(where: { $0.value.item == item && $0.value.ordinal == nil })?.key {
+                    s.calls[key]?.ordinal = ordinal
+                    draw(key, &s)
+                } else {
+                    s.ordinalWaitingForCall[item] = ordinal
+                }
+            }
+        case .loadCompleted:
+            state.withLock { s in
+                s.finishing -= 1
+                s.running -= 1
+            }
+        case .loadFailed(_, let error, let willRetry):
+            // The network's own last failure ends the load (a cache error after a value does not).
+            if !willRetry, error is SimulatedLoadFailure { state.withLock { $0.running -= 1 } }
+        case .loadCancelled(let id):
+            let item = itemOf(id)
+            state.withLock { s in
+                s.running -= 1
+                s.ordinalWaitingForCall[item] = nil
+                s.backingOff[item] = nil
+            }
+        default:
+            break
+        }
+    }
+
+    /// The payload size of `item`, in bytes.
+    func bytes(of item: Int) -> Int { sizes.bytes(item: item, seed: seed) }
+
+    /// Draws call `key`'s attempt once its load's ordinal is known, and puts it on the timeline.
+    private func draw(_ key: Int, _ s: inout State) {
+        guard let call = s.calls[key], let ordinal = call.ordinal, !call.isDrawn else { return }
+        s.calls[key]?.isDrawn = true
+        // On a shared link the draw is the round trip alone; the link moves the bytes.
+        let independent = s.timeline.model == .independent
+        let size = bytes(of: call.item)
+        let draw = s.latency.drawSeconds(seed: seed, item: call.item, load: ordinal, attempt: call.attempt, payloadBytes: independent ? size : 0)
+        s.timeline.start(key: key, item: call.item, bytes: size, roundTrip: .seconds(exactly: draw.latency), fails: draw.fails,
+                         urgency: call.urgency, at: call.start)
+    }
+
+    /// What the network holds now.
+    /// On a link that shares by priority, brings each running attempt's urgency to its load's
+    /// priority now (a prefetch whose cell came on screen, a row a fling flew past). The driver
+    /// calls it once a frame, when the view has sent the frame's requests.
+    package func refreshUrgencies() {
+        let readers = state.withLock { s -> [(key: Int, read: @Sendable () -> FetchPriority?)] in
+            guard case .shared(let link) = s.timeline.model, link.sharesByPriority else { return [] }
+            return s.calls.compactMap { key, call in call.isDrawn ? call.priorityNow.map { (key, $0) } : nil }
+        }
+        guard !readers.isEmpty else { return }
+        // Read outside the network's lock: the readers take the fetcher's.
+        let urgencies = readers.compactMap { reader in reader.read().map { (reader.key, $0.urgency) } }.sorted { $0.0 < $1.0 }
+        state.withLock { s in
+            let now = clock.now.offset
+            for (key, urgency) in urgencies where s.calls[key] != nil {
+                s.calls[key]?.urgency = urgency
+                s.timeline.setUrgency(urgency, key: key, at: now)
+            }
+        }
+    }
+
+    package var occupancy: Occupancy {
+        state.withLock { s in
+            Occupancy(waiting: s.calls.count, backingOff: s.backingOff.count, inTransit: s.inTransit,
+                      undrawn: s.calls.values.filter { !$0.isDrawn }.count, finishing: s.finishing, running: s.running)
+        }
+    }
+
+    /// The driver woke `count` back-off sleepers on the clock: their next attempts are on their way.
+    package func wokeBackOffs(_ count: Int) {
+        state.withLock { $0.inTransit += count }
+    }
+
+    /// When the next attempt ends or the next transfer begins.
+    package var nextDeadline: Duration? {
+        state.withLock { $0.timeline.nextEvent()?.time }
+    }
+
+    /// When the attempts waiting now are expected to end, by item (on a shared link, if the
+    /// link's sharing stayed as it is).
+    package var deadlines: [Int: Duration] {
+        state.withLock { $0.timeline.expectedEnds(at: clock.now.offset) }
+    }
+
+    /// What the network moved up to now, for a run of `duration` seconds.
+    func usage(over duration: Double) -> ByteUsage {
+        let (timeline, seed, sizes) = (state.withLock { $0.timeline }, seed, sizes)
+        var capacity: Double?
+        if case .shared(let link) = timeline.model { capacity = link.capacityBytesPerSecond }
+        return ByteUsage(onWire: timeline.bytesOnWire, stopped: timeline.bytesStopped - timeline.bytesResumed, capacityBytesPerSecond: capacity,
+                         duration: duration, size: { sizes.bytes(item: $0, seed: seed) })
+    }
+
+    /// Whether a load of `item` waits here or backs off before its next attempt.
+    package func isLoading(_ item: Int) -> Bool {
+        state.withLock { s in s.backingOff[item] != nil || s.calls.values.contains { $0.item == item } }
+    }
+
+    /// How long the next load of `item` will take, every attempt and back-off included (each
+    /// back-off at its longest, without jitter), and whether it will succeed; on a shared link,
+    /// with its transfer sharing the link with `sharers` transfers in all.
+    package func plannedLoad(of item: Int, sharers: Int = 1) -> (seconds: Double, succeeds: Bool) {
+        let (ordinal, latency, timeline) = state.withLock { ($0.loadsStarted[item, default: 0], $0.latency, $0.timeline) }
+        let independent = timeline.model == .independent
+        let size = bytes(of: item)
+        var total = 0.0
+        for attempt in 1...max(1, retry.maxAttempts) {
+            let draw = latency.drawSeconds(seed: seed, item: item, load: ordinal, attempt: attempt, payloadBytes: independent ? size : 0)
+            total += draw.latency
+            if !draw.fails { return (total + timeline.transferSeconds(size, of: item, sharers: sharers), true) }
+            if attempt < retry.maxAttempts { total += retry.delay(afterAttempt: attempt, random: 0).seconds }
+        }
+        return (total, false)
+    }
+
+    /// Takes the network's next event at or before `limit` (ties by item), after moving the
+    /// clock to it, or returns nil when none is due. The event is an attempt ending (its id, and
+    /// whether its load ended: with a value or its last failure; `false` when the fetcher will
+    /// retry) or, on a shared link, a round trip ending and its transfer beginning (id nil:
+    /// nothing for the fetcher).
+    package func completeNext(upTo limit: Duration) -> (id: ID?, loadEnded: Bool)? {
+        let taken = state.withLock { s -> (time: Duration, call: Call?, attempt: NetworkTimeline.Attempt?)? in
+            guard let next = s.timeline.nextEvent(), next.time <= limit else { return nil }
+            guard let attempt = s.timeline.take(next.event, at: next.time) else { return (next.time, nil, nil) }
+            guard case .ends(let key) = next.event, let call = s.calls.removeValue(forKey: key) else { return (next.time, nil, nil) }
+            return (next.time, call, attempt)
+        }
+        guard let taken else { return nil }
+        clock.advance(to: ManualClock.Instant(offset: taken.time))
+        guard let due = taken.call, let attempt = taken.attempt else { return (nil, false) }
+        if attempt.fails {
+            let state = self.state, signal = self.signal
+            let last = Locked(true)
+            let failure = SimulatedLoadFailure(item: due.item, attempt: due.attempt) {
+                if last.withLock({ $0 }) { state.withLock { $0.finishing -= 1 } }
+                signal.bump()
+            }
+            let retries = due.attempt < retry.maxAttempts && retry.shouldRetry(failure)
+            last.withLock { $0 = !retries }
+            state.withLock { s in
+                if retries { s.backingOff[due.item] = (due.ordinal ?? 0, due.attempt) } else { s.finishing += 1 }
+            }
+            due.continuation.resume(throwing: failure)
+            return (due.id, !retries)
+        }
+        state.withLock { $0.finishing += 1 }
+        due.continuation.resume(returning: (valueOf(due.id), max(attempt.bytes - Int(attempt.carried.rounded()), 0)))
+        return (due.id, true)
+    }
+}
+
+/// What a run moved over the network: the input of a result's byte figures.
+struct ByteUsage: Sendable {
+    /// Bytes moved, finished payloads and parts of stopped ones.
+    var onWire = 0.0
+    /// Bytes of transfers stopped before their end that no later transfer resumed after.
+    var stopped = 0.0
+    /// The shared link's capacity in bytes per second (nil: independent latencies, no link).
+    var capacityBytesPerSecond: Double?
+    /// The run's length, in seconds.
+    var duration = 0.0
+    /// The payload size of an item, in bytes.
+    var size: @Sendable (Int) -> Int = { _ in 0 }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
+
+    /// A duration of `seconds`, to the nanosecond.
+    static func seconds(exactly seconds: Double) -> Duration {
+        .nanoseconds(Int64((seconds * 1e9).rounded()))
+    }
+}

@@ -1,0 +1,1 @@
+../../../Sources/PrefetchKit/Scroll/Deceleration.swift
