@@ -52,7 +52,11 @@ let package = Package(
         // The headless collection and table views: the Linux stand-ins of UIKit's, with its contracts.
         .target(
             name: "PrefetchCollectionView",
-            dependencies: ["PrefetchToolSupport", .product(name: "PrefetchKit", package: "PrefetchKit")],
+            dependencies: [
+                "PrefetchToolSupport",
+                .product(name: "PrefetchKit", package: "PrefetchKit"),
+                .product(name: "PrefetchUIKit", package: "PrefetchKit"),
+            ],
             swiftSettings: strict
         ),
         // The app loop on virtual time, the simulated network, the meter, traces, the references,

@@ -10,16 +10,39 @@ public enum ScrollAxis: Sendable, Hashable {
 }
 
 /// What the prefetcher reads off a scroll view at one moment, along its scroll axis: the values
-/// of a ``PrefetchKit/ScrollTracker/Frame`` without its time.
-struct SurfaceReading: Hashable, Sendable {
-    var offset: Double
-    var viewportLength: Double
-    var contentLength: Double
-    var leadingInset = 0.0
-    var trailingInset = 0.0
-    var isDragging = false
-    var isDecelerating = false
-    var decelerationRate = ScrollTranslation.normalDecelerationRate
+/// of a ``PrefetchKit/ScrollTracker/Frame`` without its time, and UIKit's two flags in place of
+/// its motion.
+public struct SurfaceReading: Hashable, Sendable {
+    /// The content offset along the axis (`contentOffset.y` for a vertical list).
+    public var offset: Double
+    /// The viewport's length along the axis (the bounds' height for a vertical list).
+    public var viewportLength: Double
+    /// The content's length along the axis (`contentSize.height`).
+    public var contentLength: Double
+    /// The inset before the content (`adjustedContentInset.top`).
+    public var leadingInset: Double
+    /// The inset after the content (`adjustedContentInset.bottom`).
+    public var trailingInset: Double
+    /// Whether a finger drags the content (`isDragging`).
+    public var isDragging: Bool
+    /// Whether the content coasts after a fling (`isDecelerating`).
+    public var isDecelerating: Bool
+    /// The fraction of its velocity a coasting view keeps per millisecond (`decelerationRate.rawValue`).
+    public var decelerationRate: Double
+
+    /// Creates a reading.
+    public init(offset: Double, viewportLength: Double, contentLength: Double, leadingInset: Double = 0, trailingInset: Double = 0,
+                isDragging: Bool = false, isDecelerating: Bool = false,
+                decelerationRate: Double = ScrollTranslation.normalDecelerationRate) {
+        self.offset = offset
+        self.viewportLength = viewportLength
+        self.contentLength = contentLength
+        self.leadingInset = leadingInset
+        self.trailingInset = trailingInset
+        self.isDragging = isDragging
+        self.isDecelerating = isDecelerating
+        self.decelerationRate = decelerationRate
+    }
 }
 
 extension SurfaceReading {
@@ -36,12 +59,15 @@ extension SurfaceReading {
 
 /// A scroll view as ``ScrollViewPrefetcher`` sees it.
 ///
-/// This is the whole of what the prefetcher needs from UIKit: `UICollectionView` and
-/// `UITableView` conform in the UIKit bindings (a few lines each), and the tests conform a
-/// scripted surface that replays UIKit's documented callback order. Everything that interprets
-/// what the surface reports lives in ``ScrollViewPrefetcher`` and runs on every platform.
+/// This is the whole of what the prefetcher needs from a scroll view: `UICollectionView` and
+/// `UITableView` conform in the UIKit bindings (a few lines each); conform your own scrolling
+/// view (a custom grid, a headless view in tests) the same way and attach a prefetcher with
+/// ``ScrollViewPrefetcher/init(surface:lookup:adapter:axis:now:)``. Report what UIKit's
+/// observers would hear, in UIKit's order: an offset or bounds change, a content-size change, the
+/// pan gesture's start and end, the memory warning. Everything that interprets what the surface
+/// reports lives in ``ScrollViewPrefetcher`` and runs on every platform.
 @MainActor
-protocol ScrollSurface: AnyObject, Sendable {
+public protocol ScrollSurface: AnyObject, Sendable {
     /// The scroll view's values now, or `nil` while it is not on screen or not laid out.
     func reading(along axis: ScrollAxis) -> SurfaceReading?
     /// The cells that meet `range` of the axis, with their extents along it, in any order.
@@ -58,16 +84,27 @@ protocol ScrollSurface: AnyObject, Sendable {
     func announcePageScrolled(_ status: String)
 }
 
-/// What a surface's observers report, as they hear it (on the main thread, in UIKit).
-struct SurfaceEvents: Sendable {
+/// What a surface's observers report, as they hear it (on the main thread, in UIKit): a surface
+/// calls these from ``ScrollSurface/observeScrolling(_:)``'s registrations.
+public struct SurfaceEvents: Sendable {
     /// The offset, the bounds or (`layoutChanged`) the content size changed.
-    var changed: @Sendable (_ layoutChanged: Bool) -> Void
+    public var changed: @Sendable (_ layoutChanged: Bool) -> Void
     /// The pan gesture began.
-    var dragBegan: @Sendable () -> Void
-    /// The pan gesture ended, with the finger's velocity in points per second.
-    var dragEnded: @Sendable (_ fingerVelocity: CGPoint) -> Void
+    public var dragBegan: @Sendable () -> Void
+    /// The pan gesture ended, with the finger's velocity in points per second (the content moves
+    /// against the finger).
+    public var dragEnded: @Sendable (_ fingerVelocity: CGPoint) -> Void
     /// The system warned that memory runs short (`UIApplication.didReceiveMemoryWarningNotification`).
-    var memoryWarning: @Sendable () -> Void = {}
+    public var memoryWarning: @Sendable () -> Void
+
+    /// Creates the events a prefetcher listens to.
+    public init(changed: @escaping @Sendable (_ layoutChanged: Bool) -> Void, dragBegan: @escaping @Sendable () -> Void,
+                dragEnded: @escaping @Sendable (_ fingerVelocity: CGPoint) -> Void, memoryWarning: @escaping @Sendable () -> Void = {}) {
+        self.changed = changed
+        self.dragBegan = dragBegan
+        self.dragEnded = dragEnded
+        self.memoryWarning = memoryWarning
+    }
 }
 
 /// A diffable data source's two O(1) questions: `UICollectionViewDiffableDataSource` and

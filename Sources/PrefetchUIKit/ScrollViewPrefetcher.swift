@@ -58,6 +58,8 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     public var controller: PrefetchController<Item> { adapter.controller }
 
     private weak var surface: (any ScrollSurface)?
+    /// The box a UIKit initialiser made around its view (which holds the view weakly), kept alive here.
+    private var retainedSurface: (any ScrollSurface)?
     private let now: @MainActor () -> Double
     /// The last frame sent.
     private var sent: ScrollTracker.Frame?
@@ -70,8 +72,18 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     private var unbind: @MainActor () -> Void = {}
 
     /// Attaches to `surface`: turns its own data prefetching off and registers the observers.
-    init(surface: any ScrollSurface, lookup: ItemLookup<Item>, adapter: ScrollAdapter<Item>, axis: ScrollAxis,
-         now: @escaping @MainActor () -> Double = { ProcessInfo.processInfo.systemUptime }) {
+    ///
+    /// The UIKit initialisers call this one with a `UICollectionView` or a `UITableView`; call it
+    /// yourself for a scroll view of your own (or a headless one in tests).
+    /// - Parameters:
+    ///   - surface: The scroll view, held weakly.
+    ///   - lookup: Names the surface's index paths as items, and back.
+    ///   - adapter: Makes every decision; its controller's target receives the plan.
+    ///   - axis: The axis the surface scrolls along.
+    ///   - now: The time of a reading, in seconds, on a clock that never goes back (the system's
+    ///     uptime by default; a virtual clock in a simulation).
+    public init(surface: any ScrollSurface, lookup: ItemLookup<Item>, adapter: ScrollAdapter<Item>, axis: ScrollAxis = .vertical,
+                now: @escaping @MainActor () -> Double = { ProcessInfo.processInfo.systemUptime }) {
         self.surface = surface
         self.lookup = lookup
         self.adapter = adapter
@@ -85,11 +97,19 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
             memoryWarning: { [weak self] in MainActor.assumeIsolated { self?.controller.handleMemoryPressure() } }))
     }
 
-    /// Attaches to `surface` with a diffable data source whose item identifiers are the fetcher's ids
-    /// (and, when given, each item's size).
-    convenience init<Value: Sendable>(surface: any ScrollSurface, dataSource: some DiffableItems<Item>, fetcher: AsyncFetcher<Item, Value>,
-                                      policy: any PrefetchPolicy, axis: ScrollAxis, expectedBytes: ((Item) -> Int?)? = nil) where Item: Sendable {
-        self.init(surface: surface, lookup: diffableLookup(dataSource),
+    /// Attaches to `surface`, a box the prefetcher keeps alive (the UIKit initialisers' boxes hold
+    /// their view weakly).
+    convenience init(retaining surface: any ScrollSurface, lookup: ItemLookup<Item>, adapter: ScrollAdapter<Item>, axis: ScrollAxis) {
+        self.init(surface: surface, lookup: lookup, adapter: adapter, axis: axis)
+        retainedSurface = surface
+    }
+
+    /// Attaches to `surface` (kept alive) with a diffable data source whose item identifiers are
+    /// the fetcher's ids (and, when given, each item's size).
+    convenience init<Value: Sendable>(retaining surface: any ScrollSurface, dataSource: some DiffableItems<Item>,
+                                      fetcher: AsyncFetcher<Item, Value>, policy: any PrefetchPolicy, axis: ScrollAxis,
+                                      expectedBytes: ((Item) -> Int?)? = nil) where Item: Sendable {
+        self.init(retaining: surface, lookup: diffableLookup(dataSource),
                   adapter: ScrollAdapter(fetcher: fetcher, policy: policy, identifier: { $0 }, expectedBytes: expectedBytes), axis: axis)
     }
 
@@ -118,8 +138,10 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
         }
     }
 
-    /// `scrollViewWillEndDragging`'s velocity (points per millisecond) and target offset.
-    func willEndDragging(velocityPerMillisecond velocity: Double, target: Double) {
+    /// The finger lifted: `scrollViewWillEndDragging`'s velocity along the axis (points per
+    /// millisecond, as UIKit gives it) and target offset. The UIKit bindings' delegate method
+    /// forwards here; call it yourself from a surface of your own that knows where a fling rests.
+    public func willEndDragging(velocityPerMillisecond velocity: Double, target: Double) {
         do {
             let perSecond = try ScrollTranslation.pointsPerSecond(fromPointsPerMillisecond: velocity)
             liftReported = true
@@ -189,11 +211,19 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
         tick(force: true)
     }
 
+    /// Plans again from the scroll view as it is now, though nothing moved: what the controller
+    /// holds back under a memory budget (``PrefetchKit/PrefetchTarget/prefetchCapacity``) or sends
+    /// to a data store moves on only when it plans, and a resting scroll view reports no change.
+    /// Call it once a display frame while the view rests with a budget or a store (from a
+    /// `CADisplayLink`, or your frame loop); without either it changes nothing an app sees.
+    public func refresh() { tick(force: true) }
+
     /// Stops watching the scroll view and withdraws every request.
     public func detach() {
         unbind()
         unbind = {}
         surface = nil
+        retainedSurface = nil
         adapter.detach()
     }
 

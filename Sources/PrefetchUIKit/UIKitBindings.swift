@@ -7,12 +7,12 @@ extension ScrollViewPrefetcher {
     /// Attaches to a collection view whose index paths `lookup` names; UIKit's own data prefetching is turned off.
     public convenience init(collectionView: UICollectionView, lookup: ItemLookup<Item>, adapter: ScrollAdapter<Item>,
                             axis: ScrollAxis = .vertical) {
-        self.init(surface: collectionView, lookup: lookup, adapter: adapter, axis: axis)
+        self.init(retaining: CollectionViewSurface(collectionView), lookup: lookup, adapter: adapter, axis: axis)
     }
 
     /// Attaches to a table view whose rows `lookup` names; UIKit's own data prefetching is turned off.
     public convenience init(tableView: UITableView, lookup: ItemLookup<Item>, adapter: ScrollAdapter<Item>) {
-        self.init(surface: tableView, lookup: lookup, adapter: adapter, axis: .vertical)
+        self.init(retaining: TableViewSurface(tableView), lookup: lookup, adapter: adapter, axis: .vertical)
     }
 
     /// Attaches to a collection view whose diffable data source's item identifiers are the fetcher's ids;
@@ -22,7 +22,8 @@ extension ScrollViewPrefetcher {
         fetcher: AsyncFetcher<Item, Value>, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard, axis: ScrollAxis = .vertical,
         expectedBytes: ((Item) -> Int?)? = nil
     ) where Item: Sendable {
-        self.init(surface: collectionView, dataSource: dataSource, fetcher: fetcher, policy: policy, axis: axis, expectedBytes: expectedBytes)
+        self.init(retaining: CollectionViewSurface(collectionView), dataSource: dataSource, fetcher: fetcher, policy: policy, axis: axis,
+                  expectedBytes: expectedBytes)
     }
 
     /// Attaches to a table view whose diffable data source's item identifiers are the fetcher's ids;
@@ -32,7 +33,8 @@ extension ScrollViewPrefetcher {
         fetcher: AsyncFetcher<Item, Value>, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard,
         expectedBytes: ((Item) -> Int?)? = nil
     ) where Item: Sendable {
-        self.init(surface: tableView, dataSource: dataSource, fetcher: fetcher, policy: policy, axis: .vertical, expectedBytes: expectedBytes)
+        self.init(retaining: TableViewSurface(tableView), dataSource: dataSource, fetcher: fetcher, policy: policy, axis: .vertical,
+                  expectedBytes: expectedBytes)
     }
 
     /// Forward your delegate's `scrollViewWillEndDragging(_:withVelocity:targetContentOffset:)` here (after you snap).
@@ -85,23 +87,39 @@ private final class PanRelay: NSObject {
     }
 }
 #endif
-extension UICollectionView: ScrollSurface {
+/// A collection view as a ``ScrollSurface``: the prefetcher keeps the box, the box keeps the view
+/// weakly, so UIKit's types gain no public members.
+final class CollectionViewSurface: ScrollSurface {
+    weak var view: UICollectionView?
+    init(_ view: UICollectionView) { self.view = view }
+    func reading(along axis: ScrollAxis) -> SurfaceReading? { view?.reading(along: axis) }
     func cells(meeting range: Range<Double>, along axis: ScrollAxis) -> [(IndexPath, Range<Double>)] {
-        (collectionViewLayout.layoutAttributesForElements(in: axisBand(range, axis)) ?? []).compactMap { cell in
+        (view?.collectionViewLayout.layoutAttributesForElements(in: axisBand(range, axis)) ?? []).compactMap { cell in
             cell.representedElementCategory == .cell ? axisExtent(cell.frame, axis).map { (cell.indexPath, $0) } : nil
         }
     }
     func cellExtent(at indexPath: IndexPath, along axis: ScrollAxis) -> Range<Double>? {
-        layoutAttributesForItem(at: indexPath).flatMap { axisExtent($0.frame, axis) }
+        view?.layoutAttributesForItem(at: indexPath).flatMap { axisExtent($0.frame, axis) }
     }
-    func stopDataPrefetching() { prefetchDataSource = nil }
+    func animateScroll(to offset: Double, along axis: ScrollAxis) { view?.animateScroll(to: offset, along: axis) }
+    func stopDataPrefetching() { view?.prefetchDataSource = nil }
+    func observeScrolling(_ events: SurfaceEvents) -> @MainActor () -> Void { view?.observeScrolling(events) ?? {} }
+    func announcePageScrolled(_ status: String) { view?.announcePageScrolled(status) }
 }
 
-extension UITableView: ScrollSurface {
+/// A table view as a ``ScrollSurface``, kept weakly like ``CollectionViewSurface``.
+final class TableViewSurface: ScrollSurface {
+    weak var view: UITableView?
+    init(_ view: UITableView) { self.view = view }
+    func reading(along axis: ScrollAxis) -> SurfaceReading? { view?.reading(along: axis) }
     func cells(meeting range: Range<Double>, along axis: ScrollAxis) -> [(IndexPath, Range<Double>)] {
-        (indexPathsForRows(in: axisBand(range, axis)) ?? []).compactMap { path in axisExtent(rectForRow(at: path), axis).map { (path, $0) } }
+        guard let view else { return [] }
+        return (view.indexPathsForRows(in: axisBand(range, axis)) ?? []).compactMap { path in axisExtent(view.rectForRow(at: path), axis).map { (path, $0) } }
     }
-    func cellExtent(at indexPath: IndexPath, along axis: ScrollAxis) -> Range<Double>? { axisExtent(rectForRow(at: indexPath), axis) }
-    func stopDataPrefetching() { prefetchDataSource = nil }
+    func cellExtent(at indexPath: IndexPath, along axis: ScrollAxis) -> Range<Double>? { view.flatMap { axisExtent($0.rectForRow(at: indexPath), axis) } }
+    func animateScroll(to offset: Double, along axis: ScrollAxis) { view?.animateScroll(to: offset, along: axis) }
+    func stopDataPrefetching() { view?.prefetchDataSource = nil }
+    func observeScrolling(_ events: SurfaceEvents) -> @MainActor () -> Void { view?.observeScrolling(events) ?? {} }
+    func announcePageScrolled(_ status: String) { view?.announcePageScrolled(status) }
 }
 #endif

@@ -104,6 +104,9 @@ public struct ScrollTracker: Sendable {
         self.velocity = velocity
         coastedOver = nil
         animation = nil
+        // The lift gives the velocity: the next frames measure from here, not from where the drag
+        // (or a flick from rest) began.
+        anchor = (time, offset)
     }
 
     /// The adapter starts an animated scroll to `target` (a page scroll, `scrollToItem`): the next

@@ -177,9 +177,10 @@ public final class PrefetchController<Item: Hashable> {
     /// policy sees.
     package var history: ScrollHistory { planner.history }
 
-    /// The items requested now, most urgent first.
+    /// The items requested now, most urgent first: the plan as the controller holds it (what a
+    /// debugging overlay or a demo draws).
     /// - Complexity: O(h log h) for h held items.
-    package var requestedItems: [PrefetchRequest<Item>] { planner.requestedItems }
+    public var requestedItems: [PrefetchRequest<Item>] { planner.requestedItems }
 
     /// The surface laid its items out again (a new size, new item sizes): the next update reads
     /// the whole plan from the geometry, and withdraws what left it.

@@ -65,15 +65,14 @@ struct AppLoopPropertyTests {
         // The controller's plan, kept from the updates the view delivers: what is requested and not withdrawn.
         var plan = Set<Int>()
         let run = try Simulator.simulation(c.scenario, configuration: c.configuration, policy: c.policy)
-        let spy = UpdateSpy(run.app.prefetcher) { update in
+        let spy = UpdateSpy(run.app.prefetchTarget) { update in
             for item in update.removed { plan.remove(item.item) }
             let moved = update.moved.filter { plan.remove($0.from.item) != nil }
             for move in moved { plan.insert(move.to.item) }
             for item in update.withdrawals { plan.remove(item.item) }
             for request in update.requests { plan.insert(request.item.item) }
         }
-        (run.app.view as? CollectionView)?.prefetchDataSource = spy
-        (run.app.view as? TableView)?.prefetchDataSource = spy
+        try #require(run.app.prefetcher).controller.target = spy
         run.onRest = {
             lastView = run.app.view
             checks += 1
@@ -129,27 +128,25 @@ struct AppLoopPropertyTests {
     }
 }
 
-/// The app's prefetch data source, seen from outside: each update goes to `onUpdate` first.
-@MainActor
-final class UpdateSpy: CollectionViewDataSourcePrioritizedPrefetching, TableViewDataSourcePrioritizedPrefetching {
-    let base: FetcherPrefetchDataSource<Int, SimulatedData>
+/// The app's prefetch target, seen from outside: each update goes to `onUpdate` first.
+final class UpdateSpy: PrefetchTarget {
+    let base: any PrefetchTarget<IndexPath>
     let onUpdate: (PrefetchUpdate<IndexPath>) -> Void
 
-    init(_ base: FetcherPrefetchDataSource<Int, SimulatedData>, onUpdate: @escaping (PrefetchUpdate<IndexPath>) -> Void) {
+    init(_ base: any PrefetchTarget<IndexPath>, onUpdate: @escaping (PrefetchUpdate<IndexPath>) -> Void) {
         self.base = base
         self.onUpdate = onUpdate
     }
 
-    func collectionView(_ collectionView: CollectionView, updatePrefetching update: PrefetchUpdate<IndexPath>) {
+    func updatePrefetching(_ update: PrefetchUpdate<IndexPath>) {
         onUpdate(update)
-        base.collectionView(collectionView, updatePrefetching: update)
-    }
-
-    func tableView(_ tableView: TableView, updatePrefetching update: PrefetchUpdate<IndexPath>) {
-        onUpdate(update)
-        base.tableView(tableView, updatePrefetching: update)
+        base.updatePrefetching(update)
     }
 
     var expectedLatency: Duration? { base.expectedLatency }
     var typicalLatency: Duration? { base.typicalLatency }
+    func typicalLatency(of item: IndexPath) -> Duration? { base.typicalLatency(of: item) }
+    var prefetchCapacity: Int? { base.prefetchCapacity }
+    var acceptsStoreDestination: Bool { base.acceptsStoreDestination }
+    func trimMemory(keeping items: [IndexPath]) { base.trimMemory(keeping: items) }
 }

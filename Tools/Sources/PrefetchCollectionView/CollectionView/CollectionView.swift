@@ -137,6 +137,7 @@ public final class CollectionView: ItemScrollView, ItemViewHost {
     var hostLoadReporting: (any PrefetchLoadReporting)? { prioritized }
     func hostPrefetch(_ indexPaths: [IndexPath]) { prefetchDataSource?.collectionView(self, prefetchItemsAt: indexPaths) }
     func hostCancelPrefetch(_ indexPaths: [IndexPath]) { prefetchDataSource?.collectionView(self, cancelPrefetchingForItemsAt: indexPaths) }
+    func hostStopPrefetching() { prefetchDataSource = nil }
     func hostUpdatePrefetching(_ update: PrefetchUpdate<IndexPath>) { prioritized?.collectionView(self, updatePrefetching: update) }
 
     func hostLayoutEnvironment(counts: [Int]) -> LayoutEnvironment {

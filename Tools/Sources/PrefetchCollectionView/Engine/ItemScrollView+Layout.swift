@@ -38,11 +38,13 @@ extension ItemScrollView {
             guard hasArea else { return }
             let environment = host?.hostLayoutEnvironment(counts: counts)
                 ?? LayoutEnvironment(boundsSize: size, contentInset: contentInset, numberOfItems: counts)
+            let contentBefore = layoutObject.contentSize
             do {
                 try layoutObject.prepare(environment)
             } catch {
                 preconditionFailure("the layout rejected the view's data or size: \(error)")
             }
+            if layoutObject.contentSize != contentBefore { contentSizeChangePending = true }
         }
     }
 
@@ -73,7 +75,6 @@ extension ItemScrollView {
     ///   changed items, plus the layout's query cost.
     public func layoutIfNeeded() {
         guard state.beginPass() else { return }
-        defer { state.endPass() }
         var passes = 0
         var offsetBefore: CGPoint
         repeat {
@@ -83,6 +84,9 @@ extension ItemScrollView {
             layoutPass()
             // A callback may have reloaded the data or moved the content: lay out again.
         } while (state.work != .none || contentOffsetStorage != offsetBefore) && passes < 4
+        state.endPass()
+        // A pass that moved the content (a clamp, a jump) or prepared a new content size is heard.
+        notifyScrollObserver()
     }
 
     private func layoutPass() {

@@ -27,6 +27,8 @@ protocol ItemViewHost: AnyObject {
     func hostUpdatePrefetching(_ update: PrefetchUpdate<IndexPath>)
     /// The layout's environment, with the delegate's sizes.
     func hostLayoutEnvironment(counts: [Int]) -> LayoutEnvironment
+    /// Sets the prefetch data source to nil (an app's prefetcher took over, as on UIKit).
+    func hostStopPrefetching()
 }
 
 /// The kind of prefetch data source a view has.
@@ -189,6 +191,7 @@ extension ItemScrollView {
     /// collectionView.handleMemoryPressure()
     /// ```
     public func handleMemoryPressure() {
+        notifyMemoryWarning()   // an app's prefetcher hears the system's warning too
         controller.handleMemoryPressure()
         let (update, keep) = prefetchTarget.take()
         var visible: [IndexPath: CGRect] = [:]

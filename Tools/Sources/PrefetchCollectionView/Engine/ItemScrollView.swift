@@ -1,5 +1,6 @@
 import Foundation
 import PrefetchKit
+import PrefetchUIKit
 
 /// The engine ``CollectionView`` and ``TableView`` share: geometry, frame-driven scrolling,
 /// cell reuse and the prefetch contract. You use it through those two classes.
@@ -123,6 +124,12 @@ public class ItemScrollView {
     var controller = PrefetchController<IndexPath>(policy: PrefetchPolicies.uikitLike)
     /// The controller's target: holds its decisions until the pass delivers them.
     let prefetchTarget = ViewPrefetchTarget()
+    /// The scroll observer (an app's `ScrollViewPrefetcher`), with its registration.
+    var scrollObserver: (token: ScrollObserverToken, events: SurfaceEvents)?
+    /// What the scroll observer last heard.
+    var lastNotified: NotifiedGeometry?
+    /// Whether the layout's content size changed since the observer last heard.
+    var contentSizeChangePending = false
     /// The data source, delegate and prefetch data source, as the subclass speaks to them.
     weak var host: (any ItemViewHost)?
     /// How the subclass names its items in messages.
@@ -187,6 +194,7 @@ public class ItemScrollView {
         let elapsed = state.advanceClock(to: timestamp)
         prepareData()
         advancePhysics(elapsed: elapsed)
+        notifyScrollObserver()   // UIKit's offset observer hears a step before the layout pass
         layoutIfNeeded()
     }
 

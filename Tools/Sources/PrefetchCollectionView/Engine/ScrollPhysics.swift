@@ -132,15 +132,18 @@ extension ItemScrollView {
         if !isDragging {
             motion = .dragging
             pendingDrag = 0
+            notifyDragBegan()
         }
         pendingDrag += delta
     }
 
     /// Ends a drag without a fling, or stops a fling or an animation: the content stays where it is.
     public func endDragging() {
+        let wasDragging = isDragging
         motion = .idle
         velocity = 0
         pendingDrag = 0
+        if wasDragging { notifyDragEnded(contentVelocity: 0) }
     }
 
     /// Releases the content at `velocity` points per second (positive toward the end), after
@@ -157,8 +160,12 @@ extension ItemScrollView {
             endDragging()
             return
         }
+        let wasDragging = isDragging
         motion = .decelerating(startTime: currentTime, startOffset: contentOffsetStorage.y, velocity: velocity, rate: decelerationRate)
         self.velocity = velocity
+        // A fling is a pan that ends moving: one from rest is a flick, a pan that began and ended at once.
+        if !wasDragging { notifyDragBegan() }
+        notifyDragEnded(contentVelocity: velocity)
     }
 
     /// Moves the content by `elapsed` seconds of the current motion.

@@ -147,6 +147,7 @@ public final class TableView: ItemScrollView, ItemViewHost {
     var hostLoadReporting: (any PrefetchLoadReporting)? { prioritized }
     func hostPrefetch(_ indexPaths: [IndexPath]) { prefetchDataSource?.tableView(self, prefetchRowsAt: indexPaths) }
     func hostCancelPrefetch(_ indexPaths: [IndexPath]) { prefetchDataSource?.tableView(self, cancelPrefetchingForRowsAt: indexPaths) }
+    func hostStopPrefetching() { prefetchDataSource = nil }
     func hostUpdatePrefetching(_ update: PrefetchUpdate<IndexPath>) { prioritized?.tableView(self, updatePrefetching: update) }
 
     func hostLayoutEnvironment(counts: [Int]) -> LayoutEnvironment {

@@ -44,7 +44,7 @@ package final class DemoScene {
     /// The tiles to draw for the items whose frames meet `rect` (content coordinates): each
     /// item's displayed cell's content, or else what the fetcher has for it.
     package func tiles(in rect: CGRect) -> [Tile] {
-        let pending = Set(view.indexPathsPendingPrefetch.map(\.item))
+        let pending = Set(app.plannedItems)
         let board = backend.board
         var tiles: [Tile] = []
         app.forEachItem(in: rect) { index, frame in

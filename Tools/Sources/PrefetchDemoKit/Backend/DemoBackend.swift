@@ -64,7 +64,7 @@ package final class SimulatedBackend: DemoBackend {
             settings.scenario, policy: settings.policy, configuration: settings.simulationConfiguration,
             identifier: { models[$0].identifier }, item: { indexes[$0] ?? 0 }, value: { DisplayData(identifier: $0) },
             onEvent: { board.record($0) })
-        simulation.app.view.isPrefetchingEnabled = settings.prefetching
+        simulation.app.isPrefetchingEnabled = settings.prefetching
         self.models = ModelList(models: models)
         seed = settings.seed
     }

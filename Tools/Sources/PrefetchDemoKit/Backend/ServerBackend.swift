@@ -86,9 +86,9 @@ package final class ServerBackend: DemoBackend {
         app = try SampleApp(
             layout: settings.scenarioLayout, viewport: settings.viewport, itemCount: models.count, fetcher: fetcher, meter: meter,
             identifier: { models.model(at: $0)?.identifier })
-        app.view.prefetchPolicy = settings.policy
-        app.view.isPrefetchingEnabled = settings.prefetching
-        app.view.networkConditions = settings.conditions
+        app.policy = settings.policy
+        app.isPrefetchingEnabled = settings.prefetching
+        app.networkConditions = settings.conditions
     }
 
     /// Opens the disk cache at `diskCache` (emptied first when `cold`), loads the first page of

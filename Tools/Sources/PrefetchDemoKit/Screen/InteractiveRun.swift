@@ -47,7 +47,7 @@ package final class InteractiveRun {
             afterFrame: { frame in
                 if frame.index == 0 { app.meter.startCounting() }
                 guard !keys.quit, !terminal.wasInterrupted else { return false }
-                let title = ScreenPainter.title(settings, prefetching: app.view.isPrefetchingEnabled, data: backend.label, mode: "interactive")
+                let title = ScreenPainter.title(settings, prefetching: app.isPrefetchingEnabled, data: backend.label, mode: "interactive")
                 painter.paint(scene, title: title, footer: [ScreenPainter.interactiveKeys, keys.message].compactMap { $0 }.joined(separator: "   "))
                 return true
             })
@@ -105,8 +105,8 @@ final class KeyInput: FrameInput {
             case .bottom: try view.scrollToItem(at: IndexPath(item: itemCount - 1, section: 0), at: .bottom, animated: false)
             case .slower, .faster: message = backend.scaleLatency(by: key == .slower ? 1.5 : 1 / 1.5)
             case .togglePrefetch:
-                view.isPrefetchingEnabled.toggle()
-                message = "prefetching \(view.isPrefetchingEnabled ? "on" : "off")"
+                backend.app.isPrefetchingEnabled.toggle()
+                message = "prefetching \(backend.app.isPrefetchingEnabled ? "on" : "off")"
             case .quit: quit = true
             }
         }

@@ -19,6 +19,7 @@ extension PeerModel {
         } catch let error as PrefetchError {
             throw SimulationError(error.message)
         }
+        app.detachPrefetcher()   // the peer's own prefetcher, fed by the view's two callbacks, takes over
         app.view.prefetchPolicy = window(geometry: geometry, latency: simulation.configuration.latency)
         app.fixedPriority = .visible
         if loading.buildsCells { app.view.cellPreparationDistance = 0 }

@@ -8,9 +8,8 @@ import PrefetchKit
 /// Both views conform. A ``ScenarioLayout`` builds the right one with `makeView(viewport:)`.
 @MainActor
 protocol SampleSurface: ItemScrollView {
-    /// Registers the app's cell and makes `app` the view's data source and delegate and
-    /// `prefetcher` its prefetch data source (held weakly, as UIKit does).
-    func install<ID, Value>(_ app: SampleCallbacks<ID, Value>, prefetcher: FetcherPrefetchDataSource<ID, Value>)
+    /// Registers the app's cell and makes `app` the view's data source and delegate.
+    func install<ID, Value>(_ app: SampleCallbacks<ID, Value>)
     /// The priority the view's controller gives the item now (`fetchPriority(forItemAt:)`).
     func priority(forItemAt indexPath: IndexPath) -> FetchPriority
     /// The items on screen, in order.
@@ -22,12 +21,11 @@ protocol SampleSurface: ItemScrollView {
 }
 
 extension CollectionView: SampleSurface {
-    /// Registers `SampleGridCell` and wires `app` and `prefetcher`.
-    func install<ID, Value>(_ app: SampleCallbacks<ID, Value>, prefetcher: FetcherPrefetchDataSource<ID, Value>) {
+    /// Registers `SampleGridCell` and wires `app`.
+    func install<ID, Value>(_ app: SampleCallbacks<ID, Value>) {
         register(SampleGridCell<ID, Value>.self, forCellWithReuseIdentifier: sampleCellIdentifier)
         dataSource = app
         delegate = app
-        prefetchDataSource = prefetcher
     }
 
     func priority(forItemAt indexPath: IndexPath) -> FetchPriority { fetchPriority(forItemAt: indexPath) }
@@ -37,12 +35,11 @@ extension CollectionView: SampleSurface {
 }
 
 extension TableView: SampleSurface {
-    /// Registers `SampleListCell` and wires `app` and `prefetcher`.
-    func install<ID, Value>(_ app: SampleCallbacks<ID, Value>, prefetcher: FetcherPrefetchDataSource<ID, Value>) {
+    /// Registers `SampleListCell` and wires `app`.
+    func install<ID, Value>(_ app: SampleCallbacks<ID, Value>) {
         register(SampleListCell<ID, Value>.self, forCellReuseIdentifier: sampleCellIdentifier)
         dataSource = app
         delegate = app
-        prefetchDataSource = prefetcher
     }
 
     func priority(forItemAt indexPath: IndexPath) -> FetchPriority { fetchPriority(forRowAt: indexPath) }

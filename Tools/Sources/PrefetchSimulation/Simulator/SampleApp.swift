@@ -1,6 +1,7 @@
 import Foundation
 import PrefetchCollectionView
 import PrefetchKit
+import PrefetchUIKit
 
 /// What a cell of Apple's sample holds: the item it represents, the data it shows, and the
 /// consumer it holds while that data loads.
@@ -72,8 +73,10 @@ final class SampleListCell<ID: Hashable & Sendable, Value: Sendable>: TableViewC
 /// cell withdraws its consumer when it leaves the screen (and asks again if it comes back
 /// without its data) or goes back to the reuse pool: ``step(to:)`` withdraws the consumers of
 /// pooled cells in item order, so which loads stay alive never depends on the pool's order. The
-/// fetcher's own prefetch data source (`AsyncFetcher.prefetchDataSource(identifier:expectedBytes:)`) takes
-/// the controller's decisions. An item whose identifier is not known yet (a feed's page that has
+/// app prefetches as an iOS app does: a `ScrollViewPrefetcher` attached to the view hears its
+/// scroll callbacks and drives a `PrefetchController` whose target is the fetcher's
+/// (`AsyncFetcher.prefetchTarget(identifier:expectedBytes:)`); every cell asks the prefetcher's
+/// `priority(at:)`. An item whose identifier is not known yet (a feed's page that has
 /// not arrived) shows a placeholder until ``fillPlaceholders()``.
 ///
 /// ```swift
@@ -89,7 +92,7 @@ final class SampleListCell<ID: Hashable & Sendable, Value: Sendable>: TableViewC
 public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
     /// The grid or the list.
     let surface: any SampleSurface
-    /// The fetcher the cells and the prefetch data source use.
+    /// The fetcher the cells and the prefetcher use.
     public let fetcher: AsyncFetcher<ID, Value>
     /// Measures what the user sees.
     public let meter: ReadinessMeter
@@ -104,8 +107,13 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
     let identifier: (Int) -> ID?
     /// The priority every cell asks at instead of the controller's rank (a peer's run: `visible`).
     var fixedPriority: FetchPriority?
-    /// The fetcher's prefetch data source, which the view's controller drives.
-    let prefetcher: FetcherPrefetchDataSource<ID, Value>
+    /// The app's prefetcher, attached to the view as an iOS app attaches one to its
+    /// `UICollectionView`; nil once detached (a peer's run uses the view's own prefetching).
+    private(set) var prefetcher: ScrollViewPrefetcher<IndexPath>?
+    /// The fetcher's prefetch target, which the prefetcher's controller sends its plan to.
+    let prefetchTarget: any PrefetchTarget<IndexPath>
+    /// The problems the prefetcher reported (a bad reading, a stale index path), for tests; none in a sound run.
+    private(set) var prefetchProblems: [PrefetchError] = []
     /// Cells holding a consumer, with their item.
     private var holders: [ObjectIdentifier: (cell: any SampleCell<ID, Value>, item: Int)] = [:]
     /// Cells showing a placeholder, by item.
@@ -125,7 +133,7 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
     }
 
     /// Fills `view` from `fetcher`; completions go through `deliveries`. With `expectedBytes`
-    /// (an item's payload size, as a feed that lists sizes would say) the prefetch data source
+    /// (an item's payload size, as a feed that lists sizes would say) the prefetcher's target
     /// gives the view each item's own load time.
     init(
         view: any SampleSurface, itemCount: Int, fetcher: AsyncFetcher<ID, Value>,
@@ -138,11 +146,89 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
         self.deliveries = deliveries
         self.meter = meter
         self.identifier = identifier
-        prefetcher = fetcher.prefetchDataSource(identifier: { identifier($0.item) },
+        prefetchTarget = fetcher.prefetchTarget(identifier: { identifier($0.item) },
                                                 expectedBytes: expectedBytes.map { bytes in { bytes($0.item) } })
         let callbacks = SampleCallbacks(app: self)
         self.callbacks = callbacks
-        view.install(callbacks, prefetcher: prefetcher)
+        view.install(callbacks)
+        attachPrefetcher(policy: PrefetchPolicies.Adaptive.standard, configuration: .standard)
+    }
+
+    // MARK: The app's prefetcher
+
+    /// Attaches a new prefetcher with `policy` and `configuration`, the network conditions of the
+    /// one it replaces, if any.
+    private func attachPrefetcher(policy: any PrefetchPolicy, configuration: PrefetchController<IndexPath>.Configuration,
+                                  conditions: NetworkConditions = NetworkConditions()) {
+        let controller = PrefetchController<IndexPath>(policy: policy, target: isPrefetchingEnabled ? prefetchTarget : nil,
+                                                       configuration: configuration)
+        controller.networkConditions = conditions
+        let view = surface
+        let prefetcher = ScrollViewPrefetcher(
+            surface: view, lookup: ItemLookup(item: { $0 }, indexPath: { $0 }),
+            adapter: ScrollAdapter(controller: controller, isShutDown: { [fetcher] in fetcher.isShutDown }), axis: .vertical,
+            now: { [unowned view] in view.currentTime })
+        prefetcher.onProblem = { [unowned self] problem in prefetchProblems.append(problem) }
+        self.prefetcher = prefetcher
+    }
+
+    /// Stops the app's prefetcher and withdraws what it asked for: the view's own prefetch data
+    /// source (a peer's prefetcher) takes over.
+    func detachPrefetcher() {
+        prefetcher?.detach()
+        prefetcher = nil
+    }
+
+    /// The policy the app's prefetcher plans with (adaptive by default); without one, the view's own.
+    public var policy: any PrefetchPolicy {
+        get { prefetcher?.controller.policy ?? surface.prefetchPolicy }
+        set {
+            if let prefetcher { prefetcher.controller.policy = newValue } else { surface.prefetchPolicy = newValue }
+        }
+    }
+
+    /// The network's conditions the app's prefetcher plans under (and the view's own prefetching).
+    public var networkConditions: NetworkConditions {
+        get { prefetcher?.controller.networkConditions ?? surface.networkConditions }
+        set {
+            prefetcher?.controller.networkConditions = newValue
+            surface.networkConditions = newValue
+        }
+    }
+
+    /// Whether the app works ahead of display: the view prepares cells ahead and the prefetcher's
+    /// plan reaches the fetcher. `false` stops both (UIKit's `isPrefetchingEnabled`, and the
+    /// prefetcher's controller without a target: it plans nothing and withdraws what it held).
+    public var isPrefetchingEnabled: Bool {
+        get { surface.isPrefetchingEnabled }
+        set {
+            surface.isPrefetchingEnabled = newValue
+            prefetcher?.controller.target = newValue ? prefetchTarget : nil
+        }
+    }
+
+    /// The prefetcher's controller tuning; setting it attaches a new prefetcher with it (before a run).
+    public var prefetchConfiguration: PrefetchController<IndexPath>.Configuration {
+        get { prefetcher?.controller.configuration ?? .standard }
+        set {
+            let (policy, conditions) = (self.policy, networkConditions)
+            detachPrefetcher()
+            attachPrefetcher(policy: policy, configuration: newValue, conditions: conditions)
+        }
+    }
+
+    /// The priority the cell at `indexPath` asks with: the prefetcher's (UIKit's
+    /// `ScrollViewPrefetcher.priority(at:)`), or, without one, the view's own planner's.
+    func priority(at indexPath: IndexPath) -> FetchPriority {
+        prefetcher?.priority(at: indexPath) ?? surface.priority(forItemAt: indexPath)
+    }
+
+    /// The items the plan holds now, in item order: the prefetcher's requests, or, without one,
+    /// what the view's own prefetch data source was asked for and not yet shown.
+    public var plannedItems: [Int] {
+        guard let prefetcher else { return surface.indexPathsPendingPrefetch.map(\.item) }
+        guard isPrefetchingEnabled else { return [] }
+        return prefetcher.controller.requestedItems.map(\.item.item).sorted()
     }
 
     /// The grid (a `CollectionView`) or the list (a `TableView`).
@@ -161,6 +247,11 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
     public func step(to time: Double) {
         releasePooledConsumers()
         surface.step(to: time)
+        // What the prefetcher's documentation asks of an app with a memory budget: a display link
+        // that lets a resting view's held-back requests and store promotions move on.
+        if prefetchTarget.prefetchCapacity != nil, !surface.isDragging, !surface.isDecelerating, !surface.isScrollAnimating {
+            prefetcher?.refresh()
+        }
         releasePooledConsumers()
         if !placeholders.isEmpty {
             placeholders = placeholders.filter { item, cell in cell.indexPath?.last == item && cell.content.identifier == nil }
@@ -178,7 +269,7 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
         for (item, cell) in placeholders.sorted(by: { $0.key < $1.key }) where identifier(item) != nil {
             placeholders[item] = nil
             guard cell.indexPath?.last == item, cell.content.identifier == nil else { continue }
-            populate(cell, item: item, priority: surface.priority(forItemAt: IndexPath(indexes: [0, item])))
+            populate(cell, item: item, priority: priority(at: IndexPath(indexes: [0, item])))
             if cell.isDisplayed, cell.content.data != nil { meter.dataShown(item: item) }
         }
     }
@@ -186,7 +277,7 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
     /// Ends the run: the meter closes its open waits (the view's prefetch window counts as still
     /// planned), and the fetcher shuts down.
     public func finish() {
-        meter.finish(stillPlanned: surface.indexPathsPendingPrefetch.map(\.item))
+        meter.finish(stillPlanned: plannedItems)
         fetcher.shutdown()
     }
 
@@ -271,12 +362,12 @@ final class SampleCallbacks<ID: Hashable & Sendable, Value: Sendable>:
     func collectionView(_ collectionView: CollectionView, cellForItemAt indexPath: IndexPath) -> CollectionViewCell {
         let cell = collectionView.dequeueReusableCell(withReuseIdentifier: sampleCellIdentifier, for: indexPath)
         guard let sample = cell as? SampleGridCell<ID, Value> else { preconditionFailure("expected a SampleGridCell, got \(cell)") }
-        app.populate(sample, item: indexPath.item, priority: collectionView.fetchPriority(forItemAt: indexPath))
+        app.populate(sample, item: indexPath.item, priority: app.priority(at: indexPath))
         return cell
     }
 
     func collectionView(_ collectionView: CollectionView, willDisplay cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
-        app.appeared(cell, item: indexPath.item, priority: collectionView.fetchPriority(forItemAt: indexPath))
+        app.appeared(cell, item: indexPath.item, priority: app.priority(at: indexPath))
     }
 
     func collectionView(_ collectionView: CollectionView, didEndDisplaying cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
@@ -288,12 +379,12 @@ final class SampleCallbacks<ID: Hashable & Sendable, Value: Sendable>:
     func tableView(_ tableView: TableView, cellForRowAt indexPath: IndexPath) -> TableViewCell {
         let cell = tableView.dequeueReusableCell(withIdentifier: sampleCellIdentifier, for: indexPath)
         guard let sample = cell as? SampleListCell<ID, Value> else { preconditionFailure("expected a SampleListCell, got \(cell)") }
-        app.populate(sample, item: indexPath.row, priority: tableView.fetchPriority(forRowAt: indexPath))
+        app.populate(sample, item: indexPath.row, priority: app.priority(at: indexPath))
         return cell
     }
 
     func tableView(_ tableView: TableView, willDisplay cell: TableViewCell, forRowAt indexPath: IndexPath) {
-        app.appeared(cell, item: indexPath.row, priority: tableView.fetchPriority(forRowAt: indexPath))
+        app.appeared(cell, item: indexPath.row, priority: app.priority(at: indexPath))
     }
 
     func tableView(_ tableView: TableView, didEndDisplaying cell: TableViewCell, forRowAt indexPath: IndexPath) {

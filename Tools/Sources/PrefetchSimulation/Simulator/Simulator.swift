@@ -77,8 +77,8 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
             view: try scenario.layout.makeView(viewport: scenario.viewport), itemCount: scenario.layout.itemCount, fetcher: loop.fetcher,
             deliveries: loop.deliveries, meter: meter, identifier: identifier,
             expectedBytes: configuration.knowsPayloadSizes ? { sizes.bytes(item: $0, seed: seed) } : nil)
-        app.view.prefetchPolicy = policy
-        app.view.networkConditions = configuration.conditions
+        app.policy = policy
+        app.networkConditions = configuration.conditions
     }
 
     /// The simulated network's latency; a change applies to the attempts that start afterwards.
@@ -128,14 +128,14 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
                 lastOffset = offset
                 self.onRest?()
                 if frame.index % 3 == 0, frame.index > 0 {
-                    let pending = view.indexPathsPendingPrefetch.map(\.item)
+                    let pending = app.plannedItems
                     meter.sampleFrame(visible: meter.visibleItems, prefetch: pending.min().flatMap { lo in pending.max().map { lo...$0 } })
                 }
                 return frame.index == 0 ? true : try await onFrame(frame)
             })
         app.finish()
         var result = meter.result(
-            scenario: scenario.name, policy: app.view.prefetchPolicy.name, duration: end, bytes: loop.network.usage(over: end),
+            scenario: scenario.name, policy: app.policy.name, duration: end, bytes: loop.network.usage(over: end),
             frameTimes: frameTimes)
         result.peakMemoryBytes = app.fetcher.statistics.peakMemoryHeld
         return result
@@ -210,7 +210,7 @@ public enum Simulator {
             scenario, policy: policy, configuration: configuration, identifier: { recording ? nil : $0 }, item: { $0 },
             value: { SimulatedData(item: $0) })
         if recordsTimeline { simulation.app.meter.recordTimeline() }
-        if recording { simulation.app.view.isPrefetchingEnabled = false }
+        if recording { simulation.app.isPrefetchingEnabled = false }
         return simulation
     }
 }
