@@ -91,8 +91,8 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
     /// Loads the body at `url` with a `GET`.
     ///
     /// Called for an `AsyncFetcher`'s load that is a prefetch when the request is sent (its
-    /// priority, ``PrefetchKit/FetchLoadContext/livePriority``, is below
-    /// ``PrefetchKit/FetchPriority/Level/visible``), the request does not allow constrained network
+    /// priority, ``/PrefetchKit/FetchLoadContext/livePriority``, is below
+    /// ``/PrefetchKit/FetchPriority/Level/visible``), the request does not allow constrained network
     /// access on Apple platforms, so the system may refuse it in Low Data Mode (it then fails with
     /// ``HTTPLoaderError/Code/clientError`` and no status, and is not retried); every other
     /// request, a retry of a prefetch whose cell came on screen included, is sent as usual.

@@ -56,7 +56,7 @@ public struct HTTPLoaderConfiguration: Sendable {
     public var maxPartialBytes: Int = 8 * 1024 * 1024
     /// Whether each request carries its load's urgency (default on): the `Priority` header of
     /// HTTP's extensible priorities (RFC 9218), `u=1` for a visible cell's load and `u=3` for a
-    /// prefetch (``FetchPriority/urgency``), and a matching `URLSessionTask.priority`, which moves
+    /// prefetch (``/PrefetchKit/FetchPriority/urgency``), and a matching `URLSessionTask.priority`, which moves
     /// as the load's priority changes while it runs (a prefetched cell comes on screen).
     ///
     /// On a saturated link a server or CDN that honours priorities sends the visible cells'

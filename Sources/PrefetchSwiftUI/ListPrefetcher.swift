@@ -2,7 +2,7 @@ import Foundation
 import PrefetchKit
 
 /// Prefetches for a SwiftUI `ScrollView` with a `LazyVStack` or `LazyVGrid` (and a `List`, where
-/// SwiftUI reports its scroll geometry): the ``PrefetchKit/PrefetchController`` is fed from
+/// SwiftUI reports its scroll geometry): the ``/PrefetchKit/PrefetchController`` is fed from
 /// `onScrollGeometryChange` and `onScrollPhaseChange` (iOS 18, macOS 15), and each row awaits its
 /// value at the controller's priority.
 ///
@@ -32,7 +32,7 @@ import PrefetchKit
 /// ```
 ///
 /// On earlier systems SwiftUI reports no scroll geometry: the modifier does nothing, and each row
-/// starts its own load once it has been on screen for ``PrefetchKit/RowAdmission/dwell`` (0.1 s),
+/// starts its own load once it has been on screen for ``/PrefetchKit/RowAdmission/dwell`` (0.1 s),
 /// so a fling still starts no work for the rows it only flies past.
 ///
 /// Only the bindings to SwiftUI's types are Apple-only; this class runs, and is tested, on every
@@ -57,10 +57,12 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
 
     /// Creates a prefetcher over `fetcher`.
     /// - Parameters:
+    ///   - fetcher: The fetcher the rows load from; the list's ids are its ids. Share it with
+    ///     every list that shows the same data, so they share its loads and its cache.
     ///   - policy: Where to hold interest; choose one with `prefetch-bench`.
     ///   - admission: When a row the controller does not hold may start by itself.
     ///   - expectedBytes: A row's data size when the feed says; each row is then planned with its
-    ///     own load time (see `AsyncFetcher.prefetchTarget(identifier:expectedBytes:)`).
+    ///     own load time (see ``/PrefetchKit/AsyncFetcher/prefetchTarget(identifier:expectedBytes:)``).
     public convenience init(fetcher: AsyncFetcher<ID, Value>, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard,
                             admission: RowAdmission = RowAdmission(), expectedBytes: ((ID) -> Int?)? = nil) {
         self.init(fetcher: fetcher, policy: policy, admission: admission, expectedBytes: expectedBytes,
@@ -75,7 +77,7 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
         self.sleep = sleep
     }
 
-    /// The value for the row showing `id`, loaded when ``PrefetchKit/RowAdmission`` lets the row
+    /// The value for the row showing `id`, loaded when ``/PrefetchKit/RowAdmission`` lets the row
     /// start: at once when the controller holds the row at prefetch level or above, never for a
     /// row that a fling carries past (its task is cancelled when it leaves), after the admission's
     /// dwell when the controller does not know the row.

@@ -1,6 +1,6 @@
 import PrefetchKit
 
-/// A ``PrefetchKit/PrefetchTarget`` that records every update of a ``PrefetchKit/PrefetchController``
+/// A ``/PrefetchKit/PrefetchTarget`` that records every update of a ``/PrefetchKit/PrefetchController``
 /// and keeps what is requested, as a fetcher would, so a test can check the controller's
 /// decisions without a fetcher.
 ///
@@ -15,9 +15,9 @@ public final class RecordingPrefetchTarget<Item: Hashable>: PrefetchTarget {
     public private(set) var updates: [PrefetchUpdate<Item>] = []
     /// What is requested now, with its latest priority.
     public private(set) var requested: [Item: FetchPriority] = [:]
-    /// The latency reported to the controller as ``PrefetchKit/PrefetchTarget/expectedLatency``.
+    /// The latency reported to the controller as ``/PrefetchKit/PrefetchTarget/expectedLatency``.
     public var expectedLatency: Duration?
-    /// The latency reported as ``PrefetchKit/PrefetchTarget/typicalLatency``; `nil` reports none.
+    /// The latency reported as ``/PrefetchKit/PrefetchTarget/typicalLatency``; `nil` reports none.
     public var typicalLatency: Duration?
 
     /// Creates a target that reports no latency.

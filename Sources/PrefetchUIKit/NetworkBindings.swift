@@ -6,7 +6,7 @@ import PrefetchKit
 
 /// Reads the network's conditions from `NWPathMonitor` (Low Data Mode, an expensive link) and
 /// hands each change to you on the main actor, for a controller's
-/// ``PrefetchKit/PrefetchController/networkConditions``.
+/// ``/PrefetchKit/PrefetchController/networkConditions``.
 ///
 /// Keep it as long as you want the updates; it stops when released.
 ///

@@ -13,7 +13,7 @@ final class PrefetchingBridge {
     }
 }
 
-/// A ``PrefetchKit/PrefetchTarget`` that hands the controller's decisions to the app's own
+/// A ``/PrefetchKit/PrefetchTarget`` that hands the controller's decisions to the app's own
 /// `UICollectionViewDataSourcePrefetching` (or `UITableViewDataSourcePrefetching`) code, for
 /// apps that keep their prefetch code and only want a better window. It is portable: you give it
 /// the two calls.
@@ -52,7 +52,7 @@ public final class PrefetchDataSourceTarget<Item: Hashable>: PrefetchTarget {
 
     /// Creates a target that calls your prefetching code.
     /// - Parameters:
-    ///   - lookup: Names the index paths: ``PrefetchKit/ItemLookup/indexPaths`` when the controller plans for index paths.
+    ///   - lookup: Names the index paths: ``/PrefetchKit/ItemLookup/indexPaths`` when the controller plans for index paths.
     ///   - prefetch: Your `collectionView(_:prefetchItemsAt:)` (or `tableView(_:prefetchRowsAt:)`).
     ///   - cancelPrefetching: Your `collectionView(_:cancelPrefetchingForItemsAt:)` (or the table view's).
     @MainActor

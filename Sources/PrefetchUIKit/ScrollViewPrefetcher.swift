@@ -1,7 +1,7 @@
 import Foundation
 import PrefetchKit
 
-/// Feeds a ``PrefetchKit/PrefetchController`` from a `UICollectionView` or a `UITableView` and
+/// Feeds a ``/PrefetchKit/PrefetchController`` from a `UICollectionView` or a `UITableView` and
 /// stands in for UIKit's fixed prefetch window.
 ///
 /// Create it with one of the UIKit initialisers (`init(collectionView:dataSource:fetcher:policy:)`
@@ -17,17 +17,18 @@ import PrefetchKit
 /// ```
 ///
 /// It observes the scroll view (its content offset, bounds and content size, and its pan gesture)
-/// and turns what it sees into frames for a ``PrefetchKit/ScrollAdapter``. UIKit reports one
+/// and turns what it sees into frames for a ``/PrefetchKit/ScrollAdapter``. UIKit reports one
 /// scroll step to both the offset and the bounds observer: the prefetcher sends each reading of
 /// the scroll view once. A content-size change re-reads an unchanged offset: the tracker keeps
 /// the drag's velocity across it. A move while UIKit reports neither dragging nor
 /// decelerating is an animation (`setContentOffset(_:animated:)`, `scrollToItem`), unless it is
 /// faster than 50,000 points per second (a jump without animation).
 ///
-/// On a memory warning it calls its controller's ``PrefetchKit/PrefetchController/handleMemoryPressure()``:
+/// On a memory warning it calls its controller's ``/PrefetchKit/PrefetchController/handleMemoryPressure()``:
 /// the prefetches off screen are withdrawn and the fetcher keeps only what is on screen (and
-/// where a fling lands) for half a second. Set ``PrefetchKit/PrefetchController/networkConditions``
-/// on its ``controller`` from a ``NetworkConditionsMonitor`` to prefetch less in Low Data Mode.
+/// where a fling lands) for half a second. Set ``/PrefetchKit/PrefetchController/networkConditions``
+/// on its ``controller`` from a `NetworkConditionsMonitor` (on Apple platforms, where it reads
+/// `NWPathMonitor`) to prefetch less in Low Data Mode.
 ///
 /// Only the bindings to UIKit's types are Apple-only; this class runs, and is tested, on every
 /// platform. Use it on the main actor. Dropping it without ``detach()`` is safe: the prefetches it
@@ -166,7 +167,7 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
 
     /// The priority for the cell at `indexPath` to ask with: call it from `cellForItemAt`
     /// (`cellForRowAt`) and pass it to `fetchAsync(_:priority:completion:)`. A stale index path
-    /// is reported and answered with ``PrefetchKit/FetchPriority/visible``.
+    /// is reported and answered with ``/PrefetchKit/FetchPriority/visible``.
     public func priority(at indexPath: IndexPath) -> FetchPriority {
         let answer = adapter.priority(at: indexPath, lookup: lookup, extent: surface?.cellExtent(at: indexPath, along: axis))
         if let problem = answer.problem { onProblem(problem) }

@@ -28,8 +28,12 @@ public final class ScrollAdapter<Item: Hashable> {
     private let isShutDown: () -> Bool
 
     /// Creates an adapter over `controller`.
-    /// - Parameter isShutDown: Whether the work behind the controller's target was shut down; the
-    ///   adapter then does nothing and reports it.
+    ///
+    /// - Parameters:
+    ///   - controller: The controller the adapter feeds a frame at a time; it keeps it.
+    ///   - admission: When a row the controller does not know may start its own load.
+    ///   - isShutDown: Whether the work behind the controller's target was shut down; the
+    ///     adapter then does nothing and reports it.
     public init(controller: PrefetchController<Item>, admission: RowAdmission = RowAdmission(),
                 isShutDown: @escaping () -> Bool = { false }) {
         self.controller = controller
@@ -127,8 +131,11 @@ public final class ScrollAdapter<Item: Hashable> {
 
     /// The priority for the cell at `indexPath` to ask with (from `cellForItemAt`).
     ///
-    /// - Parameter extent: The cell's extent along the axis, so an item outside the plan is ranked
-    ///   by the forecast.
+    /// - Parameters:
+    ///   - indexPath: The cell's index path, as `cellForItemAt` has it.
+    ///   - lookup: How index paths name items now (after the latest data change).
+    ///   - extent: The cell's extent along the axis, so an item outside the plan is ranked
+    ///     by the forecast.
     /// - Returns: The priority, and a problem when `indexPath` names no item any more (stale after
     ///   an update): the priority is then ``FetchPriority/visible``.
     public func priority(at indexPath: IndexPath, lookup: ItemLookup<Item>,

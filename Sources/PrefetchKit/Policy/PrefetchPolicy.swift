@@ -49,9 +49,14 @@ public struct ScrollContext: Sendable, Hashable {
     /// Creates a scroll context.
     ///
     /// - Parameters:
+    ///   - viewport: The visible span along the scroll axis, in points from the content's start.
+    ///   - contentLength: The length of all the content along the scroll axis.
+    ///   - velocity: Points per second, positive toward the end; 0 at rest.
+    ///   - phase: What moves the content (``MotionPhase/idle`` by default).
     ///   - heading: The direction of the latest motion; by default the sign of `velocity`, or `1`
     ///     at rest.
     ///   - expectedLatency: By default 300 ms, the controller's standard fallback.
+    ///   - history: The user's recent motions; ``ScrollHistory/none`` by default.
     public init(
         viewport: Range<Double>,
         contentLength: Double,

@@ -35,7 +35,9 @@ public struct FetchPreemption: Sendable, Hashable, CustomStringConvertible {
     /// time, in seconds). At least 0; finite only with a ``levelMargin`` of 1.
     public var orderMargin: Double
 
-    /// Creates a rule; check it with ``validate()`` (``FetcherConfiguration/validate()`` does).
+    /// Creates a rule; check it with ``validate()``. A ``FetcherConfiguration`` checks its rule when
+    /// its throwing initialiser runs, and an ``AsyncFetcher`` when it is created, so a rule set on a
+    /// configuration's ``FetcherConfiguration/preemption`` is checked before it is used.
     public init(isEnabled: Bool, levelMargin: Int = 1, orderMargin: Double = .infinity) {
         self.isEnabled = isEnabled
         self.levelMargin = levelMargin
