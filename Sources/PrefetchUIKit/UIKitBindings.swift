@@ -103,7 +103,10 @@ final class CollectionViewSurface: ScrollSurface {
     }
     func animateScroll(to offset: Double, along axis: ScrollAxis) { view?.animateScroll(to: offset, along: axis) }
     func stopDataPrefetching() { view?.prefetchDataSource = nil }
-    func observeScrolling(_ events: SurfaceEvents) -> @MainActor () -> Void { view?.observeScrolling(events) ?? {} }
+    func observeScrolling(_ events: SurfaceEvents) -> @MainActor () -> Void {
+        guard let view else { return {} }
+        return view.observeScrolling(events)
+    }
     func announcePageScrolled(_ status: String) { view?.announcePageScrolled(status) }
 }
 
@@ -119,7 +122,10 @@ final class TableViewSurface: ScrollSurface {
     func cellExtent(at indexPath: IndexPath, along axis: ScrollAxis) -> Range<Double>? { view.flatMap { axisExtent($0.rectForRow(at: indexPath), axis) } }
     func animateScroll(to offset: Double, along axis: ScrollAxis) { view?.animateScroll(to: offset, along: axis) }
     func stopDataPrefetching() { view?.prefetchDataSource = nil }
-    func observeScrolling(_ events: SurfaceEvents) -> @MainActor () -> Void { view?.observeScrolling(events) ?? {} }
+    func observeScrolling(_ events: SurfaceEvents) -> @MainActor () -> Void {
+        guard let view else { return {} }
+        return view.observeScrolling(events)
+    }
     func announcePageScrolled(_ status: String) { view?.announcePageScrolled(status) }
 }
 #endif

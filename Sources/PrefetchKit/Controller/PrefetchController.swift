@@ -116,8 +116,9 @@ public final class PrefetchController<Item: Hashable> {
         set { planner.conditions = newValue }
     }
 
-    /// Creates a controller.
-    public init(policy: any PrefetchPolicy = PrefetchPolicies.uikitLike, target: (any PrefetchTarget<Item>)? = nil,
+    /// Creates a controller; its policy is adaptive by default, as everywhere in the package
+    /// (`ScrollAdapter`, `ScrollViewPrefetcher`, `ListPrefetcher`, the demo).
+    public init(policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard, target: (any PrefetchTarget<Item>)? = nil,
                 configuration: Configuration = .standard) {
         planner = PrefetchPlanner(policy: policy, configuration: configuration)
         self.target = target

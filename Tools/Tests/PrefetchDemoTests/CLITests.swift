@@ -48,7 +48,7 @@ struct CLITests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
         #expect(Set(object.keys) == Self.keys)
         for key in Self.keys.subtracting(["scenario", "policy"]) { #expect(object[key] is NSNumber, "\(key) is not a number") }
-        #expect(object["scenario"] as? String == "fling" && object["policy"] as? String == "uikitLike")
+        #expect(object["scenario"] as? String == "fling" && object["policy"] as? String == "adaptive")
         #expect(!output.stdout.contains("\u{1B}"), "no escape codes in plain mode")
     }
 

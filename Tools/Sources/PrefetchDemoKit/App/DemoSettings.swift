@@ -19,7 +19,7 @@ public struct DemoSettings: Sendable {
     /// Whether the view prefetches (`isPrefetchingEnabled`).
     package var prefetching = true
     /// The prefetch policy, one of `PrefetchPolicies.all`.
-    package var policy: any PrefetchPolicy = PrefetchPolicies.uikitLike
+    package var policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard
     /// The simulated network's latency.
     package var latency = try! LatencyModel(.fixed(.milliseconds(300)))
     /// Seeds the identifiers and the latency draws.
@@ -37,7 +37,7 @@ public struct DemoSettings: Sendable {
     /// The decoded size of each value, its memory cost: 1 MiB, a 512 × 512 RGBA bitmap.
     package var valueBytes = 1 << 20
 
-    /// Creates the defaults: grid, uikitLike, prefetching on, 300 ms fixed latency, seed 1, interactive.
+    /// Creates the defaults: grid, adaptive (the glue's default), prefetching on, 300 ms fixed latency, seed 1, interactive.
     package init() {}
 
     /// The network's conditions the view prefetches under: Low Data Mode with `--low-data`.

@@ -79,7 +79,7 @@ public struct DemoOptions: ParsableArguments, Sendable {
                     throw ValidationError("--policy: \(error.message)")
                 }
             })
-    public var policy: String = PrefetchPolicies.uikitLike.name
+    public var policy: String = PrefetchPolicies.Adaptive.standard.name
 
     // MARK: Budgets
 
