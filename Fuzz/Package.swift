@@ -38,5 +38,10 @@ let package = Package(
             dependencies: ["FuzzDriver", .product(name: "PrefetchKit", package: "PrefetchKit")],
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "FuzzFetcherEstimates",
+            dependencies: ["FuzzDriver", .product(name: "PrefetchKit", package: "PrefetchKit")],
+            swiftSettings: strict
+        ),
     ]
 )

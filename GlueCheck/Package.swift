@@ -32,7 +32,8 @@ let package = Package(
         .target(name: "DocExamplesUIKit", dependencies: ["PrefetchKit", "PrefetchUIKit", "UIKit"], swiftSettings: strict),
         .target(name: "DocExamplesSwiftUI", dependencies: ["PrefetchKit", "PrefetchSwiftUI", "SwiftUI"], swiftSettings: strict),
         // The real bindings driven through the stand-ins' observers.
-        .testTarget(name: "GlueCheckTests", dependencies: ["PrefetchKit", "PrefetchUIKit", "UIKit", "Network"],
+        // ...and the README's UIKit view controller, shown in a stand-in window.
+        .testTarget(name: "GlueCheckTests", dependencies: ["PrefetchKit", "PrefetchUIKit", "UIKit", "Network", "ReadmeUIKitExample"],
                     swiftSettings: strict),
     ]
 )

@@ -13,3 +13,4 @@ int FuzzTraceFile_main(int argc, char **argv) { return run(argc, argv); }
 int FuzzServerRequest_main(int argc, char **argv) { return run(argc, argv); }
 int FuzzFeedPage_main(int argc, char **argv) { return run(argc, argv); }
 int FuzzScrollAdapter_main(int argc, char **argv) { return run(argc, argv); }
+int FuzzFetcherEstimates_main(int argc, char **argv) { return run(argc, argv); }

@@ -3,7 +3,9 @@
 // interface) with its isolation and sendability: UIKit's classes are `@MainActor`, the
 // diffable snapshot is Sendable, key-value observing hands its change handler a `@Sendable`
 // closure. The bodies do the least that lets the declarations stand; a few (key-value observing,
-// the scroll view's flags) behave, so that `GlueCheckTests` can drive the real bindings.
+// the scroll view's flags, the view tree with autoresizing, a view controller's view loading, a
+// window's root view controller, the diffable data source's cells) behave, so that
+// `GlueCheckTests` can drive the real bindings and the README's view controller.
 //
 // Not here, because Linux has no Objective-C: `@objc`, selectors and optional protocol
 // requirements. The bindings keep those lines under `#if canImport(ObjectiveC)`; only the
@@ -74,8 +76,29 @@ public struct UIEdgeInsets: Sendable, Equatable {
 /// `UIResponder`.
 @MainActor open class UIResponder: NSObject {}
 
-/// `UIView`.
+/// `UIView`: its designated initialisers are `init(frame:)` and `init?(coder:)`; `init()`, which
+/// Objective-C gives every class, is `init(frame: .zero)`. The stand-in keeps the view tree
+/// (`addSubview(_:)`, `subviews`, `superview`, `window` from the tree) and resizes subviews by
+/// their `autoresizingMask` when a view's size changes, so a test can check a layout.
 @MainActor open class UIView: UIResponder, _KeyValueCodingAndObserving {
+    /// `UIView.AutoresizingMask`.
+    public struct AutoresizingMask: OptionSet, Sendable {
+        public let rawValue: UInt
+        public init(rawValue: UInt) { self.rawValue = rawValue }
+        public static let flexibleLeftMargin = AutoresizingMask(rawValue: 1 << 0)
+        public static let flexibleWidth = AutoresizingMask(rawValue: 1 << 1)
+        public static let flexibleRightMargin = AutoresizingMask(rawValue: 1 << 2)
+        public static let flexibleTopMargin = AutoresizingMask(rawValue: 1 << 3)
+        public static let flexibleHeight = AutoresizingMask(rawValue: 1 << 4)
+        public static let flexibleBottomMargin = AutoresizingMask(rawValue: 1 << 5)
+    }
+
+    /// `UIView.ContentMode`.
+    public enum ContentMode: Int, Sendable {
+        case scaleToFill, scaleAspectFit, scaleAspectFill, redraw, center, top, bottom, left, right
+        case topLeft, topRight, bottomLeft, bottomRight
+    }
+
     fileprivate var observers: [ObjectIdentifier: (String, () -> Void)] = [:]
     /// Calls the observers of `keyPath` (what Objective-C's key-value observing does on a change).
     public func didChangeValue(for keyPath: AnyKeyPath) {
@@ -83,15 +106,91 @@ public struct UIEdgeInsets: Sendable, Equatable {
         for (observed, handler) in observers.values where observed == name { handler() }
     }
 
-    open var bounds: CGRect = .zero { didSet { didChangeValue(for: \UIView.bounds) } }
-    open var window: UIWindow?
-    public required override init() { super.init() }
-    public init(frame: CGRect) { super.init(); bounds = CGRect(origin: .zero, size: frame.size) }
-    open func addSubview(_ view: UIView) {}
+    /// A change of size resizes the subviews by their `autoresizingMask`.
+    open var bounds: CGRect = .zero {
+        didSet {
+            didChangeValue(for: \UIView.bounds)
+            if bounds.size != oldValue.size { resizeSubviews(from: oldValue.size) }
+        }
+    }
+    /// The frame in the superview: its size is the bounds' (the stand-in has no transform).
+    open var frame: CGRect {
+        get { CGRect(origin: frameOrigin, size: bounds.size) }
+        set {
+            frameOrigin = newValue.origin
+            bounds.size = newValue.size
+        }
+    }
+    private var frameOrigin: CGPoint = .zero
+    open var autoresizingMask: AutoresizingMask = []
+    open var contentMode: ContentMode = .scaleToFill
+    open var clipsToBounds = false
+    open private(set) weak var superview: UIView?
+    open private(set) var subviews: [UIView] = []
+    /// The window the view is in: read from the view tree (a test may also set it on a lone view).
+    open var window: UIWindow? {
+        get { placedWindow ?? superview.flatMap { $0 as? UIWindow ?? $0.window } }
+        set { placedWindow = newValue }
+    }
+    private var placedWindow: UIWindow?
+
+    public init(frame: CGRect) {
+        super.init()
+        self.frame = frame
+    }
+    public required init?(coder: NSCoder) { super.init() }
+    public required convenience override init() { self.init(frame: .zero) }
+
+    open func addSubview(_ view: UIView) {
+        view.removeFromSuperview()
+        subviews.append(view)
+        view.superview = self
+    }
+
+    open func removeFromSuperview() {
+        superview?.subviews.removeAll { $0 === self }
+        superview = nil
+    }
+
+    /// Autoresizing: each flexible margin and length along an axis takes a share of the change in
+    /// proportion to its length (equal shares when they are all empty), as UIKit does.
+    private func resizeSubviews(from old: CGSize) {
+        for view in subviews where !view.autoresizingMask.isEmpty {
+            let mask = view.autoresizingMask, frame = view.frame
+            let x = Self.share(bounds.width - old.width, leading: (frame.minX, mask.contains(.flexibleLeftMargin)),
+                               length: (frame.width, mask.contains(.flexibleWidth)),
+                               trailing: (old.width - frame.maxX, mask.contains(.flexibleRightMargin)))
+            let y = Self.share(bounds.height - old.height, leading: (frame.minY, mask.contains(.flexibleTopMargin)),
+                               length: (frame.height, mask.contains(.flexibleHeight)),
+                               trailing: (old.height - frame.maxY, mask.contains(.flexibleBottomMargin)))
+            view.frame = CGRect(x: x.leading, y: y.leading, width: max(x.length, 0), height: max(y.length, 0))
+        }
+    }
+
+    private static func share(_ change: CGFloat, leading: (CGFloat, Bool), length: (CGFloat, Bool),
+                              trailing: (CGFloat, Bool)) -> (leading: CGFloat, length: CGFloat) {
+        let parts = [leading, length, trailing].filter(\.1).map { max($0.0, 0) }
+        guard !parts.isEmpty else { return (leading.0, length.0) }
+        let total = parts.reduce(0, +)
+        func grown(_ part: (CGFloat, Bool)) -> CGFloat {
+            guard part.1 else { return part.0 }
+            return part.0 + (total > 0 ? change * max(part.0, 0) / total : change / CGFloat(parts.count))
+        }
+        return (grown(leading), grown(length))
+    }
 }
 
-/// `UIWindow`.
-@MainActor open class UIWindow: UIView {}
+/// `UIWindow`: a root view controller's view fills it.
+@MainActor open class UIWindow: UIView {
+    open var rootViewController: UIViewController? {
+        didSet {
+            if let oldValue, oldValue.isViewLoaded { oldValue.view.removeFromSuperview() }
+            guard let view = rootViewController?.view else { return }   // loads the view (viewDidLoad)
+            addSubview(view)
+            view.frame = bounds
+        }
+    }
+}
 
 /// `UIImage` (NS_SWIFT_SENDABLE).
 open class UIImage: NSObject, @unchecked Sendable {}
@@ -146,7 +245,25 @@ open class UIImage: NSObject, @unchecked Sendable {}
 @MainActor open class UICollectionReusableView: UIView {
     open func prepareForReuse() {}
 }
-@MainActor open class UICollectionViewCell: UICollectionReusableView {}
+@MainActor open class UICollectionViewCell: UICollectionReusableView {
+    /// The view a cell's content goes in: it fills the cell, whatever the cell's size.
+    open var contentView: UIView { content }
+    private let content: UIView
+
+    public override init(frame: CGRect) {
+        content = UIView(frame: CGRect(origin: .zero, size: frame.size))
+        super.init(frame: frame)
+        content.autoresizingMask = [.flexibleWidth, .flexibleHeight]
+        addSubview(content)
+    }
+
+    public required init?(coder: NSCoder) {
+        content = UIView()
+        super.init(coder: coder)
+        content.autoresizingMask = [.flexibleWidth, .flexibleHeight]
+        addSubview(content)
+    }
+}
 
 /// `UICollectionView.ElementCategory`.
 public enum UICollectionElementCategory: UInt, Sendable { case cell, supplementaryView, decorationView }
@@ -181,7 +298,10 @@ public enum UICollectionElementCategory: UInt, Sendable { case cell, supplementa
 /// (its `cancelPrefetchingForItemsAt` is an optional requirement, which needs Objective-C).
 @MainActor public protocol UIScrollViewDelegate: NSObjectProtocol {}
 @MainActor public protocol UICollectionViewDelegate: UIScrollViewDelegate {}
-@MainActor public protocol UICollectionViewDataSource: NSObjectProtocol {}
+@MainActor public protocol UICollectionViewDataSource: NSObjectProtocol {
+    func collectionView(_ collectionView: UICollectionView, numberOfItemsInSection section: Int) -> Int
+    func collectionView(_ collectionView: UICollectionView, cellForItemAt indexPath: IndexPath) -> UICollectionViewCell
+}
 @MainActor public protocol UICollectionViewDataSourcePrefetching: NSObjectProtocol {
     func collectionView(_ collectionView: UICollectionView, prefetchItemsAt indexPaths: [IndexPath])
 }
@@ -197,15 +317,19 @@ public enum UICollectionElementCategory: UInt, Sendable { case cell, supplementa
 
     open var collectionViewLayout: UICollectionViewLayout
     open weak var delegate: (any UICollectionViewDelegate)?
+    open weak var dataSource: (any UICollectionViewDataSource)?
     open weak var prefetchDataSource: (any UICollectionViewDataSourcePrefetching)?
 
     public init(frame: CGRect, collectionViewLayout layout: UICollectionViewLayout) {
         collectionViewLayout = layout
         super.init(frame: frame)
     }
-    public required init() {
+    public required init?(coder: NSCoder) {
         collectionViewLayout = UICollectionViewLayout()
-        super.init()
+        super.init(coder: coder)
+    }
+    public required convenience init() {
+        self.init(frame: .zero, collectionViewLayout: UICollectionViewLayout())
     }
 
     open func layoutAttributesForItem(at indexPath: IndexPath) -> UICollectionViewLayoutAttributes? {
@@ -215,6 +339,8 @@ public enum UICollectionElementCategory: UInt, Sendable { case cell, supplementa
     public func dequeueConfiguredReusableCell<Cell, Item>(using registration: CellRegistration<Cell, Item>, for indexPath: IndexPath,
                                                           item: Item?) -> Cell where Cell: UICollectionViewCell {
         let cell = Cell()
+        // Sized by the layout, as UIKit does before it hands the cell out.
+        cell.frame = layoutAttributesForItem(at: indexPath)?.frame ?? .zero
         if let item { registration.handler(cell, indexPath, item) }
         return cell
     }
@@ -235,9 +361,28 @@ public struct NSDiffableDataSourceSnapshot<SectionIdentifierType: Hashable & Sen
     NSObject, UICollectionViewDataSource {
     public typealias CellProvider = (_ collectionView: UICollectionView, _ indexPath: IndexPath, _ itemIdentifier: ItemIdentifierType) -> UICollectionViewCell?
     private weak var collectionView: UICollectionView?
+    private let cellProvider: CellProvider
     private var items: [ItemIdentifierType] = []
 
-    public init(collectionView: UICollectionView, cellProvider: @escaping CellProvider) { self.collectionView = collectionView }
+    /// Becomes the collection view's data source, as UIKit's does.
+    public init(collectionView: UICollectionView, cellProvider: @escaping CellProvider) {
+        self.collectionView = collectionView
+        self.cellProvider = cellProvider
+        super.init()
+        collectionView.dataSource = self
+    }
+
+    open func collectionView(_ collectionView: UICollectionView, numberOfItemsInSection section: Int) -> Int {
+        section == 0 ? items.count : 0
+    }
+
+    /// The cell provider's cell for the item at `indexPath` (UIKit raises an exception for none).
+    open func collectionView(_ collectionView: UICollectionView, cellForItemAt indexPath: IndexPath) -> UICollectionViewCell {
+        guard let item = itemIdentifier(for: indexPath), let cell = cellProvider(collectionView, indexPath, item) else {
+            fatalError("UICollectionViewDiffableDataSource: no cell for \(indexPath)")
+        }
+        return cell
+    }
 
     nonisolated open func apply(_ snapshot: NSDiffableDataSourceSnapshot<SectionIdentifierType, ItemIdentifierType>,
                                 animatingDifferences: Bool = true, completion: (() -> Void)? = nil) {
@@ -298,11 +443,31 @@ public struct NSDiffableDataSourceSnapshot<SectionIdentifierType: Hashable & Sen
 
 // MARK: View controllers and accessibility
 
-/// `UIViewController`.
+/// `UIViewController`: its view is loaded (`loadView()`, then `viewDidLoad()`) the first time
+/// `view` is read, as UIKit does.
 @MainActor open class UIViewController: UIResponder {
-    open var view: UIView! = UIView()
+    private var loadedView: UIView?
+    open var view: UIView! {
+        get {
+            loadViewIfNeeded()
+            return loadedView
+        }
+        set { loadedView = newValue }
+    }
+    open var isViewLoaded: Bool { loadedView != nil }
     public init(nibName nibNameOrNil: String?, bundle nibBundleOrNil: Bundle?) { super.init() }
     public required init?(coder: NSCoder) { super.init() }
+    /// A plain view that follows its superview's size, to be sized by whoever shows the controller.
+    open func loadView() {
+        let view = UIView()
+        view.autoresizingMask = [.flexibleWidth, .flexibleHeight]
+        loadedView = view
+    }
+    open func loadViewIfNeeded() {
+        guard loadedView == nil else { return }
+        loadView()
+        viewDidLoad()
+    }
     open func viewDidLoad() {}
 }
 

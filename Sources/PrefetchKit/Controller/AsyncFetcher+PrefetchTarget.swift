@@ -27,7 +27,12 @@ extension AsyncFetcher {
     ///     and a loader that reports its bytes (``FetchLoadContext/recordTransferred(bytes:)``),
     ///     the controller plans each item with its own load time
     ///     (``PrefetchTarget/typicalLatency(of:)``): a large photo starts earlier, and is not
-    ///     started for a moment on screen it cannot fill.
+    ///     started for a moment on screen it cannot fill. Return `nil` for a size you do not
+    ///     know. Any size and any measured rate give a finite load time or none, never a trap:
+    ///     a negative size counts as unknown (the item is planned with the median latency), 0 as
+    ///     the round trip alone, and a load time past 10¹⁸ seconds (`Int.max` bytes on a slow
+    ///     link) as 10¹⁸ seconds: a load longer than any scroll, never planned as a quicker one
+    ///     than a smaller item's.
     public func prefetchTarget<Item: Hashable>(
         identifier: @escaping (Item) -> ID?, expectedBytes: ((Item) -> Int?)? = nil
     ) -> some PrefetchTarget<Item> {
@@ -205,7 +210,8 @@ package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendabl
     package var typicalLatency: Duration? { fetcher.typicalLatency }
 
     /// The fetcher's typical latency for a load of the item's size (`AsyncFetcher.typicalLatency(forBytes:)`),
-    /// when the app gave sizes and the fetcher has measured its transfer rate.
+    /// when the app gave sizes and the fetcher has measured its transfer rate: finite or `nil`
+    /// for any size the app gives (negative: `nil`; `Int.max`: at most 10¹⁸ s), never a trap.
     package func typicalLatency(of item: Item) -> Duration? {
         guard let expectedBytes, let bytes = expectedBytes(item) else { return nil }
         return fetcher.typicalLatency(forBytes: bytes)

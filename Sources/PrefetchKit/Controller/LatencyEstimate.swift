@@ -36,22 +36,25 @@ struct PlanningLatency {
 
     @usableFromInline
     init(fallback: Duration) {
-        (typical, expected) = (fallback, fallback)
+        let fallback = Self.capped(fallback)
+        (typical, expected) = (fallback.duration, fallback.duration)
         (typicalSeconds, expectedSeconds) = (fallback.seconds, fallback.seconds)
     }
 
     /// Takes one frame's estimate; returns whether a latency moved (the held ranks are stale).
     ///
-    /// Unmeasured or unusable (negative), `L` is `fallback` and `E` is the larger of `L` and `fallback`.
+    /// Unmeasured or unusable (negative), `L` is `fallback` and `E` is the larger of `L` and
+    /// `fallback`. A latency past ``longest`` (from a target, or the fallback) counts as ``longest``.
     @inlinable
     mutating func take(_ estimate: LatencyEstimate, fallback: Duration) -> Bool {
         var moved = false
-        let measured = Self.usable(estimate.typical) ?? (fallback, fallback.seconds)
+        let fallback = Self.capped(fallback)
+        let measured = Self.usable(estimate.typical) ?? fallback
         if abs(measured.seconds - typicalSeconds) > 0.25 * typicalSeconds {
             (typical, typicalSeconds) = measured
             moved = true
         }
-        let high = Self.usable(estimate.expected) ?? (typical >= fallback ? (typical, typicalSeconds) : (fallback, fallback.seconds))
+        let high = Self.usable(estimate.expected) ?? (typical >= fallback.duration ? (typical, typicalSeconds) : fallback)
         if abs(high.seconds - expectedSeconds) > 0.25 * expectedSeconds {
             (expected, expectedSeconds) = high
             moved = true
@@ -59,11 +62,22 @@ struct PlanningLatency {
         return moved
     }
 
-    /// `latency` and its seconds, or `nil` when it is unmeasured or negative.
+    /// The longest latency a planner works with: 10¹⁸ seconds (`ThroughputWindow.longestEstimate`,
+    /// the longest a fetcher's target answers for an item's size). Any `Duration` a target
+    /// reports converts to seconds: `Duration.components` traps past `Int64.max` seconds.
+    @usableFromInline static let longest = Duration.seconds(ThroughputWindow.longestEstimate)
+
+    /// `latency` (at most ``longest``) and its seconds, or `nil` when it is unmeasured or negative.
     @inlinable
     static func usable(_ latency: Duration?) -> (duration: Duration, seconds: Double)? {
-        guard let latency else { return nil }
-        let seconds = latency.seconds
-        return seconds.isFinite && seconds >= 0 ? (latency, seconds) : nil
+        guard let latency, latency >= .zero else { return nil }
+        return capped(latency)
+    }
+
+    /// `latency`, at most ``longest``, and its seconds.
+    @inlinable
+    static func capped(_ latency: Duration) -> (duration: Duration, seconds: Double) {
+        let latency = Swift.min(latency, longest)
+        return (latency, latency.seconds)
     }
 }

@@ -288,9 +288,18 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     /// How long a load of `bytes` typically takes: the measured round trip plus the bytes at the
     /// measured transfer rate (``FetchStatistics/transferBytesPerSecond``); `nil` until both are
     /// measured (and until ``typicalLatency`` is).
+    ///
+    /// Any `bytes` and any fitted rate give a finite estimate or `nil`, never a trap: a negative
+    /// size is unknown (`nil`), 0 bytes take the round trip, and an estimate beyond
+    /// `ThroughputWindow.longestEstimate` (10¹⁸ s: `Int.max` bytes on a slow link) is that
+    /// (a larger size never gets a shorter estimate). It runs under the fetcher's lock, on every
+    /// frame of a `PrefetchController`, with sizes from the app's `expectedBytes`.
     package func typicalLatency(forBytes bytes: Int) -> Duration? {
         state.withLock { machine -> Duration? in
-            guard machine.latency.typical != nil, let seconds = machine.throughput.seconds(forBytes: bytes) else { return nil }
+            guard machine.latency.typical != nil, let seconds = machine.throughput.seconds(forBytes: bytes),
+                  seconds >= 0, seconds <= ThroughputWindow.longestEstimate
+            else { return nil }
+            // In range: `Duration.seconds(_:)` traps on a value past about 1.7 × 10²⁰ s.
             return .seconds(seconds)
         }
     }

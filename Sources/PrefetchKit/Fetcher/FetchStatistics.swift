@@ -34,10 +34,12 @@ public struct FetchStatistics: Sendable, Hashable {
     /// How fast one transfer moves its bytes, past its round trip (bytes per second): the
     /// median slope of recent loads' durations against their sizes, from the bytes their loader
     /// reported (``FetchLoadContext/recordTransferred(bytes:)``). `nil` until 8 loads of
-    /// different sizes reported; it falls as more transfers share the link.
+    /// different sizes reported; it falls as more transfers share the link. Positive and finite
+    /// whatever the loads reported (any byte count, loads of no time): else `nil`.
     public var transferBytesPerSecond: Double?
     /// How fast the link delivered while loads ran (bytes per second): the reported bytes of
-    /// recent loads over the time at least one of them was running. `nil` until a load reported.
+    /// recent loads over the time at least one of them was running. `nil` until a load reported,
+    /// and while the loads kept took no time; finite otherwise.
     public var linkBytesPerSecond: Double?
     /// The memory held now, in the cost function's unit: the memory cache's total cost plus, for
     /// each load running, a typical value's cost (the mean cost of the values seen so far; 0
@@ -82,10 +84,21 @@ public struct LatencySummary: Sendable, Hashable {
         guard !samples.isEmpty else { return }
         let sorted = samples.sorted()
         count = sorted.count
-        mean = sorted.reduce(.zero, +) / sorted.count
+        mean = Self.mean(sorted)
         median = LatencyWindow.nearestRank(sorted, 0.5)
         p90 = LatencyWindow.nearestRank(sorted, 0.9)
         max = sorted.last
+    }
+
+    /// The mean of sorted `samples` (zero without any), for any durations: the exact sum over
+    /// the count while the sum surely fits (`Duration`'s arithmetic traps on overflow), else the
+    /// sum of each sample over the count.
+    static func mean(_ sorted: [Duration]) -> Duration {
+        guard let first = sorted.first, let last = sorted.last else { return .zero }
+        let count = sorted.count
+        let bound = Duration.seconds(Int64.max) / count
+        if first >= .zero - bound, last <= bound { return sorted.reduce(.zero, +) / count }
+        return sorted.reduce(.zero) { $0 + $1 / count }
     }
 }
 

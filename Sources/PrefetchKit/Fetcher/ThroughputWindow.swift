@@ -14,6 +14,10 @@
 ///   differ by more than a tenth.
 /// - **Link rate.** The bytes of the loads kept, over the time at least one of them was running
 ///   (the union of their intervals): what the link delivered while it was in use.
+///
+/// Every estimate is finite or `nil`, whatever was recorded (a byte count up to `Int.max`, a load
+/// of no time, times of any size): ``seconds(forBytes:)`` is at most ``longestEstimate``, so its
+/// caller's `Duration` never overflows, whatever size it is asked about.
 @usableFromInline
 struct ThroughputWindow: Sendable, Equatable {
     /// One finished load: its bytes, and when it started and ended on the fetcher's clock, in seconds.
@@ -39,6 +43,13 @@ struct ThroughputWindow: Sendable, Equatable {
     /// The fewest loads the transfer rate is estimated from: 8.
     @usableFromInline static let minimumSamples = 8
 
+    /// The longest load time ``seconds(forBytes:)`` answers, in seconds: 10¹⁸ (some 32 billion
+    /// years). A longer estimate (`Int.max` bytes at a slow fitted rate) is this one, so that it
+    /// still converts to a `Duration` and back (`Duration.seconds(_:)` traps past about 1.7 × 10²⁰
+    /// seconds, and its `components` past `Int64.max` seconds), and a larger size never gets a
+    /// shorter estimate.
+    @usableFromInline static let longestEstimate: Double = 1e18
+
     /// Creates an empty window of at most `capacity` loads (at least 1).
     @usableFromInline
     init(capacity: Int = 64) {
@@ -49,11 +60,11 @@ struct ThroughputWindow: Sendable, Equatable {
     @usableFromInline var count: Int { ring.count }
 
     /// Records a load that moved `bytes` from `start` to `end` (seconds on one clock). Ignored
-    /// unless `bytes` is positive and the times are finite and in order.
+    /// unless `bytes` is positive and the times and the time between them are finite, and in order.
     /// - Complexity: O(n² log n) in the samples kept (64 by default): once per finished load.
     @usableFromInline
     mutating func record(bytes: Int, start: Double, end: Double) {
-        guard bytes > 0, start.isFinite, end.isFinite, end >= start else { return }
+        guard bytes > 0, start.isFinite, end.isFinite, end >= start, (end - start).isFinite else { return }
         let sample = Sample(bytes: Double(bytes), start: start, end: end)
         if ring.count < capacity {
             ring.append(sample)
@@ -69,16 +80,22 @@ struct ThroughputWindow: Sendable, Equatable {
         linkBytesPerSecond = Self.linkRate(ring)
         secondsPerByte = Self.slope(ring)
         roundTrip = secondsPerByte.flatMap { slope in
-            Self.median(ring.map { ($0.end - $0.start) - slope * $0.bytes }.sorted()).map { Swift.max($0, 0) }
+            Self.median(ring.map { ($0.end - $0.start) - slope * $0.bytes }.sorted()).flatMap { $0.isFinite ? Swift.max($0, 0) : nil }
         }
+        if roundTrip == nil { secondsPerByte = nil }
     }
 
-    /// How long a load of `bytes` takes: ``roundTrip`` plus the bytes at ``secondsPerByte``; `nil`
-    /// until the transfer rate is estimated.
+    /// How long a load of `bytes` takes: ``roundTrip`` plus the bytes at ``secondsPerByte``, at
+    /// most ``longestEstimate``; `nil` until the transfer rate is estimated, and for a negative
+    /// size (unknown). Zero bytes take the round trip. Never larger for fewer bytes.
     @usableFromInline
     func seconds(forBytes bytes: Int) -> Double? {
         guard let secondsPerByte, let roundTrip, bytes >= 0 else { return nil }
-        return roundTrip + Double(bytes) * secondsPerByte
+        // Finite factors, but their product may be far beyond any `Duration` (Int.max bytes at
+        // 20 s a byte is some 1.8 × 10²⁰ s): capped, not converted as it is.
+        let seconds = roundTrip + Double(bytes) * secondsPerByte
+        guard !seconds.isNaN else { return nil }
+        return Swift.min(Swift.max(seconds, 0), Self.longestEstimate)
     }
 
     /// The Theil–Sen slope of duration against bytes, over pairs whose sizes differ by more than
@@ -98,12 +115,13 @@ struct ThroughputWindow: Sendable, Equatable {
         }
         guard slopes.count >= samples.count else { return nil }
         slopes.sort()
-        guard let slope = median(slopes), slope > 0, slope.isFinite else { return nil }
+        // Positive, finite, and with a finite reciprocal (the rate `FetchStatistics` reports).
+        guard let slope = median(slopes), slope > 0, slope.isFinite, (1 / slope).isFinite else { return nil }
         return slope
     }
 
     /// The bytes of `samples` over the length of the union of their intervals; `nil` when that
-    /// length is zero.
+    /// length is zero or the rate is not finite.
     static func linkRate(_ samples: [Sample]) -> Double? {
         let intervals = samples.map { ($0.start, $0.end) }.sorted { $0.0 < $1.0 }
         var busy = 0.0
@@ -118,13 +136,15 @@ struct ThroughputWindow: Sendable, Equatable {
         }
         if let open = current { busy += open.end - open.start }
         guard busy > 0 else { return nil }
-        return samples.reduce(0) { $0 + $1.bytes } / busy
+        let rate = samples.reduce(0) { $0 + $1.bytes } / busy
+        return rate.isFinite ? rate : nil
     }
 
     /// The median of sorted `values` (the mean of the middle two for an even count).
     static func median(_ sorted: [Double]) -> Double? {
         guard !sorted.isEmpty else { return nil }
         let middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+        // Halved before adding: the mean of two finite values is finite.
+        return sorted.count % 2 == 1 ? sorted[middle] : sorted[middle - 1] / 2 + sorted[middle] / 2
     }
 }
