@@ -21,8 +21,11 @@ import PrefetchKit
 /// scroll step to both the offset and the bounds observer: the prefetcher sends each reading of
 /// the scroll view once. A content-size change re-reads an unchanged offset: the tracker keeps
 /// the drag's velocity across it. A move while UIKit reports neither dragging nor
-/// decelerating is an animation (`setContentOffset(_:animated:)`, `scrollToItem`), unless it is
-/// faster than 50,000 points per second (a jump without animation).
+/// decelerating is a programmatic scroll: tell the prefetcher where it goes with
+/// ``willScroll(to:animated:)`` before `scrollToItem` or `setContentOffset(_:animated:)`, and
+/// forward `scrollViewDidEndScrollingAnimation` to ``didEndScrollingAnimation()``. Untold, its first
+/// frame is planned as a jump and the frames that follow a display frame apart (an animation)
+/// keep that plan, cells on screen asking at visible priority, until the motion stops.
 ///
 /// On a memory warning it calls its controller's ``/PrefetchKit/PrefetchController/handleMemoryPressure()``:
 /// the prefetches off screen are withdrawn and the fetcher keeps only what is on screen (and
@@ -35,10 +38,6 @@ import PrefetchKit
 /// asked for are withdrawn when its controller's target goes away.
 @MainActor
 public final class ScrollViewPrefetcher<Item: Hashable> {
-    /// The speed above which a move that UIKit reports as neither dragging nor decelerating is a
-    /// jump rather than an animation, in points per second.
-    package static var jumpSpeed: Double { 50_000 }
-
     /// The portable adapter that makes every decision.
     public let adapter: ScrollAdapter<Item>
     /// Names the view's index paths as items.
@@ -169,9 +168,53 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     /// (`cellForRowAt`) and pass it to `fetchAsync(_:priority:completion:)`. A stale index path
     /// is reported and answered with ``/PrefetchKit/FetchPriority/visible``.
     public func priority(at indexPath: IndexPath) -> FetchPriority {
-        let answer = adapter.priority(at: indexPath, lookup: lookup, extent: surface?.cellExtent(at: indexPath, along: axis))
+        endQuietAnimation()
+        let extent = surface?.cellExtent(at: indexPath, along: axis)
+        // During an animation nobody announced the plan is its first frame's: a cell on screen now
+        // is what the user sees, whatever that plan forecast.
+        if adapter.holdsPlanForAnimation, let extent, let reading = surface?.reading(along: axis),
+           extent.overlaps(reading.offset..<(reading.offset + reading.viewportLength)) {
+            return .visible
+        }
+        let answer = adapter.priority(at: indexPath, lookup: lookup, extent: extent)
         if let problem = answer.problem { onProblem(problem) }
         return answer.priority
+    }
+
+    /// Tells the prefetcher where a programmatic scroll goes, before you start it: call it before
+    /// `setContentOffset(_:animated:)` or `scrollRectToVisible(_:animated:)`. Animated, the
+    /// controller plans the destination at once and skips what the animation only flies past;
+    /// without animation, the next move is a jump.
+    ///
+    /// - Parameter offset: The destination's content offset along the axis (clamped to the content).
+    public func willScroll(to offset: Double, animated: Bool) {
+        guard let frame = frame(), offset.isFinite else { return }
+        let range = frame.range
+        let target = min(max(offset, range.lowerBound), range.upperBound)
+        if animated {
+            adapter.willAnimate(to: target, at: frame.time)
+            tick(motion: .animating, force: true)
+        } else {
+            adapter.animationEnded()
+        }
+    }
+
+    /// Tells the prefetcher that a programmatic scroll goes to the item at `indexPath` (its leading
+    /// edge at the viewport's, as `scrollToItem(at:at: .top, animated:)` puts it): call it before
+    /// `scrollToItem` or `scrollToRow`. An index path with no cell is reported and ignored.
+    public func willScroll(to indexPath: IndexPath, animated: Bool) {
+        guard let extent = surface?.cellExtent(at: indexPath, along: axis), let reading = surface?.reading(along: axis) else {
+            return onProblem(PrefetchError(.invalidArgument, "ScrollViewPrefetcher.willScroll(to:): index path \(indexPath) has no cell, or the scroll view is gone"))
+        }
+        willScroll(to: extent.lowerBound - reading.leadingInset, animated: animated)
+    }
+
+    /// An animated scroll ended: forward `scrollViewDidEndScrollingAnimation(_:)` (and
+    /// `scrollViewDidScrollToTop(_:)`, the status-bar tap) here. The controller plans the view at
+    /// rest where it is.
+    public func didEndScrollingAnimation() {
+        adapter.animationEnded()
+        tick(motion: .idle, force: true)
     }
 
     /// Scrolls one page (VoiceOver's three-finger swipe, Page Up / Page Down) with animation,
@@ -217,7 +260,18 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     /// to a data store moves on only when it plans, and a resting scroll view reports no change.
     /// Call it once a display frame while the view rests with a budget or a store (from a
     /// `CADisplayLink`, or your frame loop); without either it changes nothing an app sees.
-    public func refresh() { tick(force: true) }
+    public func refresh() {
+        endQuietAnimation()
+        tick(force: true)
+    }
+
+    /// An animation nobody announced that has had no frame for a while has stopped: plan the
+    /// view at rest where it is (UIKit sends no callback after an animation's last frame).
+    private func endQuietAnimation() {
+        guard adapter.unannouncedAnimationEnded(at: now()) else { return }
+        adapter.animationEnded()
+        tick(motion: .idle, force: true)
+    }
 
     /// Stops watching the scroll view and withdraws every request.
     public func detach() {
@@ -238,8 +292,8 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     private func frame(of reading: SurfaceReading, motion override: ScrollTracker.Motion?) -> ScrollTracker.Frame {
         let time = now()
         var motion = override ?? ScrollTracker.Motion(isDragging: reading.isDragging, isDecelerating: reading.isDecelerating)
-        if motion == .idle, let sent, reading.offset != sent.offset,
-           abs(reading.offset - sent.offset) <= Self.jumpSpeed * max(time - sent.time, 0) {
+        // A move with neither flag is programmatic: the tracker tells a jump from an animation.
+        if override == nil, motion == .idle, let sent, reading.offset != sent.offset {
             motion = .animating
         }
         return ScrollTracker.Frame(time: time, offset: reading.offset, viewportLength: reading.viewportLength,

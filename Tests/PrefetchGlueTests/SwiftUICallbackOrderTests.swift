@@ -103,13 +103,22 @@ struct SwiftUICallbackOrderTests {
         rig.fetcher.shutdown()
     }
 
-    @Test func aProgrammaticScrollGoesOnAsItMoves() throws {
+    @Test func aProgrammaticScrollIsPlannedWhereItIsThenHeldUntilItStops() throws {
+        // ScrollViewReader.scrollTo with animation: `.animating`, the destination untold
         let rig = try Rig()
         rig.geometry(0)
         rig.prefetcher.phaseChanged(to: .animating)
         rig.geometry(100)
-        #expect(rig.state?.phase == .dragging)
-        #expect(within5Percent(rig.state?.velocity, 6_000))
+        // Its first frame: where it is, at rest (not a drag that outlives the animation)
+        #expect(rig.state?.phase == .idle)
+        #expect(rig.state?.velocity == 0)
+        let held = rig.state
+        rig.geometry(2_000)
+        #expect(rig.state == held, "a frame a display frame later flies past: the plan is held")
+        rig.time += 0.01
+        rig.prefetcher.phaseChanged(to: .idle)
+        #expect(rig.state?.phase == .idle)
+        #expect(rig.state?.viewport.lowerBound == 2_000)
         rig.fetcher.shutdown()
     }
 

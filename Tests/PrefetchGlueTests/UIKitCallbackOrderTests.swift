@@ -121,23 +121,99 @@ struct UIKitCallbackOrderTests {
         #expect(rig.state?.velocity == 0)
     }
 
-    @Test func anAnimatedSetContentOffsetIsFollowedAndAJumpIsNot() {
+    @Test func anUnannouncedAnimationHoldsItsFirstFramesPlanAndAJumpIsPlannedWhereItLands() {
         let rig = UIKitRig()
         rig.step(to: 0)
-        // setContentOffset(_:animated: true): 1,500 pt over 0.3 s, neither dragging nor decelerating
-        for step in 1...18 {
+        // setContentOffset(_:animated: true), untold: 1,500 pt over 0.3 s, neither dragging nor decelerating
+        rig.step(to: 1_500 * (1 - pow(1 - 1.0 / 18, 2)))
+        // Its first frame is planned as a jump to where it is (one screen, at rest)
+        #expect(rig.state?.phase == .idle)
+        let firstPlan = rig.state
+        let updates = rig.target.updates.count
+        for step in 2...18 {
             rig.step(to: 1_500 * (1 - pow(1 - Double(step) / 18, 2)))
-            #expect(rig.state?.phase == .dragging, "frame \(step): an animation goes on as it moves")
-            #expect((rig.state?.velocity ?? 0) > 0)
+            // The frames a display frame apart fly past: the plan is held, nothing is requested
+            #expect(rig.state == firstPlan, "frame \(step)")
         }
-        // The animation eases out: its last step is slow (UIKit sends nothing after it)
-        let peak: Double = 1_500 / 0.3 * 2   // the ease-out's speed at its start
-        #expect((rig.state?.velocity ?? .infinity) < 0.1 * peak)
-        // setContentOffset(_:animated: false) to 80,000: one step, a jump
+        #expect(rig.target.updates.count == updates, "no screen the animation flies past is requested")
+        // A cell on screen while the plan is held asks at visible priority
+        #expect(rig.prefetcher.priority(at: [0, 16]) == .visible)
+        // UIKit sends nothing after the last step: 0.1 s later the next question ends the animation
+        rig.clock.now += 0.15
+        _ = rig.prefetcher.priority(at: [0, 15])
+        #expect(rig.state?.phase == .idle)
+        #expect(rig.state?.viewport.lowerBound == 1_500)
+        // setContentOffset(_:animated: false) to 80,000, one second later: one step, a jump
+        rig.clock.now += 1
         rig.step(to: 80_000)
         #expect(rig.state?.phase == .idle)
         #expect(rig.state?.viewport.lowerBound == 80_000)
         #expect(rig.state?.velocity == 0)
+    }
+
+    @Test func anAnnouncedAnimatedScrollToAFarItemPlansTheDestinationFirstAndRestsAfterIt() {
+        // scrollToItem(at: row 900, at: .top, animated: true) from 1,000: 89,000 pt in 0.3 s
+        let rig = UIKitRig()
+        rig.step(to: 1_000)
+        rig.prefetcher.willScroll(to: [0, 900], animated: true)
+        guard case let .programmatic(target, _)? = rig.state?.phase else { Issue.record("\(String(describing: rig.state?.phase))"); return }
+        #expect(target == 90_000)
+        // The destination's rows are requested at visible priority from the first frame
+        let destination = Set((900..<906).map { IndexPath(indexes: [0, $0]) })
+        let first = rig.target.requested
+        #expect(destination.allSatisfy { first[$0]?.level == .visible }, "\(first.filter { destination.contains($0.key) })")
+        var flownPast = Set<IndexPath>()
+        for step in 1...18 {
+            let progress = 1 - pow(1 - Double(step) / 18, 3)
+            rig.step(to: 1_000 + 89_000 * progress)
+            // Only flown past: between the screen it left (rows 10-15) and the destination's window
+            for request in rig.target.lastUpdate.requests where (16..<890).contains(request.item[1]) { flownPast.insert(request.item) }
+        }
+        // What the animation only flies past: at most a screen's worth (6 rows of 100 pt in 600)
+        #expect(flownPast.count <= 6, "\(flownPast.sorted())")
+        // scrollViewDidEndScrollingAnimation: at rest where it landed
+        rig.prefetcher.didEndScrollingAnimation()
+        #expect(rig.state?.phase == .idle)
+        #expect(rig.state?.viewport.lowerBound == 90_000)
+    }
+
+    @Test func theStatusBarTapEndsAtRestAtTheTop() {
+        // scrollsToTop: an animation UIKit starts itself (no flag), then scrollViewDidScrollToTop
+        let rig = UIKitRig()
+        rig.step(to: 50_000)
+        for step in 1...18 { rig.step(to: 50_000 * pow(1 - Double(step) / 18, 3)) }
+        rig.prefetcher.didEndScrollingAnimation()
+        #expect(rig.state?.phase == .idle)
+        #expect(rig.state?.viewport.lowerBound == 0)
+        #expect(rig.state?.velocity == 0)
+    }
+
+    @Test func rubberBandingPastTheTopWithdrawsNothing() {
+        // A drag from rest at the top pulls the content down (negative offsets), then it bounces back
+        let rig = UIKitRig()
+        rig.step(to: 0)
+        let requested = Set(rig.target.requested.keys)
+        #expect(!requested.isEmpty)
+        for step in 1...10 { rig.step(to: -8 * Double(step), dragging: true) }
+        rig.prefetcher.dragEnded(fingerVelocity: .zero)
+        for step in 1...10 { rig.step(to: -80 + 8 * Double(step)) }
+        #expect(rig.target.updates.flatMap(\.withdrawals).isEmpty, "\(rig.target.updates.flatMap(\.withdrawals))")
+        #expect(requested.isSubset(of: Set(rig.target.requested.keys)))
+        #expect(rig.state?.viewport.lowerBound == 0)
+    }
+
+    @Test func aFlingThatOutlivesItsContentRestsInTheRangeTheContentHasNow() {
+        // A fling toward the end of 1,000 rows; mid-fling a rotation shrinks the content to 300 rows
+        let rig = UIKitRig()
+        rig.step(to: 20_000, dragging: true)
+        rig.step(to: 20_100, dragging: true)
+        rig.prefetcher.dragEnded(fingerVelocity: CGPoint(x: 0, y: -20_000))
+        rig.step(to: 20_400, decelerating: true)
+        rig.contentSizeChanged(rows: 300)
+        rig.surface.reading?.offset = 29_400
+        rig.step(to: 29_400, decelerating: true)
+        guard case let .decelerating(resting, _)? = rig.state?.phase else { Issue.record("\(String(describing: rig.state?.phase))"); return }
+        #expect(resting <= 30_000 - 600, "rests at \(resting), past the content's end")
     }
 
     @Test func aVoiceOverPageScrollPlansForItsDestinationAndAnnouncesWhereItLanded() {

@@ -92,13 +92,14 @@ struct PrefetchControllerTests {
         controller.update(frame(0, at: 0), geometry: rows)
         controller.update(frame(0, at: 0, .programmatic(targetOffset: 5_000, duration: 0.3)), geometry: rows)
 
-        // Then rows 50–52 come first: row 50 arrives when the offset passes 4,700,
+        // Then rows 50–52 come first, at visible priority: the destination is what the user asked to
+        // see (issue #35). Ordered by arrival: row 50 arrives when the offset passes 4,700,
         // 0.3·(1 − ∛(1 − 4700/5000)) = 0.183 s, and stays. Rows 53–55 are never on screen (the
         // animation stops at 5,000): speculative, nearest first. Rows 0–2 leave within 7 ms, before
         // a load started now could finish: background.
         let requests = target.lastUpdate.requests
         #expect(requests.map(\.item) == [50, 51, 52, 53, 54, 55, 0, 1, 2])
-        #expect(requests.prefix(3).map(\.priority.level) == [.prefetch, .prefetch, .prefetch])
+        #expect(requests.prefix(3).map(\.priority.level) == [.visible, .visible, .visible])
         #expect(abs(requests[0].priority.order - 0.1826) < 1e-3)
         #expect(requests.dropFirst(3).prefix(3).allSatisfy { $0.priority.level == .speculative })
         #expect(requests.suffix(3).allSatisfy { $0.priority.level == .background })

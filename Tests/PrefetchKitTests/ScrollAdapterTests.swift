@@ -161,13 +161,18 @@ struct ScrollTrackerTests {
         #expect(try tracker.frame(frame(1.35, 5_000, .idle)).phase == .idle)
     }
 
-    @Test func anAnimationWithoutAKnownDestinationGoesOnAsItMoves() throws {
-        // SwiftUI's scrollTo: "animating", destination unknown; 300 pt in 0.1 s
+    @Test func anAnimationWithoutAKnownDestinationIsAJumpThenHoldsUntilItStops() throws {
+        // SwiftUI's scrollTo: "animating", destination unknown; frames 16 ms apart
         var tracker = ScrollTracker()
         _ = try tracker.frame(frame(0, 0, .idle))
-        let state = try tracker.frame(frame(0.1, 300, .animating))
-        #expect(state.phase == .dragging)
-        #expect(abs(state.velocity - 3_000) < 1e-9)
+        let first = try tracker.frame(frame(0.1, 300, .animating))
+        #expect(first.phase == .idle && first.velocity == 0 && !tracker.holdsPlan)
+        _ = try tracker.frame(frame(0.116, 900, .animating))
+        #expect(tracker.holdsPlan)
+        #expect(!tracker.unannouncedAnimationEnded(at: 0.2))
+        #expect(tracker.unannouncedAnimationEnded(at: 0.25))
+        let rest = try tracker.frame(frame(0.3, 1_200, .idle))
+        #expect(rest.phase == .idle && !tracker.holdsPlan)
     }
 
     @Test func aFingerThatTouchesAgainCancelsTheFlingAndTheAnimation() throws {
@@ -417,9 +422,9 @@ struct ScrollAdapterTests {
         // When VoiceOver pages forward: the destination is one viewport on
         #expect(adapter.pageScroll(.forward, from: start) == 1_300)
         adapter.frame(frame(0.05, at: 1_100, count: 100), geometry: rows)
-        // Then the rows of the destination (13–15) are held as work that will stay on screen
-        #expect(target.requested[14]?.level == .prefetch)
-        #expect(target.requested[15]?.level == .prefetch)
+        // Then the rows of the destination (13–15) are what the user asked to see: visible
+        #expect(target.requested[14]?.level == .visible)
+        #expect(target.requested[15]?.level == .visible)
         #expect(target.requested[13].map { $0.level >= .prefetch } == true)
     }
 }

@@ -63,6 +63,8 @@ public final class ScrollAdapter<Item: Hashable> {
         if let problem = shutDownProblem() { return problem }
         do {
             let state = try tracker.frame(frame)
+            // An animation nobody announced keeps the plan of its first frame until it stops.
+            guard !tracker.holdsPlan else { return nil }
             lastState = state
             controller.update(state, geometry: geometry)
             return nil
@@ -102,6 +104,16 @@ public final class ScrollAdapter<Item: Hashable> {
         let duration = (time + duration).isFinite ? duration : ScrollTranslation.animatedScrollDuration
         tracker.animating(to: target, at: time, duration: duration)
     }
+
+    /// The toolkit said an animated scroll ended (UIKit's `scrollViewDidEndScrollingAnimation`,
+    /// SwiftUI's phase leaving `.animating`): the next frame rests where it is.
+    package func animationEnded() { tracker.animationEnded() }
+
+    /// Whether the last frames belong to an animation nobody announced, whose plan is held.
+    package var holdsPlanForAnimation: Bool { tracker.holdsPlan }
+
+    /// Whether an animation nobody announced has gone quiet at `time`: a frame at rest ends it.
+    package func unannouncedAnimationEnded(at time: Double) -> Bool { tracker.unannouncedAnimationEnded(at: time) }
 
     /// A page scroll (VoiceOver's three-finger swipe, Page Up / Page Down) from `frame`: its
     /// destination, which the adapter should scroll to with animation. The controller plans for

@@ -84,8 +84,20 @@ public struct ScrollTracker: Sendable {
     private var coastedOver: Double?
     /// Where the current fling rests, from the finger's lift (or projected at the first coasting frame).
     private var fling: MotionPhase?
-    /// The destination and end time of an animated scroll the adapter started.
-    private var animation: (target: Double, end: Double)?
+    /// The destination and end time of an animated scroll the adapter started, and whether a
+    /// frame of it was planned.
+    private var animation: (target: Double, end: Double, planned: Bool)?
+    /// The time of the last frame of an animation nobody announced (SwiftUI's `.animating`, a
+    /// UIKit move with neither flag), while it runs: its first frame is planned as a jump, the
+    /// next ones hold the plan (``holdsPlan``) until it stops.
+    private var unannounced: Double?
+    /// Whether the last frame belongs to an animation whose destination nobody told: the adapter
+    /// then keeps the plan it has rather than plan every screen the animation flies past.
+    package private(set) var holdsPlan = false
+
+    /// How long an animation nobody announced may go without a frame before it counts as ended, in
+    /// seconds: a display frame is 8-17 ms, so a gap of 0.1 s is a stop, not a slow frame.
+    package static let animationQuietTime = 0.1
 
     /// Creates a tracker that has seen no frame.
     package init() {}
@@ -113,8 +125,23 @@ public struct ScrollTracker: Sendable {
     /// frames are ``MotionPhase/programmatic(targetOffset:duration:)`` until `time + duration`.
     package mutating func animating(to target: Double, at time: Double,
                                    duration: Double = ScrollTranslation.animatedScrollDuration) {
-        animation = (target, time + max(0, duration))
+        animation = (target, time + max(0, duration), false)
         fling = nil
+        unannounced = nil
+    }
+
+    /// The toolkit said the animation ended (UIKit's `scrollViewDidEndScrollingAnimation`): the
+    /// next frame rests, wherever the animation was going.
+    package mutating func animationEnded() {
+        animation = nil
+        unannounced = nil
+    }
+
+    /// Whether an animation nobody announced has gone `animationQuietTime` without a frame at
+    /// `time`: it has ended, and a frame at rest should say so.
+    package func unannouncedAnimationEnded(at time: Double) -> Bool {
+        guard let unannounced else { return false }
+        return time - unannounced > Self.animationQuietTime
     }
 
     /// The state of one frame.
@@ -132,35 +159,59 @@ public struct ScrollTracker: Sendable {
     /// - Throws: ``PrefetchError`` (``PrefetchError/Code/invalidArgument``) naming the value when
     ///   a value is not finite, the viewport is not longer than 0, the content is shorter than 0,
     ///   or the time is earlier than the previous frame's; the tracker is unchanged then.
-    package mutating func frame(_ frame: Frame) throws -> ScrollState {
-        try check(frame)
+    package mutating func frame(_ reported: Frame) throws -> ScrollState {
+        try check(reported)
+        // Past either end (rubber-banding, a bounce) the content shows what it shows at the end:
+        // the plan, the velocity and the heading are the clamped offset's.
+        var frame = reported
+        let range = reported.range
+        frame.offset = min(max(reported.offset, range.lowerBound), range.upperBound)
         measureVelocity(frame)
         last = (frame.time, frame.offset)
+        holdsPlan = false
         let phase: MotionPhase
         switch frame.motion {
         case .tracking:
             fling = nil
             animation = nil
+            unannounced = nil
             phase = .dragging
         case .decelerating:
             animation = nil
+            unannounced = nil
             if fling == nil {
                 fling = try? ScrollTranslation.decelerationPhase(
                     offset: frame.offset, velocity: speedAtFrame(rate: frame.decelerationRate), targetOffset: nil,
-                    rate: frame.decelerationRate, range: frame.range)
+                    rate: frame.decelerationRate, range: range)
+            }
+            // The content may have shrunk since the lift (a rotation, an update): the fling rests in
+            // the range the content has now.
+            if case let .decelerating(resting, rate)? = fling {
+                let clamped = min(max(resting, range.lowerBound), range.upperBound)
+                if clamped != resting { fling = .decelerating(restingOffset: clamped, rate: rate) }
             }
             phase = fling ?? .idle
         case .idle, .animating:
             fling = nil
             if let animation, frame.time < animation.end, animation.target != frame.offset {
+                unannounced = nil
+                // Planned at its start, for its destination: the frames it flies past hold that plan.
+                holdsPlan = animation.planned
+                self.animation?.planned = true
                 phase = .programmatic(targetOffset: animation.target, duration: animation.end - frame.time)
             } else if frame.motion == .animating {
-                // An animation whose destination nobody told us (SwiftUI's `scrollTo`): go on as it moves.
+                // An animation whose destination nobody told us (SwiftUI's `scrollTo`, a UIKit move
+                // with neither flag): its first frame is a jump to where it is; the next ones, a
+                // display frame apart, fly past screens the user never stops on, so they hold the plan.
                 animation = nil
-                phase = .dragging
+                if let since = unannounced, frame.time - since <= Self.animationQuietTime {
+                    holdsPlan = true
+                }
+                unannounced = frame.time
+                phase = .idle
             } else {
                 animation = nil
-                velocity = 0
+                unannounced = nil
                 phase = .idle
             }
         }

@@ -49,6 +49,11 @@ struct MotionForecast {
         }
     }
 
+    /// Whether the motion is an animated scroll to a known destination.
+    @usableFromInline var isAnimatedScroll: Bool {
+        if case .easeOut = curve { true } else { false }
+    }
+
     /// Where the motion ends: 1 toward the end of the content, -1 toward the start, 0 at rest.
     var direction: Int {
         switch curve {

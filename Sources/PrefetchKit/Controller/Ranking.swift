@@ -50,7 +50,10 @@ struct Ranking {
         guard arrival.isFinite else {
             return Rank(priority: FetchPriority(level: .speculative, order: Self.unreachedOrder + forecast.distance(to: extent) / forecast.length))
         }
-        let onScreen = arrival <= now && forecast.shows(extent, at: now)
+        // An animated scroll's destination is what the user asked to see: it ranks as on screen
+        // from the animation's first frame, not as something the viewport reaches later.
+        let onScreen = (arrival <= now && forecast.shows(extent, at: now))
+            || (forecast.isAnimatedScroll && forecast.shows(extent, at: .infinity))
         let worthASlot = departure - Swift.max(onScreen ? now : arrival, now + expected) >= latency
         if worthASlot {
             return Rank(priority: FetchPriority(level: onScreen ? .visible : .prefetch, order: arrival),
