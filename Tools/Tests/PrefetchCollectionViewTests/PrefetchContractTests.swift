@@ -161,11 +161,11 @@ struct PrefetchContractTests {
         // Then the call's own layout pass gives the controller the destination
         #expect(collectionView.scrollState.phase == .programmatic(targetOffset: 5_510, duration: 0.3))
         // And the most urgent requests are the destination's cells, rows 50–53 (5,510..<5,843),
-        // items 100–107, in order of arrival; the cells on screen now leave within milliseconds
-        // and come last
+        // items 100–107, at visible priority (what the user asked to see), in order of arrival;
+        // the cells on screen now leave within milliseconds and come last
         let update = try #require(prefetcher.updates.last)
         #expect(update.requests.prefix(8).map(\.item.item) == Array(100...107))
-        #expect(update.requests.prefix(8).allSatisfy { $0.priority.level == .prefetch })
+        #expect(update.requests.prefix(8).allSatisfy { $0.priority.level == .visible })
         #expect(update.requests.filter { $0.item.item < 8 }.allSatisfy { $0.priority.level == .background })
         #expect(prefetcher.requested.keys.allSatisfy { $0.item < 8 || $0.item >= 100 })
     }
