@@ -10,7 +10,7 @@ public enum ScrollAxis: Sendable, Hashable {
 }
 
 /// What the prefetcher reads off a scroll view at one moment, along its scroll axis: the values
-/// of a ``PrefetchKit/ScrollTracker/Frame`` without its time, and UIKit's two flags in place of
+/// of a ``/PrefetchKit/ScrollTracker/Frame`` without its time, and UIKit's two flags in place of
 /// its motion.
 public struct SurfaceReading: Hashable, Sendable {
     /// The content offset along the axis (`contentOffset.y` for a vertical list).

@@ -22,7 +22,8 @@ import PrefetchKit
 /// the scroll view once. A content-size change re-reads an unchanged offset: the tracker keeps
 /// the drag's velocity across it. A move while UIKit reports neither dragging nor
 /// decelerating is a programmatic scroll: tell the prefetcher where it goes with
-/// ``willScroll(to:animated:)`` before `scrollToItem` or `setContentOffset(_:animated:)`, and
+/// `willScroll(to:animated:)` (an offset or an index path) before `scrollToItem` or
+/// `setContentOffset(_:animated:)`, and
 /// forward `scrollViewDidEndScrollingAnimation` to ``didEndScrollingAnimation()``. Untold, its first
 /// frame is planned as a jump and the frames that follow a display frame apart (an animation)
 /// keep that plan, cells on screen asking at visible priority, until the motion stops.
@@ -186,7 +187,9 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     /// controller plans the destination at once and skips what the animation only flies past;
     /// without animation, the next move is a jump.
     ///
-    /// - Parameter offset: The destination's content offset along the axis (clamped to the content).
+    /// - Parameters:
+    ///   - offset: The destination's content offset along the axis (clamped to the content).
+    ///   - animated: Whether the scroll animates (`true`) or jumps.
     public func willScroll(to offset: Double, animated: Bool) {
         guard let frame = frame(), offset.isFinite else { return }
         let range = frame.range
@@ -256,7 +259,7 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     }
 
     /// Plans again from the scroll view as it is now, though nothing moved: what the controller
-    /// holds back under a memory budget (``PrefetchKit/PrefetchTarget/prefetchCapacity``) or sends
+    /// holds back under a memory budget (``/PrefetchKit/PrefetchTarget/prefetchCapacity``) or sends
     /// to a data store moves on only when it plans, and a resting scroll view reports no change.
     /// Call it once a display frame while the view rests with a budget or a store (from a
     /// `CADisplayLink`, or your frame loop); without either it changes nothing an app sees.
