@@ -51,7 +51,9 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
     private var motion: ScrollTracker.Motion = .idle
     private var last: ScrollValues?
     private var layout = RowsLayout<ID>(items: [], rowLength: 0, columns: 1, spacing: 0, padding: 0)
-    private var geometry = UniformRowsGeometry<ID>(items: [], rowLength: 0)
+    private(set) var geometry = MeasuredRowsGeometry<ID>(items: [], estimate: 0)
+    /// The rows' lengths as measured, by id, kept across layout changes.
+    private var measurements: [ID: Double] = [:]
     private let now: @MainActor () -> Double
     private let sleep: @Sendable (Duration) async throws -> Void
 
@@ -108,7 +110,11 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
     func use(_ layout: RowsLayout<ID>) {
         guard layout != self.layout else { return }
         self.layout = layout
-        geometry = layout.geometry
+        var geometry = layout.geometry
+        // The content length SwiftUI reported was the old layout's: the app's estimate stands
+        // until SwiftUI reports the new one.
+        for (id, length) in measurements { geometry.measure(id, length: length) }
+        self.geometry = geometry
         adapter.dataChanged()
         if let last { send(last) }
     }
@@ -116,7 +122,26 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
     /// `onScrollGeometryChange` reported new values.
     func scrolled(_ values: ScrollValues) {
         last = values
+        // The rows nobody measured share the content length SwiftUI reports: they moved if it changed.
+        if geometry.report(contentLength: values.contentLength) { adapter.dataChanged() }
         send(values)
+    }
+
+    /// The row showing `id` is `length` points long along the axis, as laid out: call it when a
+    /// row's size is known or changes (from `onGeometryChange(for:of:action:)` on iOS 18, or a
+    /// `GeometryReader` in the row's background). Rows are planned where they are: the measured
+    /// ones at their lengths, the others sharing what is left of the content length SwiftUI reports
+    /// (before it reports one, `rowLength` each). An `id` that is not among the items is kept for
+    /// when it is; a length that is negative or not finite is reported to ``onProblem``.
+    /// - Complexity: O(log r) for r rows, plus the frame planned again.
+    public func rowMeasured(_ id: ID, length: Double) {
+        guard length.isFinite, length >= 0 else {
+            return onProblem(PrefetchError(.invalidArgument, "ListPrefetcher.rowMeasured: row length \(length) must be finite and at least 0"))
+        }
+        measurements[id] = length
+        guard geometry.measure(id, length: length) else { return }
+        adapter.dataChanged()
+        if let last { send(last) }
     }
 
     /// `onScrollPhaseChange` reported a new phase. It can arrive between two geometry frames: the
@@ -185,7 +210,7 @@ struct RowsLayout<ID: Hashable>: Equatable {
     var spacing: Double
     var padding: Double
 
-    var geometry: UniformRowsGeometry<ID> {
-        UniformRowsGeometry(items: items, rowLength: rowLength, columns: columns, spacing: spacing, leadingPadding: padding)
+    var geometry: MeasuredRowsGeometry<ID> {
+        MeasuredRowsGeometry(items: items, estimate: rowLength, columns: columns, spacing: spacing, padding: padding)
     }
 }
