@@ -67,6 +67,8 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     /// The last reading: the same reading again is an echo of one step (offset and bounds).
     private var lastReading: SurfaceReading?
     private var liftReported = false
+    /// A content change heard with the offset unchanged: how much the content grew, and when.
+    private var pendingShift: (growth: Double, at: Double)?
     /// A page scroll under way: where it goes, and when to announce it at the latest.
     private var pendingPage: (target: Double, deadline: Double)?
     /// Stops the observers the surface registered.
@@ -119,8 +121,33 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     /// The offset, the bounds or the content size changed; `layoutChanged` when the content size
     /// did (cells moved: the controller reads the plan again).
     func surfaceChanged(layoutChanged: Bool = false) {
-        if layoutChanged { adapter.dataChanged() }
+        if layoutChanged {
+            adapter.dataChanged()
+            // The content changed under an unchanged offset (a snapshot applied): the offset may
+            // follow at once to keep the user's place, and the two are one event. Planned now, the
+            // new layout at the old offset would withdraw what is on screen and request what is not.
+            if let sent, let reading = surface?.reading(along: axis), reading.offset == sent.offset,
+               reading.contentLength != sent.contentLength {
+                pendingShift = (reading.contentLength - sent.contentLength, now())
+                return
+            }
+        } else if let shift = pendingShift {
+            pendingShift = nil
+            // An offset jump by the content's growth keeps the user's place: no motion of theirs.
+            if let sent, let reading = surface?.reading(along: axis), abs(reading.offset - sent.offset - shift.growth) < 0.5 {
+                adapter.contentShifted(by: reading.offset - sent.offset)
+            }
+            return tick(force: true)
+        }
         tick(force: layoutChanged)
+    }
+
+    /// A layout change waiting for the offset that keeps the user's place: planned at the next
+    /// callback, or at the first question a step later.
+    private func flushPendingShift() {
+        guard let shift = pendingShift, now() - shift.at > ScrollTracker.minimumInterval else { return }
+        pendingShift = nil
+        tick(force: true)
     }
 
     /// The pan gesture began: a new drag, whose lift is not reported yet.
@@ -170,6 +197,7 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     /// is reported and answered with ``/PrefetchKit/FetchPriority/visible``.
     public func priority(at indexPath: IndexPath) -> FetchPriority {
         endQuietAnimation()
+        flushPendingShift()
         let extent = surface?.cellExtent(at: indexPath, along: axis)
         // During an animation nobody announced the plan is its first frame's: a cell on screen now
         // is what the user sees, whatever that plan forecast.
@@ -265,6 +293,7 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     /// `CADisplayLink`, or your frame loop); without either it changes nothing an app sees.
     public func refresh() {
         endQuietAnimation()
+        flushPendingShift()
         tick(force: true)
     }
 
@@ -307,6 +336,8 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
 
     private func tick(motion: ScrollTracker.Motion? = nil, force: Bool = false) {
         guard let reading = surface?.reading(along: axis) else { return }
+        let force = force || pendingShift != nil   // a waiting layout change is planned now
+        pendingShift = nil
         if motion == nil, !force, reading == lastReading { return }   // the same step, heard again
         lastReading = reading
         let frame = frame(of: reading, motion: motion)

@@ -43,9 +43,11 @@ struct UIKitCallbackOrderTests {
         for step in 0...10 { rig.step(to: Double(step) * 20, dragging: true) }
         rig.clock.now += 0.003
         rig.contentSizeChanged(rows: 2_000)
-        #expect(rig.state?.contentLength == 200_000)
-        #expect(within5Percent(rig.state?.velocity, 1_200))
+        // Heard with the offset unchanged, the new length waits for the offset that may keep the
+        // user's place (an insert above moves it at once); the next step plans both
+        #expect(rig.state?.contentLength == 100_000)
         rig.step(to: 220, after: 1.0 / 60 - 0.003, dragging: true)
+        #expect(rig.state?.contentLength == 200_000)
         #expect(within5Percent(rig.state?.velocity, 1_200))
         for step in 12...20 {
             rig.step(to: Double(step) * 20, dragging: true)
@@ -325,5 +327,66 @@ struct UIKitCallbackOrderTests {
             #expect(Set(loader.cancelledIDs).count == 4)
         }
         fetcher.shutdown()
+    }
+}
+
+/// Items inserted above the screen while the user drags (a feed's new posts, a chat's older
+/// messages), as a diffable data source applies them: the content size grows (its observer is
+/// called with the old offset), then the app moves the offset by the inserted length to keep the
+/// user's place (the offset observer), in the same run-loop turn; then the drag goes on.
+@MainActor
+@Suite("UIKit: inserts above during a drag")
+struct InsertAboveTests {
+    @Test func insertsAboveKeepTheOnScreenAndLookAheadRowsAndTheFingersSpeed() {
+        let surface = ScriptedSurface(offset: 20_000, viewport: 600, rows: 1_000)
+        let clock = FrameClock()
+        var inserted = 0
+        // Stable ids, as a diffable data source names its items: id = row - rows inserted above
+        let lookup = ItemLookup<Int>(item: { path in path[1] - inserted }, indexPath: { id in IndexPath(indexes: [0, id + inserted]) })
+        let target = RecordingPrefetchTarget<Int>()
+        let prefetcher = ScrollViewPrefetcher(surface: surface, lookup: lookup,
+                                              adapter: ScrollAdapter(controller: PrefetchController<Int>(policy: PrefetchPolicies.Adaptive.standard, target: target)),
+                                              axis: .vertical, now: { clock.now })
+        var problems: [String] = []
+        prefetcher.onProblem = { problems.append($0.message) }
+        func step(by delta: Double) {
+            clock.now += 1.0 / 60
+            surface.reading?.offset += delta
+            surface.reading?.isDragging = true
+            surface.events?.changed(false)
+        }
+        // Given a steady drag at 1,200 pt/s (20 pt a frame)
+        prefetcher.dragBegan()
+        for _ in 0..<30 { step(by: 20) }
+        let speed = prefetcher.adapter.lastState?.velocity ?? 0
+        #expect(abs(speed - 1_200) < 60)
+        let heldBefore = Set(target.requested.keys)
+        let updatesBefore = target.updates.count
+        // When 50 rows of 100 pt are inserted above, then the offset moves 5,000 pt to keep the place
+        inserted = 50
+        surface.rowCount += 50
+        surface.reading?.contentLength += 5_000
+        surface.events?.changed(true)
+        clock.now += 0.000_01
+        surface.reading?.offset += 5_000
+        surface.events?.changed(false)
+        // Then the insert itself withdraws nothing (ids are stable: the rows only moved) and asks
+        // for nothing off screen
+        let atInsert = target.updates.dropFirst(updatesBefore)
+        #expect(atInsert.flatMap(\.withdrawals).isEmpty, "\(atInsert.flatMap(\.withdrawals))")
+        #expect(Set(atInsert.flatMap(\.requests).map(\.item)).isSubset(of: Set(200...260)), "\(atInsert.flatMap(\.requests).map(\.item))")
+        _ = heldBefore
+        // and the drag goes on: every frame after the insert measures the finger's speed, within 5 %,
+        // and only rows the drag passed (before id 208, the top of the screen at the end) are withdrawn
+        let updatesAtInsert = target.updates.count
+        var speeds: [Double] = []
+        for _ in 0..<10 {
+            step(by: 20)
+            speeds.append(prefetcher.adapter.lastState?.velocity ?? 0)
+        }
+        #expect(speeds.allSatisfy { abs($0 - 1_200) <= 60 }, "\(speeds)")
+        let withdrawn = Set(target.updates.dropFirst(updatesAtInsert).flatMap(\.withdrawals))
+        #expect(withdrawn.allSatisfy { $0 < 208 }, "withdrawn \(withdrawn.sorted())")
+        #expect(problems.isEmpty, "\(problems)")
     }
 }

@@ -105,6 +105,10 @@ public final class ScrollAdapter<Item: Hashable> {
         tracker.animating(to: target, at: time, duration: duration)
     }
 
+    /// The content moved under the viewport by `delta` points to keep the user's place (items
+    /// inserted or removed above what is on screen): the next frame is no motion of the user's.
+    package func contentShifted(by delta: Double) { tracker.shift(by: delta) }
+
     /// The toolkit said an animated scroll ended (UIKit's `scrollViewDidEndScrollingAnimation`,
     /// SwiftUI's phase leaving `.animating`): the next frame rests where it is.
     package func animationEnded() { tracker.animationEnded() }

@@ -130,6 +130,17 @@ public struct ScrollTracker: Sendable {
         unannounced = nil
     }
 
+    /// The content moved under the viewport by `delta` points with no motion of the user's (items
+    /// inserted above, and the offset moved by their length to keep the user's place): every
+    /// offset the tracker keeps moves with it, so the next frame measures the finger, not the jump.
+    package mutating func shift(by delta: Double) {
+        guard delta.isFinite, delta != 0 else { return }
+        if let last { self.last = (last.time, last.offset + delta) }
+        if let anchor { self.anchor = (anchor.time, anchor.offset + delta) }
+        if case let .decelerating(resting, rate)? = fling { fling = .decelerating(restingOffset: resting + delta, rate: rate) }
+        if let animation { self.animation = (animation.target + delta, animation.end, animation.planned) }
+    }
+
     /// The toolkit said the animation ended (UIKit's `scrollViewDidEndScrollingAnimation`): the
     /// next frame rests, wherever the animation was going.
     package mutating func animationEnded() {
