@@ -93,12 +93,15 @@ public struct ServerConfiguration: Sendable {
     /// connection is closed, before any route sees it; one whose body (chunked) grows past the
     /// limit has its connection closed.
     public var maxRequestBodySize: Int = 1_024
-    /// How long a request body may take to arrive whole after its head (default 5 s).
+    /// How long a request body may take to arrive whole after its head, or `nil` (the default)
+    /// for the ``idleTimeout``.
     ///
     /// The ``idleTimeout`` restarts at each body part, so without this a body sent a byte every
     /// few seconds held its connection for ever. The head itself must arrive within the
-    /// ``idleTimeout``, so a whole request arrives within the two together or its connection is closed.
-    public var requestBodyTimeout: Duration = .seconds(5)
+    /// ``idleTimeout``, so a whole request arrives within the two together or its connection is
+    /// closed. By default a body that stalls is closed when the idle timeout would close it, and
+    /// one that trickles no later.
+    public var requestBodyTimeout: Duration?
     /// How long a response may go without progress before its connection is closed (default 10 s):
     /// bytes wait for the client, and it takes none of them.
     ///
@@ -208,7 +211,9 @@ public struct ServerConfiguration: Sendable {
         try check("idleTimeout (ms)", Self.milliseconds(idleTimeout), Self.doubles(Limits.idleTimeoutMilliseconds))
         try check("maxConnections", maxConnections, Limits.maxConnections)
         try check("maxRequestBodySize (bytes)", maxRequestBodySize, Limits.maxRequestBodySize)
-        try check("requestBodyTimeout (ms)", Self.milliseconds(requestBodyTimeout), Self.doubles(Limits.requestBodyTimeoutMilliseconds))
+        if let requestBodyTimeout {
+            try check("requestBodyTimeout (ms)", Self.milliseconds(requestBodyTimeout), Self.doubles(Limits.requestBodyTimeoutMilliseconds))
+        }
         try check("writeTimeout (ms)", Self.milliseconds(writeTimeout), Self.doubles(Limits.writeTimeoutMilliseconds))
         try check("shutdownGracePeriod (ms)", Self.milliseconds(shutdownGracePeriod), Self.doubles(Limits.shutdownGraceMilliseconds))
         try check("connectionEvictionAge (ms)", Self.milliseconds(connectionEvictionAge), 0...600_000)

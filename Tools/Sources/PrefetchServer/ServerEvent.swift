@@ -50,8 +50,8 @@ public enum ConnectionCloseReason: Sendable, Hashable, CustomStringConvertible {
     /// A request body longer than ``ServerConfiguration/maxRequestBodySize``, declared or sent
     /// (answered `413` when no response was under way).
     case requestBodyTooLarge
-    /// A request body that had not arrived whole ``ServerConfiguration/requestBodyTimeout`` after
-    /// its head.
+    /// A request body that had not arrived whole ``ServerConfiguration/requestBodyTimeout`` (by
+    /// default the ``ServerConfiguration/idleTimeout``) after its head.
     case requestTimeout
     /// A response that made no progress (its client read none of it) for ``ServerConfiguration/writeTimeout``.
     case writeTimeout

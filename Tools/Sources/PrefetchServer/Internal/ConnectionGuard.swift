@@ -8,14 +8,14 @@ import NIOHTTP1
 struct ConnectionLimits: Sendable {
     /// The longest request body, in bytes.
     var maxRequestBodySize: Int
-    /// How long a request body may take to arrive whole, from its head.
+    /// How long a request body may take to arrive whole, from its head (by default the idle timeout).
     var requestBodyTimeout: TimeAmount
     /// How long a response may go without progress (its client reading none of it).
     var writeTimeout: TimeAmount
 
     init(_ configuration: ServerConfiguration) {
         maxRequestBodySize = configuration.maxRequestBodySize
-        requestBodyTimeout = TimeAmount(configuration.requestBodyTimeout)
+        requestBodyTimeout = TimeAmount(configuration.requestBodyTimeout ?? configuration.idleTimeout)
         writeTimeout = TimeAmount(configuration.writeTimeout)
     }
 }
