@@ -1,7 +1,9 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// A local data server for the demo and the I/O tests: a feed of items and their thumbnails,
 /// with seeded, injectable latency, bandwidth limits (per response, and one link shared by all),
@@ -23,6 +25,12 @@ import NIOCore
 ///
 /// A connection that keeps the server waiting longer than ``ServerConfiguration/idleTimeout``
 /// (it sends nothing, stalls half-way through a request, or idles between requests) is closed.
+/// No client can pin it: it holds at most ``connectionLimit`` connections (a new one beyond takes
+/// the place of one that has kept it waiting, or is refused with `503`); a request body must be
+/// at most ``ServerConfiguration/maxRequestBodySize`` bytes and arrive within
+/// ``ServerConfiguration/requestBodyTimeout``; a response its client stops reading holds one
+/// chunk, not its body, and is closed after ``ServerConfiguration/writeTimeout``; and a server
+/// stopped by a signal exits within about ``ServerConfiguration/shutdownGracePeriod``.
 ///
 /// Start it in-process on an ephemeral port, and stop it, from a test:
 ///
@@ -42,16 +50,28 @@ public final class DataServer: Sendable {
     public let port: Int
     /// The per-resource attempt counters behind the injected faults.
     let faultPlanner: FaultPlanner
+    /// The open connections.
+    let connections: ConnectionRegistry
     private let task: Task<Void, any Error>
+
+    /// The most connections the server holds at once: ``ServerConfiguration/maxConnections``, or
+    /// fewer when the process may open few descriptors (a quarter of them, and at least 64, are
+    /// kept for everything else).
+    public var connectionLimit: Int { connections.limit }
+    /// The connections open now.
+    public var openConnections: Int { connections.openCount }
+    /// The most connections that were open at once.
+    public var peakConnections: Int { connections.peakCount }
 
     /// `http://HOST:PORT`, with an IPv6 host in brackets (`http://[::1]:8080`).
     public var baseURL: URL { URL(string: "http://\(ServerConfiguration.urlHost(configuration.host)):\(port)")! }
 
-    private init(configuration: ServerConfiguration, events: ServerEventLog, faultPlanner: FaultPlanner, port: Int,
-                 task: Task<Void, any Error>) {
+    private init(configuration: ServerConfiguration, events: ServerEventLog, faultPlanner: FaultPlanner,
+                 connections: ConnectionRegistry, port: Int, task: Task<Void, any Error>) {
         self.configuration = configuration
         self.events = events
         self.faultPlanner = faultPlanner
+        self.connections = connections
         self.port = port
         self.task = task
     }
@@ -67,8 +87,10 @@ public final class DataServer: Sendable {
         try configuration.validate()
         let events = ServerEventLog()
         let planner = FaultPlanner(configuration: configuration)
+        let connections = makeRegistry(configuration, logger: logger)
         let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = makeApplication(configuration, events: events, planner: planner, logger: logger, clock: clock) { port in
+        let app = makeApplication(configuration, events: events, planner: planner, connections: connections,
+                                  logger: logger, clock: clock) { port in
             continuation.yield(port)
             continuation.finish()
         }
@@ -81,20 +103,30 @@ public final class DataServer: Sendable {
             try await task.value
             throw ServerConfigurationError("the server at \(configuration.host):\(configuration.port) stopped before it listened")
         }
-        return DataServer(configuration: configuration, events: events, faultPlanner: planner, port: port, task: task)
+        return DataServer(configuration: configuration, events: events, faultPlanner: planner, connections: connections,
+                          port: port, task: task)
     }
 
     /// Runs a server until SIGINT or SIGTERM, calling `onListening` with the bound port once it listens.
+    ///
+    /// At the signal it stops accepting, closes its idle connections, lets the responses under way
+    /// finish for at most ``ServerConfiguration/shutdownGracePeriod``, then closes every connection
+    /// left and returns.
     public static func run(
         _ configuration: ServerConfiguration,
         logger: Logger = Logger(label: "prefetch-server"),
         onListening: @escaping @Sendable (Int) -> Void
     ) async throws {
         try configuration.validate()
+        let connections = makeRegistry(configuration, logger: logger)
         // Nothing reads the events of a standalone server: keep a small log.
         let app = makeApplication(configuration, events: ServerEventLog(capacity: 64), planner: FaultPlanner(configuration: configuration),
-                                  logger: logger, clock: ContinuousClock(), onListening: onListening)
-        try await app.runService()
+                                  connections: connections, logger: logger, clock: ContinuousClock(), onListening: onListening)
+        let service = ShutdownDeadline(app: app, connections: connections, grace: configuration.shutdownGracePeriod, logger: logger)
+        var group = ServiceGroupConfiguration(services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // Should anything still wait once every connection is closed, cancel it.
+        group.maximumGracefulShutdownDuration = configuration.shutdownGracePeriod + .seconds(1)
+        try await ServiceGroup(configuration: group).run()
     }
 
     /// Starts a server, runs `body` with it, and stops the server however `body` ends.
@@ -114,32 +146,90 @@ public final class DataServer: Sendable {
         }
     }
 
-    /// Stops the server: closes the listener and every connection, and waits until it has.
+    /// Stops the server: closes the listener and every connection at once, whatever its clients
+    /// do, and waits until it has.
     public func stop() async {
+        connections.closeAll()
         task.cancel()
         _ = try? await task.value
+    }
+
+    /// The registry of a server with `configuration`: its connection limit lowered to what the
+    /// process's descriptor limit leaves room for, and logged when it is.
+    private static func makeRegistry(_ configuration: ServerConfiguration, logger: Logger) -> ConnectionRegistry {
+        let descriptors = ConnectionLimit.processDescriptorLimit()
+        let limit = ConnectionLimit.effective(configured: configuration.maxConnections, descriptorLimit: descriptors)
+        if limit < configuration.maxConnections {
+            logger.notice("at most \(limit) connections: the descriptor limit \(descriptors ?? 0) leaves room for no more than that (maxConnections is \(configuration.maxConnections))",
+                          metadata: ["limit": "\(limit)"])
+        }
+        return ConnectionRegistry(limit: limit, evictionAge: configuration.connectionEvictionAge, logger: logger)
     }
 
     private static func makeApplication(
         _ configuration: ServerConfiguration,
         events: ServerEventLog,
         planner: FaultPlanner,
+        connections: ConnectionRegistry,
         logger: Logger,
         clock: any Clock<Duration>,
         onListening: @escaping @Sendable (Int) -> Void
     ) -> some ApplicationProtocol {
-        let routes = Routes(configuration: configuration, events: events, planner: planner, logger: logger, clock: clock)
+        let routes = Routes(configuration: configuration, events: events, planner: planner, connections: connections,
+                            logger: logger, clock: clock)
         let router = Router(context: ServerContext.self)
         router.add(middleware: LogRequestsMiddleware(.info))
         routes.register(on: router)
         // Hummingbird's HTTPConnectionStateHandler closes a connection that has kept the server waiting
-        // for `idleTimeout`: before its first head, mid-head, mid-body, or between requests.
+        // for `idleTimeout`: before its first head, mid-head, mid-body, or between requests. The
+        // ConnectionGuard on each connection does the rest: the connection limit, request bodies,
+        // the write timeout.
+        let http1 = HTTP1Channel.Configuration(idleTimeout: TimeAmount(configuration.idleTimeout))
+        let limits = ConnectionLimits(configuration)
+        let server = HTTPServerBuilder { responder in
+            GuardedHTTP1Channel(http1: HTTP1Channel(responder: responder, configuration: http1), limits: limits,
+                                registry: connections, events: events, logger: logger)
+        }
         return Application(
             router: router,
-            server: .http1(configuration: .init(idleTimeout: TimeAmount(configuration.idleTimeout))),
+            server: server,
             configuration: .init(address: .hostname(ServerConfiguration.bindHost(configuration.host), port: configuration.port),
                                   serverName: nil),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
+    }
+}
+
+/// A server application under a ``ServiceGroup``, with a deadline on its graceful shutdown: the
+/// group's signal stops it accepting and closes its idle connections (Hummingbird), and the
+/// connections still open `grace` later are closed here, so the responses that never finish (a
+/// client that stopped reading, a body trickling in) cannot hold the shutdown.
+struct ShutdownDeadline<App: Service>: Service {
+    let app: App
+    let connections: ConnectionRegistry
+    let grace: Duration
+    let logger: Logger
+
+    func run() async throws {
+        let (app, connections, grace, logger) = (app, connections, grace, logger)
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await app.run()
+                return true
+            }
+            group.addTask {
+                try await gracefulShutdown()
+                try await Task.sleep(for: grace)
+                let closed = connections.closeAll()
+                if closed > 0 {
+                    logger.notice("shutting down: closed \(closed) connections still open \(grace) after the signal",
+                                  metadata: ["closed": "\(closed)"])
+                }
+                return false
+            }
+            while let appEnded = try await group.next() {
+                if appEnded { group.cancelAll(); return }
+            }
+        }
     }
 }

@@ -79,6 +79,48 @@ public struct ServerConfiguration: Sendable {
     /// the descriptor of a stalled or abandoned connection soon, and is far above any pause of a
     /// working client even on a loaded machine.
     public var idleTimeout: Duration = .seconds(5)
+    /// The most connections open at once (default 256); the server holds fewer when its process
+    /// may open few descriptors (``DataServer/connectionLimit``).
+    ///
+    /// A new connection beyond the limit takes the place of the open connection that has kept the
+    /// server waiting for a request longest (idle, or sending its request slowly), if that one has
+    /// waited at least a second; otherwise it is answered `503` and closed at once. Either way the
+    /// server keeps descriptors to spare: one that ran out of them stopped accepting for a second
+    /// at a time, and every client waited.
+    public var maxConnections: Int = 256
+    /// The longest request body the server reads, in bytes (default 1,024).
+    ///
+    /// No route takes a body. A request whose `Content-Length` is larger gets `413` and its
+    /// connection is closed, before any route sees it; one whose body (chunked) grows past the
+    /// limit has its connection closed.
+    public var maxRequestBodySize: Int = 1_024
+    /// How long a request body may take to arrive whole after its head, or `nil` (the default)
+    /// for the ``idleTimeout``.
+    ///
+    /// The ``idleTimeout`` restarts at each body part, so without this a body sent a byte every
+    /// few seconds held its connection for ever. The head itself must arrive within the
+    /// ``idleTimeout``, so a whole request arrives within the two together or its connection is
+    /// closed. By default a body that stalls is closed when the idle timeout would close it, and
+    /// one that trickles no later.
+    public var requestBodyTimeout: Duration?
+    /// How long a response may go without progress before its connection is closed (default 10 s):
+    /// bytes wait for the client, and it takes none of them.
+    ///
+    /// It counts only time when the server has bytes waiting for the client: the injected latency,
+    /// bandwidth caps and slow bodies leave none, whatever their pauses. A stalled response holds
+    /// one chunk (at most 16 KiB) and what NIO buffers for its socket until then, never its whole
+    /// body: the bytes are made as they are sent.
+    public var writeTimeout: Duration = .seconds(10)
+    /// How long a server stopped by SIGTERM or SIGINT lets the responses under way finish before it
+    /// closes every connection that is left (default 1 s).
+    ///
+    /// At the signal it stops accepting and closes its idle connections; then it waits for the
+    /// others at most this long, so it exits within about this long whatever its clients do.
+    public var shutdownGracePeriod: Duration = .seconds(1)
+    /// How long a connection must have kept the server waiting for a request before a new
+    /// connection at the limit may take its place (1 s): a working client on loopback sends its
+    /// request within milliseconds of connecting.
+    var connectionEvictionAge: Duration = .seconds(1)
 
     /// The accepted ranges, used by ``validate()`` and by the command line.
     public enum Limits {
@@ -103,6 +145,16 @@ public struct ServerConfiguration: Sendable {
         /// Idle timeouts, in milliseconds: more than zero (a connection must get a chance to send its
         /// request) and at most 10 minutes.
         public static let idleTimeoutMilliseconds = 1...600_000
+        /// Connection limits: at least one.
+        public static let maxConnections = 1...65_536
+        /// Request body limits, in bytes: none (0) to 1 MiB.
+        public static let maxRequestBodySize = 0...(1024 * 1024)
+        /// Request body timeouts, in milliseconds: more than zero and at most 10 minutes.
+        public static let requestBodyTimeoutMilliseconds = 1...600_000
+        /// Write timeouts, in milliseconds: more than zero and at most 10 minutes.
+        public static let writeTimeoutMilliseconds = 1...600_000
+        /// Shutdown grace periods, in milliseconds: none (0) to 1 minute.
+        public static let shutdownGraceMilliseconds = 0...60_000
     }
 
     /// Creates a configuration with the defaults.
@@ -157,8 +209,19 @@ public struct ServerConfiguration: Sendable {
         try check("slowBodyDelay (ms)", Self.milliseconds(faults.slowBodyDelay), 0...Double(Limits.latencyMilliseconds.upperBound))
         try check("failFirst", faults.failFirst, Limits.forcedFaults)
         try check("resetFirst", faults.resetFirst, Limits.forcedFaults)
-        try check("idleTimeout (ms)", Self.milliseconds(idleTimeout),
-                  Double(Limits.idleTimeoutMilliseconds.lowerBound)...Double(Limits.idleTimeoutMilliseconds.upperBound))
+        try check("idleTimeout (ms)", Self.milliseconds(idleTimeout), Self.doubles(Limits.idleTimeoutMilliseconds))
+        try check("maxConnections", maxConnections, Limits.maxConnections)
+        try check("maxRequestBodySize (bytes)", maxRequestBodySize, Limits.maxRequestBodySize)
+        if let requestBodyTimeout {
+            try check("requestBodyTimeout (ms)", Self.milliseconds(requestBodyTimeout), Self.doubles(Limits.requestBodyTimeoutMilliseconds))
+        }
+        try check("writeTimeout (ms)", Self.milliseconds(writeTimeout), Self.doubles(Limits.writeTimeoutMilliseconds))
+        try check("shutdownGracePeriod (ms)", Self.milliseconds(shutdownGracePeriod), Self.doubles(Limits.shutdownGraceMilliseconds))
+        try check("connectionEvictionAge (ms)", Self.milliseconds(connectionEvictionAge), 0...600_000)
+    }
+
+    private static func doubles(_ range: ClosedRange<Int>) -> ClosedRange<Double> {
+        Double(range.lowerBound)...Double(range.upperBound)
     }
 
     static func milliseconds(_ d: Duration) -> Double {

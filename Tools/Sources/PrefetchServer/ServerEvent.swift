@@ -14,12 +14,21 @@ public enum ServerEvent: Sendable, Hashable, CustomStringConvertible {
     case clientDisconnected(path: String, bytesSent: Int, of: Int)
     /// The server reset the connection on purpose (an injected fault).
     case reset(path: String, bytesSent: Int)
+    /// The server refused a new connection (`503`, then closed) because ``DataServer/connectionLimit``
+    /// connections were open and none had kept it waiting long enough to make room; `open` is how
+    /// many were open.
+    case connectionRefused(open: Int)
+    /// The server closed a connection before its client did, for `reason`; `path` is the request
+    /// it was reading or answering then, if any.
+    case connectionClosed(path: String?, reason: ConnectionCloseReason)
 
-    /// The request path the event is about.
+    /// The request path the event is about; empty for a connection that had no request.
     public var path: String {
         switch self {
         case .request(let p, _), .responded(let p, _), .completed(let p, _),
              .clientDisconnected(let p, _, _), .reset(let p, _): p
+        case .connectionRefused: ""
+        case .connectionClosed(let p, _): p ?? ""
         }
     }
 
@@ -31,6 +40,33 @@ public enum ServerEvent: Sendable, Hashable, CustomStringConvertible {
         case .completed(let p, let b): "completed \(p) \(b) bytes"
         case .clientDisconnected(let p, let sent, let total): "client disconnected mid-body \(p) after \(sent) of \(total) bytes"
         case .reset(let p, let sent): "reset \(p) after \(sent) bytes"
+        case .connectionRefused(let open): "refused a connection with \(open) open"
+        case .connectionClosed(let p, let reason): "closed a connection \(p.map { "during \($0) " } ?? "")for \(reason)"
+        }
+    }
+}
+
+/// Why the server closed a connection before its client did (``ServerEvent/connectionClosed(path:reason:)``).
+public enum ConnectionCloseReason: Sendable, Hashable, CustomStringConvertible {
+    /// A request body longer than ``ServerConfiguration/maxRequestBodySize``, declared or sent
+    /// (answered `413` when no response was under way).
+    case requestBodyTooLarge
+    /// A request body that had not arrived whole ``ServerConfiguration/requestBodyTimeout`` (by
+    /// default the ``ServerConfiguration/idleTimeout``) after its head.
+    case requestTimeout
+    /// A response that made no progress (its client read none of it) for ``ServerConfiguration/writeTimeout``.
+    case writeTimeout
+    /// Closed to make room for a new connection at ``DataServer/connectionLimit``: of the open
+    /// connections, it had kept the server waiting for a request longest.
+    case evicted
+
+    /// A few words for logs.
+    public var description: String {
+        switch self {
+        case .requestBodyTooLarge: "a request body over the limit"
+        case .requestTimeout: "a request body that did not arrive in time"
+        case .writeTimeout: "a response its client stopped reading"
+        case .evicted: "room for a new connection"
         }
     }
 }

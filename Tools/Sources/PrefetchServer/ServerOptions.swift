@@ -6,7 +6,8 @@ import PrefetchToolSupport
 ///
 /// ```
 /// prefetch-server --port 0 --items 100000 --thumb-size 16384 \
-///     --latency-median-ms 40 --latency-p99-ms 400 --error-rate 0.05 --seed 7 --idle-timeout-ms 5000
+///     --latency-median-ms 40 --latency-p99-ms 400 --error-rate 0.05 --seed 7 --idle-timeout-ms 5000 \
+///     --max-connections 256 --write-timeout-ms 10000
 /// ```
 public struct ServerOptions: ParsableArguments, Sendable {
     /// The address to bind.
@@ -77,6 +78,16 @@ public struct ServerOptions: ParsableArguments, Sendable {
             help: "Close a connection that sends nothing, or stalls mid-request or between requests, for this long, 1...600000 ms.")
     public var idleTimeoutMs: Double = 5_000
 
+    /// The most connections open at once.
+    @Option(name: .customLong("max-connections"),
+            help: "The most connections open at once, 1...65536 (fewer when the descriptor limit is low); beyond it a new connection takes the place of one that has kept the server waiting at least a second, or gets 503.")
+    public var maxConnections: Int = 256
+
+    /// The write timeout: how long a response may go unread before its connection is closed.
+    @Option(name: .customLong("write-timeout-ms"),
+            help: "Close a connection whose client has read none of its response for this long, 1...600000 ms.")
+    public var writeTimeoutMs: Double = 10_000
+
     /// Creates the options with their defaults.
     public init() {}
 
@@ -139,6 +150,12 @@ public struct ServerOptions: ParsableArguments, Sendable {
             throw ServerConfigurationError("--idle-timeout-ms must be in \(Limits.idleTimeoutMilliseconds.lowerBound)...\(Limits.idleTimeoutMilliseconds.upperBound) ms, got \(idleTimeoutMs)")
         }
         c.idleTimeout = .microseconds(Int64((idleTimeoutMs * 1000).rounded()))
+        try range("--max-connections", maxConnections, Limits.maxConnections); c.maxConnections = maxConnections
+        let writeLimits = Double(Limits.writeTimeoutMilliseconds.lowerBound)...Double(Limits.writeTimeoutMilliseconds.upperBound)
+        guard writeTimeoutMs.isFinite, writeLimits.contains(writeTimeoutMs) else {
+            throw ServerConfigurationError("--write-timeout-ms must be in \(Limits.writeTimeoutMilliseconds.lowerBound)...\(Limits.writeTimeoutMilliseconds.upperBound) ms, got \(writeTimeoutMs)")
+        }
+        c.writeTimeout = .microseconds(Int64((writeTimeoutMs * 1000).rounded()))
         try c.validate()
         return c
     }

@@ -12,6 +12,7 @@ struct PrefetchServerCommand: AsyncParsableCommand {
             Routes: GET /items?offset=&limit=, GET /thumb/{id}, GET /health.
             The first line on standard output is "listening on http://HOST:PORT" (an IPv6 HOST in brackets); logs go to standard error.
             It binds 127.0.0.1 unless --host says otherwise, and warns when that address is not loopback.
+            No client can pin it: it holds at most --max-connections connections, reads request bodies of at most 1 KiB that arrive within --idle-timeout-ms of their head, closes a response unread for --write-timeout-ms, and exits within about a second of SIGTERM or SIGINT, whatever its clients do.
             """)
 
     @OptionGroup var options: ServerOptions

@@ -206,19 +206,31 @@ struct IdleTimeoutTests {
     }
 }
 
-/// A `prefetch-server` child process on an ephemeral port, whose descriptors can be counted.
+/// A `prefetch-server` child process on an ephemeral port, whose descriptors and memory can be
+/// read, optionally with a lower descriptor limit and its standard error kept.
 struct ServerChild {
     let process: Process
     let port: Int
+    /// The server's standard error as it comes, when asked for (otherwise it is discarded).
+    let standardError: OutputReader?
 
-    init(_ arguments: [String]) async throws {
+    /// Starts `prefetch-server` with `arguments`; with `descriptorLimit`, through `sh -c 'ulimit -n N; exec …'`,
+    /// so the server itself runs with at most that many descriptors.
+    init(_ arguments: [String], descriptorLimit: Int? = nil, keepStandardError: Bool = false) async throws {
         process = Process()
-        process.executableURL = BuiltProducts.executable("prefetch-server")
-        process.arguments = arguments
-        let stdout = Pipe()
+        let server = BuiltProducts.executable("prefetch-server")
+        if let descriptorLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", server.path] + arguments
+        } else {
+            process.executableURL = server
+            process.arguments = arguments
+        }
+        let stdout = Pipe(), stderr = Pipe()
         process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
+        process.standardError = keepStandardError ? stderr : FileHandle.nullDevice
         try process.run()
+        standardError = keepStandardError ? OutputReader(stderr.fileHandleForReading) : nil
         let output = stdout.fileHandleForReading
         let line = try await onBlockingThread { output.readLine() ?? "" }
         let prefix = "listening on http://127.0.0.1:"
@@ -232,6 +244,42 @@ struct ServerChild {
     /// The number of descriptors the server has open, from `/proc/PID/fd`; `nil` where there is no `/proc`.
     func descriptorCount() -> Int? {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd"))?.count
+    }
+
+    /// The server's resident memory in bytes (`VmRSS` of `/proc/PID/status`); `nil` where there is no `/proc`.
+    func residentBytes() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return nil }
+        return kilobytes * 1024
+    }
+
+    /// Waits until standard error (kept) holds `text` `count` times or more, at most `timeout`; whether it did.
+    func waitForStandardError(_ text: String, count: Int = 1, timeout: Duration) async -> Bool {
+        guard let standardError else { return false }
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while standardError.text.components(separatedBy: text).count - 1 < count {
+            guard clock.now < deadline, process.isRunning else { return false }
+            do { try await clock.sleep(for: .milliseconds(20)) } catch { return false }
+        }
+        return true
+    }
+
+    /// SIGTERM, then waits at most `timeout` for the exit; how long it took, or `nil` if the server
+    /// was still running then (it is killed).
+    func terminate(timeout: Duration) async -> Duration? {
+        let clock = ContinuousClock()
+        let start = clock.now
+        kill(process.processIdentifier, SIGTERM)
+        while process.isRunning {
+            guard clock.now - start < timeout else {
+                stop()
+                return nil
+            }
+            do { try await clock.sleep(for: .milliseconds(5)) } catch { break }
+        }
+        return clock.now - start
     }
 
     /// SIGKILL: nothing the test checks depends on a graceful stop.

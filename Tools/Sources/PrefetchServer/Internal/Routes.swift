@@ -25,11 +25,15 @@ struct Routes: Sendable {
     let logger: Logger
     let clock: any Clock<Duration>
     let planner: FaultPlanner
+    /// The open connections, for each body's ``OutboundBacklog``.
+    let connections: ConnectionRegistry
     /// The shared bandwidth every body goes through, when ``ServerConfiguration/sharedBandwidth`` is set.
     let link: (any ChunkPacing)?
 
-    init(configuration: ServerConfiguration, events: ServerEventLog, planner: FaultPlanner, logger: Logger, clock: any Clock<Duration>) {
+    init(configuration: ServerConfiguration, events: ServerEventLog, planner: FaultPlanner, connections: ConnectionRegistry,
+         logger: Logger, clock: any Clock<Duration>) {
         self.configuration = configuration
+        self.connections = connections
         self.events = events
         self.logger = logger
         self.clock = clock
@@ -62,7 +66,7 @@ struct Routes: Sendable {
                             items: parsed.itemIDs(configuration: configuration).map {
                                 Payloads.item(id: $0, seed: configuration.seed, baseURL: "http://\(authority)")
                             })
-        let body = ByteBuffer(data: try JSONEncoder().encode(page))
+        let body = BodyPayload.buffer(ByteBuffer(data: try JSONEncoder().encode(page)))
         // Faults are keyed by the page asked for, not by the raw query (extra parameters, order).
         return try await respond(path: request.uri.description, resource: resource, urgency: Self.urgency(of: request),
                                  body: body, contentType: "application/json", context: context)
@@ -75,21 +79,23 @@ struct Routes: Sendable {
             events.record(.responded(path: request.uri.path, status: 404))
             throw Self.error(for: parsed)
         }
-        let body = Payloads.thumbnail(id: id, size: configuration.thumbnailSize, seed: configuration.seed)
-        let tag = Payloads.thumbnailTag(id: id, size: configuration.thumbnailSize, seed: configuration.seed)
-        let length = body.readableBytes
+        // The range is decided from the length alone; the bytes are made chunk by chunk as they are
+        // sent (a 416 makes none, and a stalled response holds one chunk).
+        let (size, seed) = (configuration.thumbnailSize, configuration.seed)
+        let tag = Payloads.thumbnailTag(id: id, size: size, seed: seed)
+        let length = size
         var headers: HTTPFields = [.eTag: tag, .acceptRanges: "bytes"]
         switch RangeAnswer.answer(range: request.headers[.range], ifRange: request.headers[.ifRange], entityTag: tag, length: length) {
         case .whole:
             // `?chunked=1` leaves out Content-Length, so a client learns the size only by reading.
             return try await respond(path: request.uri.path, resource: resource, urgency: Self.urgency(of: request),
-                                     body: body, contentType: "application/octet-stream",
+                                     body: .thumbnail(id: id, size: size, seed: seed), contentType: "application/octet-stream",
                                      headers: headers, declareLength: !chunked, context: context)
         case .part(let first, let last):
             headers[.contentRange] = "bytes \(first)-\(last)/\(length)"
-            let part = body.getSlice(at: body.readerIndex + first, length: last - first + 1)!
             return try await respond(path: request.uri.path, resource: resource, urgency: Self.urgency(of: request),
-                                     body: part, contentType: "application/octet-stream",
+                                     body: .thumbnail(id: id, size: size, seed: seed, range: first...last),
+                                     contentType: "application/octet-stream",
                                      status: .partialContent, headers: headers, declareLength: !chunked, context: context)
         case .unsatisfiable:
             events.record(.request(path: request.uri.path, attempt: planner.nextAttempt(resource)))
@@ -111,13 +117,13 @@ struct Routes: Sendable {
     }
 
     private func respond(
-        path: String, resource: String, urgency: Int, body: ByteBuffer, contentType: String, status: HTTPResponse.Status = .ok,
+        path: String, resource: String, urgency: Int, body: BodyPayload, contentType: String, status: HTTPResponse.Status = .ok,
         headers: HTTPFields = [:], declareLength: Bool = true, context: ServerContext
     ) async throws -> Response {
         let attempt = planner.nextAttempt(resource)
         events.record(.request(path: path, attempt: attempt))
         let inFlight = InFlightRequest(events)
-        let plan = planner.plan(path: resource, attempt: attempt, bodySize: body.readableBytes)
+        let plan = planner.plan(path: resource, attempt: attempt, bodySize: body.count)
         do {
             if plan.latency > .zero { try await clock.sleep(for: plan.latency) }
         } catch {
@@ -133,10 +139,11 @@ struct Routes: Sendable {
             }
         }
         let streamer = BodyStreamer(path: path, urgency: urgency, body: body, plan: plan, configuration: configuration,
-                                    events: events, logger: context.logger, clock: clock, link: link, channel: context.channel)
+                                    events: events, logger: context.logger, clock: clock, link: link, channel: context.channel,
+                                    backlog: connections.backlog(for: context.channel))
         var headers = headers
         headers[.contentType] = contentType
-        return answer(path: path, status: status, headers: headers, length: declareLength ? body.readableBytes : nil,
+        return answer(path: path, status: status, headers: headers, length: declareLength ? body.count : nil,
                       inFlight: inFlight) { writer in
             try await streamer.stream(to: &writer)
         }
@@ -164,11 +171,14 @@ struct Routes: Sendable {
 
 /// Writes one body in chunks, pacing it to the bandwidth cap and the shared link, pausing it when
 /// slow, resetting it when told.
+///
+/// Each chunk is made just before it is written, and the next one only once the connection has
+/// taken it: a client that stops reading holds one chunk and what NIO buffers for its socket.
 struct BodyStreamer: Sendable {
     let path: String
     /// The request's urgency (RFC 9218), for the shared link.
     let urgency: Int
-    let body: ByteBuffer
+    let body: BodyPayload
     let plan: FaultPlan
     let configuration: ServerConfiguration
     let events: ServerEventLog
@@ -176,7 +186,12 @@ struct BodyStreamer: Sendable {
     let clock: any Clock<Duration>
     let link: (any ChunkPacing)?
     let channel: any Channel
+    /// The connection's bytes not yet taken by its socket (nil if the connection is gone already).
+    let backlog: OutboundBacklog?
 
+    /// The most response bytes of a connection queued for its socket before the body makes its
+    /// next chunk: four chunks.
+    static let maxBacklog = 64 * 1024
     /// Chunks of at most 16 KiB, and about 1/50 s of the slower of the two limits (at least 1 KiB),
     /// so a paced body flows smoothly and bodies sharing the link take short turns.
     static func chunkSize(bandwidth: Int?, sharedBandwidth: Int?) -> Int {
@@ -185,7 +200,7 @@ struct BodyStreamer: Sendable {
     }
 
     func stream(to writer: inout any ResponseBodyWriter) async throws {
-        let total = body.readableBytes
+        let total = body.count
         let bandwidth = configuration.faults.bandwidth
         let chunkSize = Self.chunkSize(bandwidth: bandwidth, sharedBandwidth: configuration.sharedBandwidth)
         var sent = 0
@@ -195,19 +210,27 @@ struct BodyStreamer: Sendable {
         defer { if let sender { link?.unregister(sender) } }
         do {
             while sent < total {
+                await backlog?.waitForRoom(below: Self.maxBacklog)
                 var n = min(chunkSize, total - sent)
                 if let sender { try await link?.beforeSending(n, by: sender) }
                 if let resetAfter = plan.resetAfter, sent + n > resetAfter {
                     n = resetAfter - sent
-                    if n > 0 { try await writer.write(body.getSlice(at: body.readerIndex + sent, length: n)!) }
+                    if n > 0 {
+                        backlog?.added(n)
+                        try await writer.write(body.bytes(at: sent, length: n))
+                    }
                     sent += n
                     events.record(.reset(path: path, bytesSent: sent))
                     logger.info("injected connection reset", metadata: ["path": "\(path)", "bytesSent": "\(sent)"])
                     await reset()
                     throw InjectedReset()
                 }
-                try await writer.write(body.getSlice(at: body.readerIndex + sent, length: n)!)
+                backlog?.added(n)
+                try await writer.write(body.bytes(at: sent, length: n))
                 sent += n
+                // A write that the socket takes at once does not suspend: without this, bodies whose
+                // clients buffer megabytes kept the cooperative pool's threads and a fresh /health waited.
+                await Task.yield()
                 if let bandwidth {
                     try await clock.sleep(for: .microseconds(Int64(n) * 1_000_000 / Int64(bandwidth)))
                 }
