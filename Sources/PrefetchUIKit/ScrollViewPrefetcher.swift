@@ -123,11 +123,12 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     func surfaceChanged(layoutChanged: Bool = false) {
         if layoutChanged {
             adapter.dataChanged()
-            // The content changed under an unchanged offset (a snapshot applied): the offset may
-            // follow at once to keep the user's place, and the two are one event. Planned now, the
-            // new layout at the old offset would withdraw what is on screen and request what is not.
+            // The content changed under an unchanged offset while the user scrolls (a snapshot
+            // applied mid-drag): the offset may follow at once to keep the user's place, and the two
+            // are one event. Planned now, the new layout at the old offset would withdraw what is on
+            // screen and request what is not. The next step resolves it; at rest it is planned now.
             if let sent, let reading = surface?.reading(along: axis), reading.offset == sent.offset,
-               reading.contentLength != sent.contentLength {
+               reading.contentLength != sent.contentLength, reading.isDragging || reading.isDecelerating {
                 pendingShift = (reading.contentLength - sent.contentLength, now())
                 return
             }
@@ -324,8 +325,11 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     private func frame(of reading: SurfaceReading, motion override: ScrollTracker.Motion?) -> ScrollTracker.Frame {
         let time = now()
         var motion = override ?? ScrollTracker.Motion(isDragging: reading.isDragging, isDecelerating: reading.isDecelerating)
-        // A move with neither flag is programmatic: the tracker tells a jump from an animation.
-        if override == nil, motion == .idle, let sent, reading.offset != sent.offset {
+        // A move with neither flag is programmatic: the tracker tells a jump from an animation. A
+        // move that comes with a new viewport or content length is the layout's (a rotation, a clamp
+        // after the content shrank): a jump, never an animation.
+        if override == nil, motion == .idle, let sent, reading.offset != sent.offset,
+           reading.viewportLength == sent.viewportLength, reading.contentLength == sent.contentLength {
             motion = .animating
         }
         return ScrollTracker.Frame(time: time, offset: reading.offset, viewportLength: reading.viewportLength,

@@ -41,17 +41,20 @@ final class BindingsTests: XCTestCase {
         // The planned items are the data source's ids, not index paths
         XCTAssertTrue(prefetcher.controller.requestedItems.contains { $0.item == 1_012 })
         XCTAssertEqual(prefetcher.priority(at: IndexPath(indexes: [0, 12])).level, .visible)
-        // A page of rows arrives: the content size observer re-plans with the new length
+        // A page of rows arrives: heard with the offset unchanged, the new length waits for the
+        // offset that may keep the user's place, and the next step plans with it
         var snapshot = NSDiffableDataSourceSnapshot<Int, Int>()
         snapshot.appendSections([0])
         snapshot.appendItems(Array(1_000..<1_800))
         dataSource.apply(snapshot)
+        XCTAssertEqual(prefetcher.adapter.lastState?.contentLength, 50_000)
+        view.contentOffset = CGPoint(x: 0, y: 1_020)
         XCTAssertEqual(prefetcher.adapter.lastState?.contentLength, 80_000)
         // After detach nothing is observed and nothing is requested
         prefetcher.detach()
         XCTAssertEqual(prefetcher.controller.requestedCount, 0)
         view.contentOffset = CGPoint(x: 0, y: 3_000)
-        XCTAssertEqual(prefetcher.adapter.lastState?.viewport, 1_000..<1_600)
+        XCTAssertEqual(prefetcher.adapter.lastState?.viewport, 1_020..<1_620)
         fetcher.shutdown()
         }
     }
