@@ -45,16 +45,16 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup(title: "Budgets (no limit unless these say otherwise)")
     var budgets: BudgetOptions
 
-    @Option(name: .long, help: "Write the results as JSON to this file.")
+    @Option(name: .long, help: "Write the results as JSON to this file (a path relative to the current folder; the bench prints the absolute path it wrote).")
     var json: String?
 
-    @Option(name: .long, help: "Write a self-contained HTML report with timelines to this file.")
+    @Option(name: .long, help: "Write a self-contained HTML report with timelines to this file (a path relative to the current folder; the bench prints the absolute path it wrote, and warns when it is inside a git work tree).")
     var report: String?
 
     @Flag(name: .long, help: "Sweep each fixed-window policy's window from 0.25 to 6 viewports ahead and adaptive's aggressiveness from 0.25 to 2, per latency profile (every profile unless --latency-profile names one); plot it with --report.")
     var frontier = false
 
-    @Flag(name: .long, help: "No progress line.")
+    @Flag(name: .long, help: "No progress line (it is drawn on standard error only when that is a terminal).")
     var quiet = false
 
     func validate() throws {
@@ -99,20 +99,19 @@ struct RunCommand: AsyncParsableCommand {
         if peers {
             policies += SimulationPolicy.peers.filter { peer in !policies.contains { $0.name == peer.name } }
         }
+        let progress = ProgressLine(quiet: quiet)
         let run = try await SuiteRun(scenarios, policies: policies, configuration: configuration, timelines: report != nil) { done, total, label in
-            if !quiet { FileHandle.standardError.write(Data("\r[\(done + 1)/\(total)] \(label)\u{1B}[K".utf8)) }
+            progress.show("[\(done + 1)/\(total)] \(label)")
         }
-        if !quiet { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        progress.clear()
         print("latency \(configuration.latency), network \(configuration.network), cap \(cap), seed \(seed)\(budgets.summary)\n")
         print(run.text)
         if let json {
-            try OutputFile.write(run.json(), to: json)
-            print("wrote \(json)")
+            try OutputFile.write(run.json(), to: json, what: "the results as JSON")
         }
         if let report {
             let subtitle = "latency \(configuration.latency), network \(configuration.network), cap \(cap), seed \(seed)"
-            try OutputFile.write(Data(run.report(subtitle: subtitle).utf8), to: report)
-            print("wrote \(report)")
+            try OutputFile.write(Data(run.report(subtitle: subtitle).utf8), to: report, what: "the HTML report")
         }
     }
 }
@@ -122,22 +121,22 @@ extension RunCommand {
     func runFrontier(_ scenarios: [Scenario], configuration: SimulationConfiguration) async throws {
         let profiles = latency.latencyProfile.map { [$0] } ?? LatencyProfile.allCases
         var sweeps: [Frontier.Sweep] = []
+        let progress = ProgressLine(quiet: quiet)
         for profile in profiles {
             var configuration = configuration
             configuration.latency = profile.model
             configuration.network = try network.model(profile: profile)
             let sweep = try await Frontier.sweep(scenarios, configuration: configuration, label: "\(profile.rawValue): \(profile.model)") { done, total in
-                if !quiet { FileHandle.standardError.write(Data("\r[\(done + 1)/\(total)] frontier \(profile.rawValue)\u{1B}[K".utf8)) }
+                progress.show("[\(done + 1)/\(total)] frontier \(profile.rawValue)")
             }
-            if !quiet { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            progress.clear()
             print("\(profile.rawValue): latency \(profile.model), network \(configuration.network), cap \(cap), seed \(seed), \(scenarios.count) scenarios")
             print(sweep.text + "\n")
             sweeps.append(sweep)
         }
         if let report {
             let page = Frontier.report(sweeps, subtitle: "cap \(cap), seed \(seed), scenarios: \(scenarios.map(\.name).joined(separator: ", "))")
-            try OutputFile.write(Data(page.utf8), to: report)
-            print("wrote \(report)")
+            try OutputFile.write(Data(page.utf8), to: report, what: "the HTML report")
         }
     }
 }

@@ -15,9 +15,22 @@ struct PrefetchDemoCommand: AsyncParsableCommand {
         abstract: "Apple's prefetching sample app in a terminal: a grid (or list) of 1,000 cells loading over a simulated network.",
         discussion: """
         With a terminal and no --script it is interactive: ↑↓ or j/k scroll, PgUp/PgDn or space fling, \
-        g/G top/bottom, +/- change the latency, p turns prefetching on and off, q quits. \
+        g/G top/bottom, +/- change the latency, p turns prefetching on and off, c moves to the next policy \
+        (none → uikitLike → textureLike → adaptive), m sends a memory warning (the plan keeps only the screen \
+        and a fling's landing zone for a while, and the fetcher only their values), q quits. \
         Cells stay blank until their data arrives; cells outside the viewport frame are drawn dimmed, \
-        so you see which were prefetched before they scrolled in.
+        so you see which were prefetched before they scrolled in. The plan is drawn too: ┃ at the left marks \
+        the requested window, ◆ at the right where a fling comes to rest, and the column at the far right maps \
+        both beside the screen (█); each cell says why it loads or not (▸ requested ahead, ◆ in the landing zone, \
+        ↷ flown past: the fling carries the screen past it and the plan skipped it, ✕ withdrawn: requested, then \
+        no longer, before its data came).
+
+        --policy none and --no-prefetch differ: under none the controller plans no region ahead but still \
+        requests the cells on screen, and the view still prepares cells just ahead of the viewport (whose loads \
+        start early); --no-prefetch turns both off, so nothing is asked for before a cell shows.
+
+        Memory figures are modelled: over the simulated network each value costs 1 MiB (a decoded 512 × 512 \
+        RGBA bitmap), whatever the process holds; the summary sets the process's peak RSS beside them.
 
         Without a terminal (or with --plain) it runs --script steady on virtual time and prints a summary; \
         the same --seed gives the same numbers.

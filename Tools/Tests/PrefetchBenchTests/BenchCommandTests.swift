@@ -11,11 +11,12 @@ import Testing
     /// Runs the bench with `arguments` on a thread of its own (under ThreadSanitizer a run takes
     /// tens of seconds; waiting on it in the test's task would hold one of the cooperative pool's
     /// two threads, and the in-process servers of other suites would starve).
-    static func run(_ arguments: [String]) async throws -> (status: Int32, out: String, err: String) {
+    static func run(_ arguments: [String], in directory: URL? = nil) async throws -> (status: Int32, out: String, err: String) {
         try await onBlockingThread {
             let process = Process()
             process.executableURL = productsDirectory.appendingPathComponent("prefetch-bench")
             process.arguments = arguments
+            if let directory { process.currentDirectoryURL = directory }
             let out = Pipe(), err = Pipe()
             process.standardOutput = out
             process.standardError = err
@@ -192,6 +193,39 @@ import Testing
         }
         #expect(page.contains("<svg") && page.contains("slow-list"))
         #expect(page.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("</html>"), "\(page.suffix(80))")
+    }
+
+    @Test func progressIsNotDrawnIntoAFileOrAPipe() async throws {
+        // Given standard error that is a pipe, and no --quiet
+        let result = try await Self.run(["--scenario", "jumps-list", "--policy", "uikitLike", "--policy", "none"])
+        #expect(result.status == 0, "\(result.err)")
+        // Then no progress line, no carriage return and no escape code goes into it
+        #expect(!result.err.contains("\r") && !result.err.contains("\u{1B}"), "\(result.err.debugDescription)")
+        #expect(!result.err.contains("[1/"))
+        #expect(result.out.contains("jumps-list"))
+    }
+
+    @Test func aReportGivenABareNameSaysTheAbsolutePathItWroteAndWarnsInsideAGitWorkTree() async throws {
+        // Given a folder that is a git work tree (it has a .git entry), as the repository's root is
+        let tree = Self.temporaryFile("tree")
+        try FileManager.default.createDirectory(at: tree.appendingPathComponent(".git"), withIntermediateDirectories: true)
+        let plain = Self.temporaryFile("plain")
+        try FileManager.default.createDirectory(at: plain, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: tree); try? FileManager.default.removeItem(at: plain) }
+        let arguments = ["--quiet", "--scenario", "slow-list", "--policy", "none", "--report", "report.html", "--json", "results.json"]
+        // When the bench writes its report by a bare name from inside it
+        let inside = try await Self.run(arguments, in: tree)
+        #expect(inside.status == 0, "\(inside.err)")
+        // Then it says where each file went, by absolute path, and warns that they are among the sources
+        let report = tree.appendingPathComponent("report.html").standardizedFileURL.path
+        #expect(inside.out.contains("wrote the HTML report to \(report)"), "\(inside.out)")
+        #expect(inside.out.contains("wrote the results as JSON to \(tree.appendingPathComponent("results.json").standardizedFileURL.path)"))
+        #expect(FileManager.default.fileExists(atPath: report))
+        #expect(inside.err.contains("prefetch-bench: note: \(report) is inside the git work tree \(tree.standardizedFileURL.path)"), "\(inside.err)")
+        // And outside a work tree it says where, with no warning
+        let outside = try await Self.run(arguments, in: plain)
+        #expect(outside.status == 0 && outside.out.contains("wrote the HTML report to \(plain.appendingPathComponent("report.html").standardizedFileURL.path)"))
+        #expect(!outside.err.contains("git work tree"), "\(outside.err)")
     }
 
     @Test func aBadTraceFileNamesThePathToTheField() async throws {

@@ -60,7 +60,52 @@ struct CLITests {
         #expect(try #require(restrained["peakMemoryBytes"]) <= 8 * 1_048_576)
         #expect(try #require(restrained["loadsStarted"]) < #require(free["loadsStarted"]))
         let plain = try await DemoProcess.run(arguments + ["--memory-budget-mb", "8", "--plain"])
-        #expect(plain.stdout.contains("peak memory held") && plain.stdout.contains("mem ") && plain.stdout.contains("MiB (peak"))
+        #expect(plain.stdout.contains("peak memory held") && plain.stdout.contains("mem ") && plain.stdout.contains("MiB modelled (peak"))
+    }
+
+    @Test func recordWithoutATerminalSaysItWouldRecordNothing() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("prefetch-demo-\(UUID().uuidString).json").path
+        let output = try await DemoProcess.run(["--record", path])
+        #expect(output.status != 0)
+        #expect(output.stdout.isEmpty, "no run: \(output.stdout)")
+        #expect(output.stderr.contains("--record \(path) writes an interactive session, which needs standard input and output to be a terminal"))
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func theSummarySaysTheMemoryFigureIsModelledAndBesideWhatTheProcessHeld() async throws {
+        let output = try await DemoProcess.run(["--script", "steady", "--duration", "2", "--latency-ms", "100", "--plain"])
+        #expect(output.status == 0)
+        let line = try #require(output.stdout.split(separator: "\n").first { $0.contains("peak memory held") })
+        #expect(line.contains("MiB modelled:") && line.contains("values × 1 MiB each (a decoded 512 × 512 RGBA bitmap)"), "\(line)")
+        #expect(output.stdout.contains("cache and loads in flight; a model, not the process's memory"))
+        // The progress lines say so too
+        #expect(output.stdout.contains("MiB modelled (peak"))
+    }
+
+    @Test func lowDataSaysWhatItSavesOverTheSimulatedNetwork() async throws {
+        let arguments = ["--script", "fling", "--duration", "4", "--latency-ms", "300"]
+        let free = try await DemoProcess.summary(arguments)
+        let low = try await DemoProcess.summary(arguments + ["--low-data"])
+        // Low Data Mode reaches the app's prefetcher: fewer loads are wasted and fewer start
+        #expect(try #require(low["loadsWasted"]) < #require(free["loadsWasted"]))
+        #expect(try #require(low["loadsStarted"]) < #require(free["loadsStarted"]))
+        // And the summary says why loads started change less than wasted ones
+        let text = try await DemoProcess.run(arguments + ["--low-data", "--plain"])
+        #expect(text.stdout.contains("low data             prefetches only where a fling rests, or the next screen at rest"))
+        #expect(text.stdout.contains("every cell that"))
+        let plain = try await DemoProcess.run(arguments + ["--plain"])
+        #expect(!plain.stdout.contains("low data             "))
+    }
+
+    @Test func helpExplainsPolicyNoneAgainstNoPrefetchAndTheKeys() async throws {
+        let output = try await DemoProcess.run(["--help"])
+        #expect(output.status == 0)
+        let help = output.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for text in ["--policy none and --no-prefetch differ", "still requests the cells on screen", "--no-prefetch turns both off",
+                     "c moves to the next policy", "m sends a memory warning", "Memory figures are modelled",
+                     "prefetch-bench run --trace"] {
+            #expect(help.contains(text), "--help lacks \"\(text)\"")
+        }
     }
 
     @Test func theSameSeedGivesTheSameRun() async throws {
@@ -109,6 +154,11 @@ struct CLITests {
         (["--speed", "3"], ["--speed"]),
         (["--memory-budget-mb", "0"], ["--memory-budget-mb must be from 1 to 65536 MiB; got 0"]),
         (["--record", "s.json", "--script", "steady"], ["--record s.json writes an interactive session", "--script, --plain or --json"]),
+        // A trace that could not be written is refused before the run, not after it.
+        (["--record", "/nonexistent/x.trace"], ["--record /nonexistent/x.trace: the folder /nonexistent does not exist",
+                                                "a file to write, in an existing folder you can write to"]),
+        (["--record", "/tmp"], ["--record /tmp: /tmp is a folder"]),
+        (["--record", "/dev/null/x.json"], ["--record /dev/null/x.json: /dev/null is not a folder"]),
     ])
     func aBadFlagExitsWithAMessageNamingItAndItsRange(arguments: [String], mentions: [String]) async throws {
         let output = try await DemoProcess.run(arguments)

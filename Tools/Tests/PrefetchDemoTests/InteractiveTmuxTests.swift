@@ -73,6 +73,8 @@ struct InteractiveTmuxTests {
         func send(_ keys: String...) throws { try run(["send-keys", "-t", session] + keys) }
         func type(_ text: String) throws { try run(["send-keys", "-t", session, "-l", text]) }
         func screen() throws -> String { try run(["capture-pane", "-p", "-t", session]) }
+        /// The screen with lines the terminal wrapped joined again (`capture-pane -J`).
+        func joinedScreen() throws -> String { try run(["capture-pane", "-p", "-J", "-t", session]) }
         func alternateScreenOn() throws -> Bool {
             try run(["display-message", "-p", "-t", session, "#{alternate_on}"]).trimmingCharacters(in: .whitespacesAndNewlines) == "1"
         }
@@ -110,14 +112,19 @@ struct InteractiveTmuxTests {
         screen.range(of: #"(?m)^stty=(restored|changed)$"#, options: .regularExpression) != nil
     }
 
-    func withTmux(_ body: (Tmux) async throws -> Void) async throws {
+    /// Whether the shell printed the demo's exit status on a line of its own (not the typed command, which holds `demo-exit=$?`).
+    static func hasExitLine(_ screen: String) -> Bool {
+        screen.range(of: #"(?m)^demo-exit=[0-9]+$"#, options: .regularExpression) != nil
+    }
+
+    func withTmux(columns: Int = 100, _ body: (Tmux) async throws -> Void) async throws {
         guard Tmux.path != nil else {
             print("InteractiveTmuxTests: skipped, tmux is not installed (CI installs it with apt-get install tmux)")
             return
         }
         let tmux = Tmux()
         defer { tmux.stop() }
-        try tmux.start(columns: 100, rows: 40)
+        try tmux.start(columns: columns, rows: 40)
         _ = try await tmux.waitFor("the shell prompt") { $0.contains("demo-shell$") }
         try await body(tmux)
     }
@@ -148,6 +155,23 @@ struct InteractiveTmuxTests {
             _ = try await tmux.waitFor("the view to scroll") { screen in
                 screen.range(of: #"offset [1-9][0-9]* pt"#, options: .regularExpression) != nil
             }
+            // The keys line and the legend name the policy and memory-warning keys and every mark
+            let keys = try tmux.screen()
+            for text in ["c next policy", "m memory warning", "┃ requested window", "◆ where the fling rests", "↷ flown past", "· not loaded"] {
+                #expect(keys.contains(text), "the screen lacks \(text):\n\(keys)")
+            }
+            // A fling shows where it rests, in the plan line and in the margins
+            try tmux.type(" ")
+            let fling = try await tmux.waitFor("the landing zone of the fling") { $0.contains("◆ fling rests at") }
+            #expect(fling.contains("plan: window #"))
+            // c moves to the next policy (adaptive → none), m sends a memory warning
+            try tmux.type("c")
+            _ = try await tmux.waitFor("policy none in the title") { $0.contains("· none ·") && $0.contains("policy now none") }
+            try tmux.type("m")
+            _ = try await tmux.waitFor("the memory warning's message") { $0.contains("memory warning sent: cache") }
+            // + raises the latency for new loads
+            try tmux.type("+")
+            _ = try await tmux.waitFor("the new latency") { $0.contains("latency now fixed(225 ms)") }
             // p turns prefetching off
             try tmux.type("p")
             _ = try await tmux.waitFor("prefetching OFF in the title") { $0.contains("prefetching OFF") }
@@ -157,10 +181,76 @@ struct InteractiveTmuxTests {
             let after = try await tmux.waitFor("the demo to exit") { Self.hasSttyVerdict($0) }
             #expect(after.contains("demo-exit=0"))
             #expect(after.contains("display-ready rate"))
+            // The summary tells the session as it ended: the policy, prefetching and latency the keys left
+            let summary = try tmux.joinedScreen()
+            #expect(summary.contains("interactive session, grid, policy none, prefetching off, latency fixed(225 ms)"), "\(summary)")
+            #expect(summary.contains("(changed during the session: policy adaptive → none, prefetching on → off, latency fixed(150 ms) → fixed(225 ms))"))
             #expect(!after.contains("┌"), "the grid is gone: the alternate screen was left")
             #expect(try !tmux.alternateScreenOn())
             // And the terminal's modes are what they were before (cooked, echo on)
             #expect(after.contains("stty=restored"))
+        }
+    }
+
+    @Test func aRecordedSessionSaysWhereTheTraceWentAndHowToReplayIt() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("prefetch-demo-record-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let trace = directory.appendingPathComponent("session.json")
+        try await withTmux { tmux in
+            let demo = try DemoProcess.executable.path
+            try tmux.type("'\(demo)' --latency-ms 100 --record '\(trace.path)'; echo \"demo-exit=$?\"")
+            try tmux.send("Enter")
+            _ = try await tmux.waitFor("the grid") { $0.contains("┌") && $0.contains("in flight") }
+            try tmux.type(" ")
+            _ = try await tmux.waitFor("the fling") { $0.contains("◆ fling rests at") }
+            try tmux.type("q")
+            _ = try await tmux.waitFor("the demo to exit") { Self.hasExitLine($0) }
+            let screen = try tmux.joinedScreen()
+            #expect(screen.contains("demo-exit=0"), "\(screen)")
+            // After the summary: where the trace went, the command that replays it, and why its numbers differ
+            #expect(screen.contains("display-ready rate"))
+            #expect(screen.contains("prefetch-demo: wrote the session's scroll trace to \(trace.path)"), "\(screen)")
+            #expect(screen.contains("swift run --package-path Tools prefetch-bench run --trace \(trace.path)"))
+            #expect(screen.contains("a replay's numbers differ from this session's: the bench loads over its shared 10 Mbit/s link"))
+            #expect(screen.contains("--network independent --latency-ms 100"))
+            #expect(FileManager.default.fileExists(atPath: trace.path))
+        }
+    }
+
+    @Test func overAServersSharedLinkTheSummaryGivesTheStatusLinesLinkShare() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("prefetch-demo-link-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withTmux { tmux in
+            let demo = try DemoProcess.executable.path
+            try tmux.type("'\(demo)' --serve --items 2000 --server-latency-ms 20 --server-bandwidth 1mbit --cold "
+                + "--disk-cache '\(directory.appendingPathComponent("cache.sqlite").path)' 2>/dev/null; echo \"demo-exit=$?\"")
+            try tmux.send("Enter")
+            // Given the status line's link share after a couple of seconds of bytes (at 100 columns,
+            // on a line of its own: not cut)
+            let pattern = #"link ([0-9]+\.[0-9])% of 1 Mbit/s"#
+            _ = try await tmux.waitFor("250 KB received and the link's share in the status line", timeout: 60) { screen in
+                guard screen.range(of: pattern, options: .regularExpression) != nil,
+                      let range = screen.range(of: #"[0-9.]+ (KB|MB) received"#, options: .regularExpression) else { return false }
+                let figure = screen[range]
+                return figure.contains("MB") || (Double(figure.split(separator: " ")[0]) ?? 0) >= 250
+            }
+            let running = try tmux.screen()
+            try tmux.type("q")
+            _ = try await tmux.waitFor("the demo to exit", timeout: 60) { Self.hasExitLine($0) }
+            let screen = try tmux.joinedScreen()
+            #expect(screen.contains("demo-exit=0"), "\(screen)")
+            // Then the summary gives the link's share as the status line did, not 0.0%
+            let line = try #require(screen.split(separator: "\n").first { $0.contains("of the server's 1 Mbit/s") }, "\(screen)")
+            #expect(!line.contains(" 0.0% of the server's"), "\(line)")
+            func share(_ text: Substring) -> Double? {
+                text.range(of: #"[0-9]+\.[0-9]%"#, options: .regularExpression).flatMap { Double(text[$0].dropLast()) }
+            }
+            let status = try #require(running.range(of: pattern, options: .regularExpression).map { running[$0] })
+            let summary = try #require(share(line)), shown = try #require(share(status.dropFirst(5)))
+            // (The last status line read came a moment before the summary's reading.)
+            #expect(abs(summary - shown) < 10, "summary \(summary)%, status line \(shown)%")
         }
     }
 

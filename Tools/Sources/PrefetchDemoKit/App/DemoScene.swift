@@ -12,6 +12,8 @@ import PrefetchSimulation
 package final class DemoScene {
     package let settings: DemoSettings
     package let backend: any DemoBackend
+    /// Follows the app's prefetch plan for the screen.
+    package let plan = PlanTracker()
 
     /// The scene of `settings` over `backend`.
     package init(settings: DemoSettings, backend: any DemoBackend) {
@@ -41,16 +43,31 @@ package final class DemoScene {
         return shown.min().flatMap { lo in shown.max().map { lo...$0 } }
     }
 
+    /// Reads the app's plan for this frame (call once per drawn frame, before ``tiles(in:)``)
+    /// and returns what the screen draws of it.
+    @discardableResult
+    package func updatePlan() -> PlanFigures {
+        let (models, fetcher) = (models, app.fetcher)
+        plan.update(app: app) { index in
+            models.model(at: index).map { fetcher.fetchedData(for: $0.identifier) != nil } ?? false
+        }
+        return plan.figures
+    }
+
     /// The tiles to draw for the items whose frames meet `rect` (content coordinates): each
-    /// item's displayed cell's content, or else what the fetcher has for it.
+    /// item's displayed cell's content, or else what the fetcher has for it, and why it is (or
+    /// is not) loading, as of the latest ``updatePlan()``.
     package func tiles(in rect: CGRect) -> [Tile] {
         let pending = Set(app.plannedItems)
         let board = backend.board
+        let viewport = view.bounds
         var tiles: [Tile] = []
         app.forEachItem(in: rect) { index, frame in
+            let reason = plan.reason(of: index, frame: frame, viewport: viewport)
             guard let model = models.model(at: index) else {
                 // A feed item whose page has not arrived: a placeholder.
-                tiles.append(Tile(index: index, frame: frame, title: "Item \(index) …", state: pending.contains(index) ? .waiting : .blank))
+                tiles.append(Tile(index: index, frame: frame, title: "Item \(index) …", state: pending.contains(index) ? .waiting : .blank,
+                                  reason: reason))
                 return
             }
             let state: Tile.State
@@ -63,7 +80,7 @@ package final class DemoScene {
             } else {
                 state = pending.contains(index) ? .waiting : .blank
             }
-            tiles.append(Tile(index: index, frame: frame, title: model.title, state: state))
+            tiles.append(Tile(index: index, frame: frame, title: model.title, state: state, reason: reason))
         }
         return tiles
     }
@@ -77,27 +94,29 @@ package final class DemoScene {
             inFlight: stats.inFlight, queued: stats.queued, cached: app.fetcher.cachedCount,
             displayReadyRate: result.displayReadyRate, appearances: result.displayed, loadsCancelled: stats.loadsCancelled,
             expectedLatencyMs: app.fetcher.expectedLatency.map { $0 / .milliseconds(1) }, wire: backend.wire,
-            memoryHeld: stats.memoryHeld, peakMemoryHeld: stats.peakMemoryHeld)
+            memoryHeld: stats.memoryHeld, peakMemoryHeld: stats.peakMemoryHeld, memoryModelled: backend.memoryCost != .payload)
     }
 }
 
 /// The figures of the status line.
 package struct StatusFigures: Sendable {
-    var offset: Double
-    var velocity: Double
-    var visible: ClosedRange<Int>?
-    var inFlight: Int
-    var queued: Int
-    var cached: Int
-    var displayReadyRate: Double
-    var appearances: Int
-    var loadsCancelled: Int
-    var expectedLatencyMs: Double?
+    package var offset: Double
+    package var velocity: Double
+    package var visible: ClosedRange<Int>?
+    package var inFlight: Int
+    package var queued: Int
+    package var cached: Int
+    package var displayReadyRate: Double
+    package var appearances: Int
+    package var loadsCancelled: Int
+    package var expectedLatencyMs: Double?
     /// Bytes on the wire, over a server.
-    var wire: WireFigures?
+    package var wire: WireFigures?
     /// The memory the fetcher holds now and at most so far, in its cost unit (bytes).
-    var memoryHeld: Int
-    var peakMemoryHeld: Int
+    package var memoryHeld: Int
+    package var peakMemoryHeld: Int
+    /// Whether each value's cost is a modelled decoded size (``MemoryCost/modelled(bytesPerValue:)``).
+    package var memoryModelled = true
 }
 
 extension Duration {

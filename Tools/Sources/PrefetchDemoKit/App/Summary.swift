@@ -1,6 +1,11 @@
 import Foundation
 import PrefetchSimulation
 import PrefetchToolSupport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A run over a server's figures beside the meter's: the source, the disk cache, the requests.
 package struct NetworkFigures: Codable, Hashable, Sendable {
@@ -33,23 +38,63 @@ package struct NetworkFigures: Codable, Hashable, Sendable {
 /// Bytes on the wire over a server, and the share of the server's bandwidth they used.
 package struct WireFigures: Sendable, Equatable {
     /// Body bytes received so far.
-    var bytesReceived: Int
+    package var bytesReceived: Int
     /// Seconds since the run started.
-    var seconds: Double
+    package var seconds: Double
     /// The server's shared bandwidth (`--server-bandwidth`), when given.
-    var budget: BandwidthRate?
+    package var budget: BandwidthRate?
+
+    /// Figures of `bytesReceived` over `seconds`, with the server's `budget` when given.
+    package init(bytesReceived: Int, seconds: Double, budget: BandwidthRate?) {
+        (self.bytesReceived, self.seconds, self.budget) = (bytesReceived, seconds, budget)
+    }
 
     /// Bytes per second received over the budget (0 to about 1), when there is a budget.
-    var utilisation: Double? {
+    package var utilisation: Double? {
         budget.map { seconds > 0 ? Double(bytesReceived) / seconds / Double($0.bytesPerSecond) : 0 }
     }
 
     /// `1.23 MB received, link 87.0% of 1 Mbit/s`.
-    var text: String {
+    var text: String { phrases.joined(separator: ", ") }
+
+    /// `1.23 MB received` and `link 87.0% of 1 Mbit/s`: the status line's phrases.
+    package var phrases: [String] {
         let received = "\(formatBytes(bytesReceived)) received"
-        guard let budget, let utilisation else { return received }
-        return "\(received), link \(formatPercent(utilisation)) of \(budget)"
+        guard let budget, let utilisation else { return [received] }
+        return [received, "link \(formatPercent(utilisation)) of \(budget)"]
     }
+}
+
+/// What the memory figures count: the fetcher's cost of each value.
+package enum MemoryCost: Sendable, Equatable {
+    /// Each value costs a modelled decoded size (the simulated network, or a memory budget):
+    /// the figures are a model, not the process's memory.
+    case modelled(bytesPerValue: Int)
+    /// Each value costs its bytes as received plus 64 (a server without a memory budget).
+    case payload
+
+    /// `1 MiB`, `64 KiB`, `512 B`.
+    static func describe(bytes: Int) -> String {
+        if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        if bytes >= 1 << 10, bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+        return "\(bytes) B"
+    }
+}
+
+/// The largest resident set this process has had, in bytes (`getrusage`), or nil when unknown.
+package func processPeakResidentBytes() -> Int? {
+    var usage = rusage()
+    #if canImport(Glibc)
+    let who = __rusage_who_t(RUSAGE_SELF.rawValue)
+    #else
+    let who = RUSAGE_SELF
+    #endif
+    guard getrusage(who, &usage) == 0, usage.ru_maxrss > 0 else { return nil }
+    #if canImport(Darwin)
+    return Int(usage.ru_maxrss)          // bytes on Darwin
+    #else
+    return Int(usage.ru_maxrss) * 1_024  // kilobytes on Linux
+    #endif
 }
 
 /// The end of a run as the demo prints it: the simulator's ``PrefetchSimulation/SimulationResult``
@@ -58,6 +103,13 @@ package struct WireFigures: Sendable, Equatable {
 package struct DemoSummary {
     package var result: SimulationResult
     package var network: NetworkFigures?
+    /// What the memory figures count.
+    package var memoryCost: MemoryCost = .modelled(bytesPerValue: 1 << 20)
+    /// The process's peak resident set in bytes, to set beside the memory figure (nil in a
+    /// repeatable run, whose summary must not vary).
+    package var processPeakBytes: Int?
+    /// Whether the run prefetched as in Low Data Mode (`--low-data`): the summary says what it saves.
+    package var lowData = false
 
     /// One JSON object, keys sorted; rates rounded to 0.0001, times to 0.001.
     ///
@@ -80,8 +132,16 @@ package struct DemoSummary {
           blank cell-seconds   \(String(format: "%.2f s", r.blankCellSeconds))
           loads                started \(r.loadsStarted), cancelled \(r.loadsCancelled), wasted \(r.loadsWasted) (completed, never displayed)
           peak in flight       \(r.peakInFlight)
-          peak memory held     \(String(format: "%.1f MiB", Double(r.peakMemoryBytes) / 1_048_576)) (cache and loads in flight)
+          peak memory held     \(memoryText)
         """
+        if lowData {
+            text += """
+
+              low data             prefetches only where a fling rests, or the next screen at rest; every cell that
+                                   scrolls in still loads at visible priority, so it saves the loads that would be
+                                   wasted (\(r.loadsWasted) wasted here) more than loads started: compare with a run without --low-data
+            """
+        }
         if let network {
             text += """
 
@@ -96,9 +156,33 @@ package struct DemoSummary {
     }
 }
 
-/// `mem 12.0 MiB (peak 30.0)`: the memory the fetcher holds now and at most so far.
+extension DemoSummary {
+    /// The peak memory held, and what it counts: `230.0 MiB modelled: 230 values × 1 MiB each
+    /// (a decoded 512 × 512 RGBA bitmap), cache and loads in flight; a model, not the process's
+    /// memory (its peak RSS: 35.8 MiB)`.
+    var memoryText: String {
+        let peak = result.peakMemoryBytes
+        let held = String(format: "%.1f MiB", Double(peak) / 1_048_576)
+        let rss = processPeakBytes.map { String(format: "%.1f MiB", Double($0) / 1_048_576) }
+        switch memoryCost {
+        case .modelled(let bytes):
+            let values = bytes > 0 ? peak / bytes : 0
+            let bitmap = bytes == 1 << 20 ? " (a decoded 512 × 512 RGBA bitmap)" : ""
+            return "\(held) modelled: \(values) values × \(MemoryCost.describe(bytes: bytes)) each\(bitmap),\n"
+                + "                       cache and loads in flight; a model, not the process's memory"
+                + (rss.map { " (its peak RSS: \($0))" } ?? "")
+        case .payload:
+            return "\(held) of thumbnails as received (+64 B each), cache and loads in flight"
+                + (rss.map { ";\n                       the process's peak RSS: \($0)" } ?? "")
+        }
+    }
+}
+
+/// `mem 12.0 MiB (peak 30.0)`, with ` modelled` when each value's cost is a model: the memory
+/// the fetcher holds now and at most so far.
 func formatMemory(_ s: StatusFigures) -> String {
-    String(format: "mem %.1f MiB (peak %.1f)", Double(s.memoryHeld) / 1_048_576, Double(s.peakMemoryHeld) / 1_048_576)
+    String(format: "mem %.1f MiB%@ (peak %.1f)", Double(s.memoryHeld) / 1_048_576, s.memoryModelled ? " modelled" : "",
+           Double(s.peakMemoryHeld) / 1_048_576)
 }
 
 func formatPercent(_ rate: Double) -> String {

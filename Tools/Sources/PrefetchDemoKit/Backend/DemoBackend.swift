@@ -24,6 +24,10 @@ package protocol DemoBackend: AnyObject {
     var label: String { get }
     /// Scales the network's latency by `factor` (the `+` and `-` keys) and says what happened.
     func scaleLatency(by factor: Double) -> String
+    /// The simulated network's latency now (after `+` and `-`), or nil for a server's.
+    var currentLatency: LatencyModel? { get }
+    /// What the fetcher's memory figures count.
+    var memoryCost: MemoryCost { get }
     /// Moves the backend's time to `time` (seconds since the start) before a frame's input.
     func advance(to time: Double) async
     /// The view has stepped: settles, or brings in what arrived.
@@ -53,6 +57,7 @@ package final class SimulatedBackend: DemoBackend {
     package let models: ModelList
     package let board: LoadBoard
     private let seed: UInt64
+    private let valueBytes: Int
 
     /// The settings' models (held whole) on a network of the settings' latency.
     package init(settings: DemoSettings) throws {
@@ -67,10 +72,14 @@ package final class SimulatedBackend: DemoBackend {
         simulation.app.isPrefetchingEnabled = settings.prefetching
         self.models = ModelList(models: models)
         seed = settings.seed
+        valueBytes = settings.valueBytes
     }
 
     package var app: SampleApp<UUID, DisplayData> { simulation.app }
     package var label: String { "\(simulation.latency) · seed \(seed)" }
+    package var currentLatency: LatencyModel? { simulation.latency }
+    /// Every value costs the settings' decoded size: the simulator's memory model.
+    package var memoryCost: MemoryCost { .modelled(bytesPerValue: valueBytes) }
 
     /// Scales the latency model; the change applies to attempts that start afterwards.
     package func scaleLatency(by factor: Double) -> String {

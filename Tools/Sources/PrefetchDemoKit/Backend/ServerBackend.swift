@@ -6,6 +6,7 @@ import PrefetchCollectionView
 import PrefetchKit
 import PrefetchSimulation
 import PrefetchToolSupport
+import PrefetchTesting
 
 /// The sample app's data from a server (`--source`, `--serve`): the model list page by page from
 /// `<source>/items` with a ``PrefetchFeed/PagedFeed``, each thumbnail from its item's
@@ -186,6 +187,14 @@ package final class ServerBackend: DemoBackend {
     }
 
     package var label: String { baseURL.absoluteString }
+
+    /// The server sets the latency.
+    package var currentLatency: LatencyModel? { nil }
+
+    /// Under a memory budget each value costs the settings' decoded size; otherwise its bytes.
+    package var memoryCost: MemoryCost {
+        settings.memoryBudgetBytes == nil ? .payload : .modelled(bytesPerValue: settings.valueBytes)
+    }
 
     package func scaleLatency(by factor: Double) -> String {
         "the server sets the latency (--server-latency-ms with --serve)"

@@ -52,8 +52,9 @@ public struct DemoOptions: ParsableArguments, Sendable {
     @Flag(help: "Print only the summary, as one JSON object (implies --plain).")
     public var json = false
 
-    /// Turn prefetching off.
-    @Flag(name: .customLong("no-prefetch"), help: "Turn prefetching off (isPrefetchingEnabled = false).")
+    /// Turn prefetching off: nothing is asked for ahead of display.
+    @Flag(name: .customLong("no-prefetch"), help: ArgumentHelp(
+        "Turn prefetching off (isPrefetchingEnabled = false): the view prepares no cell ahead and the app's prefetch controller requests nothing, so each cell's load starts only when the cell is configured to show. Unlike --policy none (see --policy)."))
     public var noPrefetch = false
 
     /// Seeds the identifiers and the network's delays.
@@ -71,7 +72,9 @@ public struct DemoOptions: ParsableArguments, Sendable {
     public var latency: LatencyOptions
 
     /// The prefetch policy's name, from `PrefetchPolicies.names`.
-    @Option(help: ArgumentHelp("The prefetch policy: \(PrefetchPolicies.names.joined(separator: ", ")).", valueName: "name"),
+    @Option(help: ArgumentHelp(
+        "The prefetch policy: \(PrefetchPolicies.names.joined(separator: ", ")); c cycles them in the interactive screen. none plans no region ahead, but prefetching stays on: the controller still requests the cells on screen each frame (holding one that just left for a moment), and the view still prepares cells just ahead of the viewport, whose loads start early; so a fling's cells are sometimes ready under none, never with --no-prefetch, which turns both off.",
+        valueName: "name"),
             transform: { name in
                 do {
                     return try PrefetchPolicies.named(name).name
@@ -89,7 +92,7 @@ public struct DemoOptions: ParsableArguments, Sendable {
 
     /// The fetcher's memory budget, in MiB.
     @Option(name: .customLong("memory-budget-mb"), help: ArgumentHelp(
-        "The most memory the fetcher's cache and loads in flight may hold, in MiB (1 to 65536), each value costing 1 MiB decoded; the screen shows the memory held and its peak.",
+        "The most memory the fetcher's cache and loads in flight may hold, in MiB (1 to 65536), each value costing 1 MiB decoded; the screen shows the memory held and its peak. The figures are a model (1 MiB a value over the simulated network, or under a budget), not the process's memory.",
         valueName: "n"))
     public var memoryBudgetMB: Int?
 
@@ -157,8 +160,10 @@ public struct DemoOptions: ParsableArguments, Sendable {
             transform: { try Limits.number($0, "--server-restart-after", 0.1...3_600, unit: "seconds") })
     public var serverRestartAfter: Double?
 
-    /// Write the interactive session as a scroll trace to this file (`prefetch-bench --trace FILE` replays it).
-    @Option(help: ArgumentHelp("Write the interactive session as a scroll trace (with phases) to this file, for prefetch-bench --trace.", valueName: "file"))
+    /// Write the interactive session as a scroll trace to this file (`prefetch-bench run --trace FILE` replays it).
+    @Option(help: ArgumentHelp(
+        "Write the interactive session as a scroll trace (with phases) to this file, in an existing folder you can write to (checked before the run); after the summary the demo prints the prefetch-bench run --trace command that replays it.",
+        valueName: "file"))
     public var record: String?
 
     /// Creates the defaults.
@@ -173,6 +178,7 @@ public struct DemoOptions: ParsableArguments, Sendable {
             if script != nil || plain || json {
                 throw ValidationError("--record \(record) writes an interactive session; it cannot be combined with --script, --plain or --json")
             }
+            try Self.checkWritableFile(record, flag: "--record")
         }
         if let memoryBudgetMB, !(1...65_536).contains(memoryBudgetMB) {
             throw ValidationError("--memory-budget-mb must be from 1 to 65536 MiB; got \(memoryBudgetMB)")
@@ -222,6 +228,32 @@ public struct DemoOptions: ParsableArguments, Sendable {
             if FileManager.default.fileExists(atPath: diskCache, isDirectory: &isDirectory), isDirectory.boolValue {
                 throw ValidationError("--disk-cache takes the path of the cache's SQLite file; '\(diskCache)' is a directory")
             }
+        }
+    }
+
+    /// Checks that `path` names a file that can be written: not empty, not a folder, in an
+    /// existing folder that is writable (and, when the file exists, the file is writable), so
+    /// that a run never ends with nowhere to write.
+    ///
+    /// - Throws: `ValidationError` naming `flag`, the path and the rule.
+    static func checkWritableFile(_ path: String, flag: String) throws {
+        let rule = "it takes the path of a file to write, in an existing folder you can write to"
+        guard !path.isEmpty else { throw ValidationError("\(flag) got an empty path; \(rule)") }
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        let folder = url.deletingLastPathComponent()
+        let files = FileManager.default
+        var isDirectory: ObjCBool = false
+        if files.fileExists(atPath: url.path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { throw ValidationError("\(flag) \(path): \(url.path) is a folder; \(rule)") }
+            if !files.isWritableFile(atPath: url.path) { throw ValidationError("\(flag) \(path): \(url.path) exists and is not writable; \(rule)") }
+            return
+        }
+        guard files.fileExists(atPath: folder.path, isDirectory: &isDirectory) else {
+            throw ValidationError("\(flag) \(path): the folder \(folder.path) does not exist; \(rule)")
+        }
+        guard isDirectory.boolValue else { throw ValidationError("\(flag) \(path): \(folder.path) is not a folder; \(rule)") }
+        guard files.isWritableFile(atPath: folder.path) else {
+            throw ValidationError("\(flag) \(path): the folder \(folder.path) is not writable; \(rule)")
         }
     }
 

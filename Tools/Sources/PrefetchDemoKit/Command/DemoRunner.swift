@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PrefetchSimulation
+import PrefetchToolSupport
 
 /// Runs `prefetch-demo`: chooses the mode from the options and the terminal, and runs it.
 @MainActor
@@ -19,31 +20,64 @@ package enum DemoRunner {
         return .interactive
     }
 
+    /// What a run ends with: the figures, and for an interactive session what the keys changed.
+    package struct Outcome {
+        /// The meter's figures.
+        package var result: SimulationResult
+        /// The settings at the end (an interactive session's keys change the policy, prefetching and latency).
+        package var settings: DemoSettings
+        /// What the keys changed during the session, first value to last.
+        package var changes: [String] = []
+        /// The session's scroll trace with `--record`.
+        package var recorder: TraceRecorder?
+    }
+
     /// Runs the demo for `options`: interactive, scripted on screen, or plain; over the
     /// simulated network, or a real one with `--serve` or `--source`.
     package static func run(_ options: DemoOptions) async throws {
         var settings = try options.settings()
         let mode = mode(for: options, interactive: Terminal.isInteractive)
+        if let record = options.record, mode != .interactive {
+            throw DemoError("--record \(record) writes an interactive session, which needs standard input and output to be a terminal; here they are not, so the demo would run --script steady and record nothing")
+        }
         if case .plain(let script) = mode { settings.script = script }
         if case .scriptedScreen(let script) = mode { settings.script = script }
         settings.duration = options.duration
         if options.isRemote { return try await runRemote(options, settings: settings, mode: mode) }
         let terminal = Terminal()
-        let summary = DemoSummary(result: try await run(mode, scene: DemoScene(settings: settings), options: options, terminal: terminal))
+        let scene = try DemoScene(settings: settings)
+        let outcome = try await run(mode, scene: scene, options: options, terminal: terminal)
+        let summary = summary(outcome, backend: scene.backend, measured: mode == .interactive)
         if options.json { return print(try summary.json) }
         let title = switch mode {
-        case .interactive: "prefetch-demo: interactive session, \(describe(settings))"
+        case .interactive: "prefetch-demo: interactive session, \(describe(outcome.settings))\(describe(changes: outcome.changes))"
         case .scriptedScreen(let script): "prefetch-demo: --script \(script.rawValue), \(describe(settings))"
         case .plain(let script): "prefetch-demo summary: --script \(script.rawValue), \(describe(settings))"
         }
         print(summary.text(title: title))
+        try writeRecording(outcome, options: options, remote: false)
         if terminal.wasInterrupted { throw ExitCode(130) }
+    }
+
+    /// The summary of `outcome` over `backend`; with `measured`, the process's peak resident set
+    /// beside the memory figure (not in a virtual-time script, whose summary repeats exactly).
+    static func summary(_ outcome: Outcome, backend: any DemoBackend, network: NetworkFigures? = nil, measured: Bool) -> DemoSummary {
+        var summary = DemoSummary(result: outcome.result, network: network)
+        summary.memoryCost = backend.memoryCost
+        summary.lowData = outcome.settings.lowData
+        if measured { summary.processPeakBytes = processPeakResidentBytes() }
+        return summary
     }
 
     /// A one-line description of the settings.
     package static func describe(_ settings: DemoSettings) -> String {
         "\(settings.layout.rawValue), policy \(settings.policy.name), prefetching \(settings.prefetching ? "on" : "off"), latency \(settings.latency), seed \(settings.seed)"
             + describeBudgets(settings)
+    }
+
+    /// ` (changed during the session: prefetching on → off)`, or nothing.
+    package static func describe(changes: [String]) -> String {
+        changes.isEmpty ? "" : " (changed during the session: \(changes.joined(separator: ", ")))"
     }
 
     /// `, low data, memory budget 8 MiB`, or nothing under the defaults.
@@ -53,17 +87,18 @@ package enum DemoRunner {
 
     /// Runs `mode` on `scene`: the interactive app, the script drawn on the terminal (a virtual-time
     /// run paced to the wall clock), or the script with a progress line per second when `progress` is on.
-    private static func run(_ mode: Mode, scene: DemoScene, options: DemoOptions, terminal: Terminal) async throws -> SimulationResult {
+    private static func run(_ mode: Mode, scene: DemoScene, options: DemoOptions, terminal: Terminal) async throws -> Outcome {
         let renderer = ScreenRenderer(colorMode: ScreenRenderer.colorModeFromEnvironment())
         switch mode {
         case .interactive:
-            return try await InteractiveRun(settings: scene.settings, backend: scene.backend, terminal: terminal, renderer: renderer,
-                                            record: options.record.map { URL(fileURLWithPath: $0) }).run()
+            let session = try await InteractiveRun(settings: scene.settings, backend: scene.backend, terminal: terminal, renderer: renderer,
+                                                   record: options.record.map { URL(fileURLWithPath: $0) }).run()
+            return Outcome(result: session.result, settings: session.settings, changes: session.changes, recorder: session.recorder)
         case .scriptedScreen(let script):
             let painter = ScreenPainter(terminal: terminal, renderer: renderer)
             let virtual = scene.backend is SimulatedBackend
-            let title = ScreenPainter.title(scene.settings, prefetching: scene.settings.prefetching, data: scene.backend.label,
-                                            mode: "script \(script.rawValue)\(virtual ? "" : ", real time")")
+            let title = ScreenPainter.title(scene.settings, policy: scene.settings.policy.name, prefetching: scene.settings.prefetching,
+                                            data: scene.backend.label, mode: "script \(script.rawValue)\(virtual ? "" : ", real time")")
             let clock = ContinuousClock()
             let start = clock.now
             terminal.enter()
@@ -72,18 +107,73 @@ package enum DemoRunner {
                 for source in sources { source.cancel() }
                 terminal.restore()
             }
-            return try await scene.play { frame in
+            let result = try await scene.play { frame in
                 if terminal.wasInterrupted || Key.parse(terminal.readAvailable()).contains(.quit) { return false }
                 // Draw every other frame; a virtual-time run is paced to real time.
                 guard frame.index % 2 == 0 else { return true }
                 let time = String(format: "t=%.1fs of --script %@", frame.time, script.rawValue)
-                painter.paint(scene, title: title, footer: virtual ? "simulated \(time)   q quits" : "\(time) from the server   q quits")
+                painter.paint(scene, title: title, footer: virtual ? "simulated \(time)  q quits" : "\(time) from the server  q quits")
                 if virtual { try await clock.sleep(until: start + .nanoseconds(Int64(frame.time * 1e9))) }
                 return true
             }
+            return Outcome(result: result, settings: scene.settings)
         case .plain:
-            return try await runPlain(scene, progress: !options.json, terminal: terminal) { print($0) }
+            let result = try await runPlain(scene, progress: !options.json, terminal: terminal) { print($0) }
+            return Outcome(result: result, settings: scene.settings)
         }
+    }
+
+    // MARK: --record
+
+    /// Writes an interactive session's scroll trace to `--record`'s file and says where it went,
+    /// how to replay it, and why a replay's numbers differ from the session's. Called after the
+    /// summary, so a failure to write never loses it.
+    static func writeRecording(_ outcome: Outcome, options: DemoOptions, remote: Bool) throws {
+        guard let recorder = outcome.recorder, let path = options.record else { return }
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        try recorder.write(to: url)
+        print("")
+        print(recordingNote(path: url.path, options: options, settings: outcome.settings, remote: remote).joined(separator: "\n"))
+    }
+
+    /// Where the trace went, the command that replays it, and why a replay's numbers differ.
+    package static func recordingNote(path: String, options: DemoOptions, settings: DemoSettings, remote: Bool) -> [String] {
+        let replay = "swift run --package-path Tools prefetch-bench run --trace \(shellQuoted(path))"
+        let demoNetwork = remote
+            ? "the demo's real server"
+            : "the demo's simulated network (each load's own latency, \(settings.latency), no payload)"
+        var lines = [
+            "prefetch-demo: wrote the session's scroll trace to \(path)",
+            "  replay it (from the repository root): \(replay)",
+            "  a replay's numbers differ from this session's: the bench loads over its shared 10 Mbit/s link (lte latency, 60 KB median payloads), not over \(demoNetwork)",
+        ]
+        if !remote {
+            lines.append("  closer to this session: \(replay) \(benchNetworkFlags(options, settings: settings).joined(separator: " "))")
+        }
+        return lines
+    }
+
+    /// The bench's flags for the demo's simulated network: independent latencies, the demo's
+    /// latency flags (a fixed 300 ms unless given), the list's cap of 4.
+    static func benchNetworkFlags(_ options: DemoOptions, settings: DemoSettings) -> [String] {
+        let l = options.latency
+        var flags = ["--network", "independent"]
+        let given: [(String, String?)] = [
+            ("--latency-profile", l.latencyProfile?.rawValue), ("--latency-ms", l.latencyMs.map(LatencyOptions.format)),
+            ("--latency-fixed-ms", l.latencyFixedMs.map(LatencyOptions.format)), ("--latency-median-ms", l.latencyMedianMs.map(LatencyOptions.format)),
+            ("--latency-p99-ms", l.latencyP99Ms.map(LatencyOptions.format)), ("--failure-rate", l.failureRate.map(LatencyOptions.format)),
+        ]
+        let latency = given.compactMap { flag, value in value.map { [flag, $0] } }.flatMap { $0 }
+        flags += latency.isEmpty ? ["--latency-fixed-ms", "300"] : latency
+        if settings.layout == .list { flags += ["--cap", "4"] }
+        return flags
+    }
+
+    /// `path` as one shell word: as it is when it holds only safe characters, else in single quotes.
+    static func shellQuoted(_ path: String) -> String {
+        let safe = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@%")
+        if !path.isEmpty, path.unicodeScalars.allSatisfy(safe.contains) { return path }
+        return "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// Plays the scene's script with a progress line per second when `progress` is on.
@@ -122,6 +212,7 @@ package enum DemoRunner {
         var restarter: Task<Void, any Error>?
         defer { restarter?.cancel() }
         let summary: DemoSummary
+        let outcome: Outcome
         do {
             let baseURL: URL
             if options.serve {
@@ -143,8 +234,8 @@ package enum DemoRunner {
                 baseURL: baseURL, diskCache: options.diskCacheURL, cold: options.cold, settings: settings,
                 serverBandwidth: options.serve ? options.serverBandwidth : nil, shouldStop: { terminal.wasInterrupted })
             do {
-                let result = try await run(mode, scene: DemoScene(settings: settings, backend: remote), options: options, terminal: terminal)
-                summary = DemoSummary(result: result, network: await remote.networkFigures())
+                outcome = try await run(mode, scene: DemoScene(settings: settings, backend: remote), options: options, terminal: terminal)
+                summary = Self.summary(outcome, backend: remote, network: await remote.networkFigures(), measured: true)
             } catch {
                 await remote.close()
                 throw error
@@ -161,17 +252,19 @@ package enum DemoRunner {
         restarter?.cancel()
         _ = await restarter?.result
         await server?.terminate()
-        let title = describeRemote(settings, options: options, cold: options.cold)
         if options.json {
             print(try summary.json)
             return
         }
         switch mode {
         case .plain(let script), .scriptedScreen(let script):
+            let title = describeRemote(settings, options: options, cold: options.cold)
             print(summary.text(title: "prefetch-demo summary: --script \(script.rawValue) in real time, \(title)"))
         case .interactive:
+            let title = describeRemote(outcome.settings, options: options, cold: options.cold) + describe(changes: outcome.changes)
             print(summary.text(title: "prefetch-demo: interactive session, \(title)"))
         }
+        try writeRecording(outcome, options: options, remote: true)
         if terminal.wasInterrupted { throw ExitCode(130) }
     }
 

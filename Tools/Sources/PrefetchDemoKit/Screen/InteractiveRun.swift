@@ -2,6 +2,7 @@ import Foundation
 import PrefetchCollectionView
 import PrefetchKit
 import PrefetchSimulation
+import PrefetchToolSupport
 
 /// The interactive sample app: real time over the simulated network or a real server, keys to scroll.
 ///
@@ -25,15 +26,27 @@ package final class InteractiveRun {
         self.record = record
     }
 
-    /// Runs until `q`, Ctrl-C, or the settings' duration; returns the result.
-    package func run() async throws -> SimulationResult {
+    /// What an interactive session ends with.
+    package struct Outcome {
+        /// The meter's figures (over a server, with the bytes received and the link's share as the status line shows them).
+        package var result: SimulationResult
+        /// The settings as the keys left them: the policy (`c`), prefetching (`p`) and the latency (`+`, `-`).
+        package var settings: DemoSettings
+        /// What the keys changed, first value to last: `prefetching on → off`.
+        package var changes: [String]
+        /// The session's scroll trace (`--record`), written by the caller after the summary.
+        package var recorder: TraceRecorder?
+    }
+
+    /// Runs until `q`, Ctrl-C, or the settings' duration; returns the result and the settings the keys left.
+    package func run() async throws -> Outcome {
         terminal.enter()
         let sources = terminal.installSignalHandlers()
         defer {
             for source in sources { source.cancel() }
             terminal.restore()
         }
-        let (settings, backend, app) = (scene.settings, scene.backend, scene.app)
+        let (settings, backend, app, scene) = (scene.settings, scene.backend, scene.app, scene)
         let recorder = record.map { Self.recorder(writing: $0, settings: settings, backend: backend) }
         let keys = KeyInput(terminal: terminal, backend: backend, itemCount: scene.models.count)
         var input = keys
@@ -47,15 +60,36 @@ package final class InteractiveRun {
             afterFrame: { frame in
                 if frame.index == 0 { app.meter.startCounting() }
                 guard !keys.quit, !terminal.wasInterrupted else { return false }
-                let title = ScreenPainter.title(settings, prefetching: app.isPrefetchingEnabled, data: backend.label, mode: "interactive")
-                painter.paint(scene, title: title, footer: [ScreenPainter.interactiveKeys, keys.message].compactMap { $0 }.joined(separator: "   "))
+                let title = ScreenPainter.title(settings, policy: app.policy.name, prefetching: app.isPrefetchingEnabled, data: backend.label,
+                                                mode: "interactive")
+                painter.paint(scene, title: title, footer: ScreenPainter.interactiveKeys, message: keys.message)
                 return true
             })
         app.finish()
-        if let recorder, let record { try recorder.write(to: record) }
-        var result = app.meter.result(scenario: settings.scenario.name, policy: settings.policy.name, duration: end)
+        var final = settings
+        final.policy = app.policy
+        final.prefetching = app.isPrefetchingEnabled
+        if let latency = backend.currentLatency { final.latency = latency }
+        var result = app.meter.result(scenario: settings.scenario.name, policy: final.policy.name, duration: end)
         result.peakMemoryBytes = app.fetcher.statistics.peakMemoryHeld
-        return result
+        if let wire = backend.wire {
+            // The status line's figures at the end: bytes received, and their share of the server's link.
+            result.bytesOnWire = wire.bytesReceived
+            result.linkUtilisation = wire.utilisation ?? 0
+        }
+        return Outcome(result: result, settings: final, changes: Self.changes(from: settings, to: final), recorder: recorder)
+    }
+
+    /// What differs between the settings a session started with and those it ended with, as
+    /// `policy adaptive → none`, `prefetching on → off`, `latency fixed 300 ms → fixed 1013 ms`.
+    package static func changes(from start: DemoSettings, to end: DemoSettings) -> [String] {
+        var changes: [String] = []
+        if start.policy.name != end.policy.name { changes.append("policy \(start.policy.name) → \(end.policy.name)") }
+        if start.prefetching != end.prefetching {
+            changes.append("prefetching \(start.prefetching ? "on" : "off") → \(end.prefetching ? "on" : "off")")
+        }
+        if "\(start.latency)" != "\(end.latency)" { changes.append("latency \(start.latency) → \(end.latency)") }
+        return changes
     }
 
     /// The recorder of `--record url`: the layout the view shows, with the backend's item count
@@ -69,7 +103,8 @@ package final class InteractiveRun {
 }
 
 /// The keys as a frame's input: arrows drag (a drag ends after 0.2 s without a key), pages fling,
-/// `g`/`G` jump to the top and bottom, `+`/`-` scale the latency, `p` toggles prefetching.
+/// `g`/`G` jump to the top and bottom, `+`/`-` scale the latency, `p` toggles prefetching, `c`
+/// moves to the next policy, `m` sends a memory warning.
 @MainActor
 final class KeyInput: FrameInput {
     let terminal: Terminal
@@ -94,8 +129,14 @@ final class KeyInput: FrameInput {
     var isFinished: Bool { false }
 
     func input(to view: ItemScrollView, at time: Double, frameDuration: Double) throws {
+        try apply(Key.parse(terminal.readAvailable()), to: view, at: time)
+    }
+
+    /// Applies `keys`, typed by `time`, to `view` and the app.
+    func apply(_ keys: [Key], to view: ItemScrollView, at time: Double) throws {
         var drag = 0.0
-        for key in Key.parse(terminal.readAvailable()) {
+        let app = backend.app
+        for key in keys {
             switch key {
             case .down: drag += Self.keyStep
             case .up: drag -= Self.keyStep
@@ -105,8 +146,17 @@ final class KeyInput: FrameInput {
             case .bottom: try view.scrollToItem(at: IndexPath(item: itemCount - 1, section: 0), at: .bottom, animated: false)
             case .slower, .faster: message = backend.scaleLatency(by: key == .slower ? 1.5 : 1 / 1.5)
             case .togglePrefetch:
-                backend.app.isPrefetchingEnabled.toggle()
-                message = "prefetching \(backend.app.isPrefetchingEnabled ? "on" : "off")"
+                app.isPrefetchingEnabled.toggle()
+                message = "prefetching \(app.isPrefetchingEnabled ? "on" : "off")"
+            case .cyclePolicy:
+                let next = Self.policy(after: app.policy.name)
+                app.policy = next
+                message = "policy now \(next.name)" + (app.isPrefetchingEnabled ? "" : " (prefetching is off: p turns it on)")
+            case .memoryWarning:
+                let before = app.fetcher.cachedCount
+                app.view.handleMemoryPressure()
+                let seconds = LatencyOptions.format(app.prefetchConfiguration.memoryPressureDuration)
+                message = "memory warning sent: cache \(before) → \(app.fetcher.cachedCount) values  for \(seconds) s the plan keeps only the screen and a fling's landing zone"
             case .quit: quit = true
             }
         }
@@ -117,5 +167,12 @@ final class KeyInput: FrameInput {
             // Key repeat leaves gaps between presses: end the drag only after a pause.
             view.endDragging()
         }
+    }
+
+    /// The policy after `name` in `PrefetchPolicies.all`: none → uikitLike → textureLike → adaptive → none.
+    static func policy(after name: String) -> any PrefetchPolicy {
+        let all = PrefetchPolicies.all
+        let index = all.firstIndex { $0.name == name } ?? (all.count - 1)
+        return all[(index + 1) % all.count]
     }
 }

@@ -20,6 +20,8 @@ package struct Tile: Sendable {
     package var frame: CGRect
     package var title: String
     package var state: State
+    /// Why it is (or is not) loading.
+    package var reason: PlanReason = .none
 }
 
 /// Everything one screen shows.
@@ -35,10 +37,16 @@ package struct ScreenModel: Sendable {
     package var title: String
     /// The status figures.
     package var status: StatusFigures
-    /// The key help or a message.
+    /// The key help, phrases separated by two spaces (wrapped at those).
     package var footer: String
+    /// What the last key did, drawn above the key help (phrases separated by two spaces).
+    package var message: String?
+    /// The prefetch plan: the requested window, where a fling rests, what was skipped.
+    package var plan: PlanFigures
 
-    package init(columns: Int, rows: Int, layout: DemoLayout, viewport: CGRect, title: String, status: StatusFigures, footer: String) {
+    package init(columns: Int, rows: Int, layout: DemoLayout, viewport: CGRect, title: String, status: StatusFigures, footer: String,
+                 message: String? = nil, plan: PlanFigures = PlanFigures()) {
+        self.message = message
         self.columns = columns
         self.rows = rows
         self.layout = layout
@@ -46,29 +54,44 @@ package struct ScreenModel: Sendable {
         self.title = title
         self.status = status
         self.footer = footer
+        self.plan = plan
     }
 }
 
 /// How the screen maps the content to terminal cells.
+///
+/// Columns, left to right: the window's bracket (the requested items, at the drawing's scale),
+/// the frame's left bar, the cells, the frame's right bar, the landing mark (where a fling
+/// rests, at the drawing's scale), a space, and the map (the viewport, the window and the
+/// landing zone at a scale that fits them all).
 package struct ScreenGeometry: Sendable {
     package var columns: Int
     package var rows: Int
+    /// Lines under the drawing: status, plan, legend and keys.
+    package var bottomRows: Int
 
-    package init(columns: Int, rows: Int) {
+    package init(columns: Int, rows: Int, bottomRows: Int = 3) {
         self.columns = columns
         self.rows = rows
+        self.bottomRows = bottomRows
     }
 
-    /// Rows for the drawing: all but the title line and the three lines at the bottom.
-    package var drawingRows: Int { max(3, rows - 4) }
+    /// Rows for the drawing: all but the title line and the lines at the bottom.
+    package var drawingRows: Int { max(3, rows - 1 - bottomRows) }
     /// Rows for the viewport; the rest shows the content above and below it.
     package var viewportRows: Int { max(2, Int(Double(drawingRows) * 0.56)) }
     /// Rows above the viewport.
     package var rowsAbove: Int { (drawingRows - viewportRows) / 2 }
-    /// Columns for the viewport's width.
-    package var viewportColumns: Int { max(10, columns - 4) }
-    /// The first column of the viewport (after its left bar).
-    package var firstColumn: Int { (columns - viewportColumns) / 2 }
+    /// Columns for the viewport's width: all but the two at its left and the four at its right.
+    package var viewportColumns: Int { max(10, columns - 6) }
+    /// The first column of the viewport (after the window's bracket and its left bar).
+    package var firstColumn: Int { 2 }
+    /// The column of the window's bracket.
+    package var windowColumn: Int { 0 }
+    /// The column of the landing mark, right of the frame's right bar.
+    package var landingColumn: Int { firstColumn + viewportColumns + 1 }
+    /// The column of the map.
+    package var mapColumn: Int { firstColumn + viewportColumns + 3 }
 
     /// The content rectangle the drawing covers for `viewport`.
     package func drawnRect(for viewport: CGRect) -> CGRect {
@@ -83,7 +106,11 @@ package struct ScreenGeometry: Sendable {
 ///
 /// The viewport sits in a frame; the rows above and below it show the content outside the bounds,
 /// as the storyboard of Apple's sample does with clipping turned off, dimmed, so a person sees
-/// which cells were prefetched before they scrolled in.
+/// which cells were prefetched before they scrolled in. The margins show the plan: a bracket at
+/// the left for the requested window, a mark at the right for where the current fling rests,
+/// and a map at the far right with both at a scale that fits them. Under the drawing, the status,
+/// the plan in words, the legend and the keys, each wrapped at the terminal's width (a phrase
+/// never cut in two; one longer than a whole line ends in `…`).
 package struct ScreenRenderer: Sendable {
     /// How colours are written.
     package enum ColorMode: Sendable {
@@ -119,20 +146,66 @@ package struct ScreenRenderer: Sendable {
     private static let blankCell = RGB(r: 236, g: 236, b: 236)
     private static let loadingCell = RGB(r: 70, g: 70, b: 78)
     private static let waitingCell = RGB(r: 48, g: 48, b: 54)
+    private static let flownPastCell = RGB(r: 52, g: 34, b: 66)
+    private static let withdrawnCell = RGB(r: 70, g: 30, b: 30)
     private static let dark = RGB(r: 20, g: 20, b: 20)
     private static let light = RGB(r: 235, g: 235, b: 235)
     private static let muted = RGB(r: 150, g: 150, b: 150)
+    private static let windowMark = RGB(r: 80, g: 200, b: 220)
+    private static let landingMark = RGB(r: 255, g: 190, b: 40)
+
+    /// The marks of the screen, for the legend and the labels.
+    package enum Mark {
+        /// The window's bracket and the map's window.
+        static let window: Character = "┃"
+        /// Where the fling rests.
+        static let landing: Character = "◆"
+        /// The viewport on the map.
+        static let viewport: Character = "█"
+    }
+
+    /// The legend: what the marks, the dimming and the labels mean.
+    package static let legend = [
+        "┃ requested window", "◆ where the fling rests", "█ map (right): the screen", "dim: off screen",
+        "✓ cached", "◌ loading", "… queued", "▸ ahead ◂ behind: requested", "↷ flown past: skipped",
+        "✕ withdrawn (plan moved on, m, p)", "· not loaded",
+    ]
+
+    /// The lines under the drawing, with their style, for `model`'s width: the status (at most
+    /// three lines), the plan (two), the legend (three), the latest message (two) and the keys
+    /// (two); with few rows the legend goes first, then the plan, so that the drawing keeps at
+    /// least 6 rows.
+    private func bottomLines(_ model: ScreenModel) -> [(text: String, style: Glyph)] {
+        let width = model.columns
+        let status = Self.wrap(statusPhrases(model.status), width: width, lines: 3).map { ($0, Glyph(bold: true)) }
+        let plan = Self.wrap(planPhrases(model.plan), width: width, lines: 2).map { ($0, Glyph()) }
+        let legend = Self.wrap(Self.legend, width: width, lines: 3).map { ($0, Glyph(faint: true)) }
+        let message = Self.wrap(Self.phrases(model.message ?? ""), width: width, lines: 2).map { ($0, Glyph(bold: true)) }
+        let keys = message + Self.wrap(Self.phrases(model.footer), width: width, lines: 2).map { ($0, Glyph(faint: true)) }
+        let room = max(0, model.rows - 1 - 6)
+        for groups in [[status, plan, legend, keys], [status, plan, keys], [status, keys], [status]] {
+            let lines = groups.flatMap { $0 }
+            if lines.count <= room { return lines }
+        }
+        return Array(status.prefix(room))
+    }
+
+    /// The geometry of `model`'s screen: the drawing gets what the lines under it leave.
+    package func geometry(for model: ScreenModel) -> ScreenGeometry {
+        ScreenGeometry(columns: model.columns, rows: model.rows, bottomRows: bottomLines(model).count)
+    }
 
     /// The screen as `rows` lines of `columns` cells each.
     package func render(_ model: ScreenModel, tiles: [Tile]) -> [String] {
-        let geometry = ScreenGeometry(columns: model.columns, rows: model.rows)
+        let bottom = bottomLines(model)
+        let geometry = ScreenGeometry(columns: model.columns, rows: model.rows, bottomRows: bottom.count)
         var grid = Array(repeating: Array(repeating: Glyph(), count: model.columns), count: model.rows)
-        put(model.title, row: 0, in: &grid, style: Glyph(inverse: true), fill: true)
+        put(Self.fit(model.title, width: model.columns), row: 0, in: &grid, style: Glyph(inverse: true), fill: true)
         drawContent(model, tiles: tiles, geometry: geometry, into: &grid)
-        let statusRow = 1 + geometry.drawingRows
-        let bottom = [(statusLine(model.status), Glyph(bold: true)), (detailLine(model.status), Glyph()), (model.footer, Glyph(faint: true))]
-        for (offset, (text, style)) in bottom.enumerated() where statusRow + offset < model.rows {
-            put(text, row: statusRow + offset, in: &grid, style: style, fill: true)
+        drawPlan(model, geometry: geometry, into: &grid)
+        let firstBottomRow = 1 + geometry.drawingRows
+        for (offset, line) in bottom.enumerated() where firstBottomRow + offset < model.rows {
+            put(line.text, row: firstBottomRow + offset, in: &grid, style: line.style, fill: true)
         }
         return grid.map(encode)
     }
@@ -155,24 +228,25 @@ package struct ScreenRenderer: Sendable {
             let labelRow = max(firstRow, min(lastRow, top + (bottom - top) / 2))
             for row in firstRow...lastRow {
                 let inside = (firstViewportRow...lastViewportRow).contains(row)
-                let style = tileStyle(tile.state, inside: inside)
+                let style = tileStyle(tile, inside: inside)
                 let screenRow = 1 + row
                 for column in left...right {
                     let x = geometry.firstColumn + column
-                    guard x >= 0, x < model.columns else { continue }
+                    guard x >= geometry.firstColumn, x < geometry.firstColumn + geometry.viewportColumns else { continue }
                     grid[screenRow][x] = style
                 }
                 if model.layout == .list, case .shown(let data) = tile.state {
                     drawThumbnail(data, row: screenRow, from: geometry.firstColumn + left + 1, inside: inside, into: &grid)
                 }
                 if row == labelRow {
-                    let label = self.label(for: tile, layout: model.layout)
+                    let label = Self.label(for: tile, layout: model.layout)
                     let start = geometry.firstColumn + left + (model.layout == .list ? 11 : 1)
                     var text = style
                     text.foreground = textColor(tile.state, inside: inside)
                     text.bold = inside
                     text.faint = !inside
-                    putText(label, row: screenRow, from: start, limit: geometry.firstColumn + right, in: &grid, style: text)
+                    putText(label, row: screenRow, from: start, limit: min(geometry.firstColumn + right, geometry.firstColumn + geometry.viewportColumns - 1),
+                            in: &grid, style: text)
                 }
             }
         }
@@ -186,6 +260,66 @@ package struct ScreenRenderer: Sendable {
         }
     }
 
+    /// The window's bracket and the landing mark at the drawing's scale, and the map.
+    private func drawPlan(_ model: ScreenModel, geometry: ScreenGeometry, into grid: inout [[Glyph]]) {
+        let drawn = geometry.drawnRect(for: model.viewport)
+        let rows = geometry.drawingRows
+        let perRow = drawn.height / Double(rows)
+        let windowStyle = Glyph(character: Mark.window, foreground: Self.windowMark, bold: true)
+        let landingStyle = Glyph(character: Mark.landing, foreground: Self.landingMark, bold: true)
+        let (top, bottom, perRowPoints) = (Double(drawn.minY), Double(drawn.maxY), Double(perRow))
+        func span(_ row: Int) -> Range<Double> { (top + Double(row) * perRowPoints)..<(top + Double(row + 1) * perRowPoints) }
+        func set(_ column: Int, _ row: Int, _ glyph: Glyph) {
+            guard column >= 0, column < model.columns, row >= 0, row < rows else { return }
+            grid[1 + row][column] = glyph
+        }
+        // At the drawing's scale: arrows at the edge where the window or the landing zone goes on out of sight.
+        for run in model.plan.runs {
+            for row in 0..<rows where span(row).overlaps(run.extent) { set(geometry.windowColumn, row, windowStyle) }
+            var arrow = windowStyle
+            if run.extent.lowerBound < top, run.extent.upperBound > top {
+                arrow.character = "▲"
+                set(geometry.windowColumn, 0, arrow)
+            }
+            if run.extent.upperBound > bottom, run.extent.lowerBound < bottom {
+                arrow.character = "▼"
+                set(geometry.windowColumn, rows - 1, arrow)
+            }
+        }
+        if let landing = model.plan.landing {
+            var any = false
+            for row in 0..<rows where span(row).overlaps(landing.extent) {
+                set(geometry.landingColumn, row, landingStyle)
+                any = true
+            }
+            if !any {
+                var arrow = landingStyle
+                arrow.character = landing.extent.lowerBound >= bottom ? "▼" : "▲"
+                set(geometry.landingColumn, arrow.character == "▼" ? rows - 1 : 0, arrow)
+            }
+        }
+        // The map: the viewport, the window and the landing zone at a scale that fits them all.
+        var low = min(top, Double(model.viewport.minY)), high = max(bottom, Double(model.viewport.maxY))
+        for run in model.plan.runs { (low, high) = (min(low, run.extent.lowerBound), max(high, run.extent.upperBound)) }
+        if let landing = model.plan.landing { (low, high) = (min(low, landing.extent.lowerBound), max(high, landing.extent.upperBound)) }
+        let pad = Double(model.viewport.height) * 0.25
+        (low, high) = (low - pad, high + pad)
+        let scale = (high - low) / Double(rows)
+        let viewportRange = Double(model.viewport.minY)..<Double(model.viewport.maxY)
+        for row in 0..<rows {
+            let part = (low + Double(row) * scale)..<(low + Double(row + 1) * scale)
+            if let landing = model.plan.landing, part.overlaps(landing.extent) {
+                set(geometry.mapColumn, row, landingStyle)
+            } else if part.overlaps(viewportRange) {
+                set(geometry.mapColumn, row, Glyph(character: Mark.viewport, bold: true))
+            } else if model.plan.runs.contains(where: { part.overlaps($0.extent) }) {
+                set(geometry.mapColumn, row, windowStyle)
+            } else if part.upperBound > 0 {
+                set(geometry.mapColumn, row, Glyph(character: "·", foreground: Self.muted, faint: true))
+            }
+        }
+    }
+
     private func drawThumbnail(_ data: DisplayData, row: Int, from column: Int, inside: Bool, into grid: inout [[Glyph]]) {
         for (i, pixel) in data.thumbnail.enumerated() {
             let x = column + i
@@ -194,15 +328,20 @@ package struct ScreenRenderer: Sendable {
         }
     }
 
-    private func tileStyle(_ state: Tile.State, inside: Bool) -> Glyph {
-        switch state {
+    private func tileStyle(_ tile: Tile, inside: Bool) -> Glyph {
+        switch tile.state {
         case .shown(let data), .cached(let data):
             return Glyph(background: inside ? data.color : data.color.darkened(0.55))
         case .loading, .waiting:
             if inside { return Glyph(background: Self.blankCell) }
-            return Glyph(background: state.isLoading ? Self.loadingCell : Self.waitingCell)
+            return Glyph(background: tile.state.isLoading ? Self.loadingCell : Self.waitingCell)
         case .blank:
-            return Glyph(character: inside ? " " : "·", background: inside ? Self.blankCell : nil, foreground: Self.muted, faint: !inside)
+            if inside { return Glyph(character: " ", background: Self.blankCell, foreground: Self.muted) }
+            switch tile.reason {
+            case .flownPast: return Glyph(character: "·", background: Self.flownPastCell, foreground: Self.muted, faint: true)
+            case .withdrawn: return Glyph(character: "·", background: Self.withdrawnCell, foreground: Self.muted, faint: true)
+            default: return Glyph(character: "·", foreground: Self.muted, faint: true)
+            }
         }
     }
 
@@ -213,29 +352,123 @@ package struct ScreenRenderer: Sendable {
         }
     }
 
-    private func label(for tile: Tile, layout: DemoLayout) -> String {
+    /// A tile's label: its name, what it has, and why.
+    package static func label(for tile: Tile, layout: DemoLayout) -> String {
         let name = layout == .list ? tile.title : "#\(tile.index + 1)"
+        let why: String
+        switch tile.reason {
+        case .ahead: why = " ▸ ahead"
+        case .behind: why = " ◂ behind"
+        case .landing: why = " ◆ landing"
+        case .withdrawn: why = " ✕ withdrawn"
+        case .flownPast: why = " ↷ flown past"
+        case .onScreen, .none: why = ""
+        }
         switch tile.state {
         case .shown: return name
-        case .cached: return "\(name) ✓ cached"
-        case .loading: return "\(name) ◌ loading"
-        case .waiting: return "\(name) … queued"
-        case .blank: return "\(name) · not loaded"
+        case .cached: return "\(name) ✓ cached\(why)"
+        case .loading: return "\(name) ◌ loading\(why)"
+        case .waiting: return "\(name) … queued\(why)"
+        case .blank:
+            switch tile.reason {
+            case .flownPast: return "\(name) ↷ flown past, not requested"
+            case .withdrawn: return "\(name) ✕ withdrawn, not loaded"
+            default: return "\(name) · not loaded"
+            }
         }
     }
 
-    /// Offset and velocity, visible range, loads in flight, items cached, display-ready rate, cancels.
-    private func statusLine(_ s: StatusFigures) -> String {
+    /// Offset and velocity, visible range, loads, items cached, display-ready rate, cancels, the
+    /// latency estimate, memory and the bytes on the wire: one phrase each.
+    private func statusPhrases(_ s: StatusFigures) -> [String] {
         let visible = s.visible.map { "#\($0.lowerBound + 1)–#\($0.upperBound + 1)" } ?? "none"
-        return String(format: "offset %.0f pt  v %+.0f pt/s  visible %@  in flight %d  cached %d  ready %@  cancels %d",
-                      s.offset + 0, s.velocity + 0, visible, s.inFlight, s.cached, formatPercent(s.displayReadyRate), s.loadsCancelled)
+        let estimate = s.expectedLatencyMs.map { String(format: "%.0f ms", $0) } ?? "–"
+        var phrases = [
+            String(format: "offset %.0f pt", s.offset + 0), String(format: "v %+.0f pt/s", s.velocity + 0), "visible \(visible)",
+            "in flight \(s.inFlight)", "queued \(s.queued)", "cached \(s.cached)", "ready \(formatPercent(s.displayReadyRate))",
+            "cancels \(s.loadsCancelled)", "seen \(s.appearances)", "p90 \(estimate)", formatMemory(s),
+        ]
+        if let wire = s.wire { phrases += wire.phrases }
+        return phrases
     }
 
-    /// The figures behind the status line, and what the markers mean.
-    private func detailLine(_ s: StatusFigures) -> String {
-        let estimate = s.expectedLatencyMs.map { String(format: "%.0f ms", $0) } ?? "–"
-        let wire = s.wire.map { "  \($0.text)" } ?? ""
-        return "queued \(s.queued)  seen \(s.appearances)  p90 \(estimate)  \(formatMemory(s))\(wire) │ dimmed: outside the frame  ✓ cached  ◌ loading  … queued"
+    /// The plan in words: the window, where the fling rests, what was skipped and withdrawn.
+    private func planPhrases(_ plan: PlanFigures) -> [String] {
+        var phrases: [String] = []
+        if !plan.prefetching {
+            phrases.append("plan: prefetching off (p), nothing requested ahead")
+        } else if let window = plan.window {
+            let runs = plan.runs.count > 1 ? " in \(plan.runs.count) runs" : ""
+            phrases.append("plan: window #\(window.lowerBound + 1)–#\(window.upperBound + 1)\(runs), \(plan.requested) requested")
+        } else {
+            phrases.append("plan: nothing requested")
+        }
+        if let landing = plan.landing {
+            let what = landing.kind == .fling ? "fling rests" : "scroll ends"
+            let items = landing.items.map { ": #\($0.lowerBound + 1)–#\($0.upperBound + 1)" } ?? ""
+            phrases.append(String(format: "◆ %@ at %.0f pt (%+.0f)%@", what, landing.extent.lowerBound + 0, landing.distance + 0, items))
+        }
+        phrases.append("↷ \(plan.flownPast) flown past")
+        phrases.append("✕ \(plan.withdrawn) withdrawn")
+        return phrases
+    }
+
+    // MARK: Text that fits
+
+    /// The phrases of `text`: the parts between runs of two or more spaces.
+    package static func phrases(_ text: String) -> [String] {
+        text.components(separatedBy: "  ").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// `text` cut to `width` characters, ending in `…` when it was longer.
+    static func fit(_ text: String, width: Int) -> String {
+        guard text.count > width else { return text }
+        guard width > 1 else { return String(text.prefix(max(0, width))) }
+        return String(text.prefix(width - 1)) + "…"
+    }
+
+    /// `phrases` in lines of at most `width` characters, two spaces between phrases on a line,
+    /// at most `lines` lines. A phrase never splits across lines unless it is longer than a whole
+    /// line, which then breaks between words (a word longer than a line ends in `…`); when
+    /// phrases remain after the last line, it ends in `…`.
+    package static func wrap(_ phrases: [String], width: Int, lines: Int) -> [String] {
+        guard width > 1, lines > 0 else { return [] }
+        let pieces = phrases.flatMap { $0.count <= width ? [$0] : words(of: $0, width: width) }
+        var result: [String] = []
+        var current = ""
+        for (index, piece) in pieces.enumerated() {
+            let candidate = current.isEmpty ? piece : current + "  " + piece
+            if candidate.count <= width {
+                current = candidate
+                continue
+            }
+            result.append(current)
+            if result.count == lines {
+                // No room for the rest: the last line says so.
+                result[lines - 1] = fit(result[lines - 1] + "  " + pieces[index...].joined(separator: "  "), width: width)
+                return result
+            }
+            current = piece
+        }
+        if !current.isEmpty { result.append(current) }
+        return result
+    }
+
+    /// `phrase` in parts of at most `width` characters, broken between words.
+    static func words(of phrase: String, width: Int) -> [String] {
+        var parts: [String] = []
+        var current = ""
+        for word in phrase.split(separator: " ").map(String.init) {
+            let candidate = current.isEmpty ? word : current + " " + word
+            if candidate.count <= width {
+                current = candidate
+            } else {
+                if !current.isEmpty { parts.append(current) }
+                current = fit(word, width: width)
+            }
+        }
+        if !current.isEmpty { parts.append(current) }
+        return parts
     }
 
     private func put(_ text: String, row: Int, in grid: inout [[Glyph]], style: Glyph, fill: Bool) {

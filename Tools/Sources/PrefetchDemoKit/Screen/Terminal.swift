@@ -120,6 +120,10 @@ package final class Terminal: Sendable {
 /// A key of the interactive screen.
 package enum Key: Equatable, Sendable {
     case up, down, pageUp, pageDown, top, bottom, faster, slower, togglePrefetch, quit
+    /// `c`: the next policy, none → uikitLike → textureLike → adaptive → none.
+    case cyclePolicy
+    /// `m`: a memory warning, as the system sends an app.
+    case memoryWarning
 
     /// The keys in `bytes`, in order; unknown bytes and sequences are skipped.
     package static func parse(_ bytes: [UInt8]) -> [Key] {
@@ -155,6 +159,8 @@ package enum Key: Equatable, Sendable {
             case UInt8(ascii: "+"), UInt8(ascii: "="): keys.append(.slower)
             case UInt8(ascii: "-"), UInt8(ascii: "_"): keys.append(.faster)
             case UInt8(ascii: "p"), UInt8(ascii: "P"): keys.append(.togglePrefetch)
+            case UInt8(ascii: "c"), UInt8(ascii: "C"): keys.append(.cyclePolicy)
+            case UInt8(ascii: "m"), UInt8(ascii: "M"): keys.append(.memoryWarning)
             case UInt8(ascii: "q"), UInt8(ascii: "Q"), 0x03: keys.append(.quit)
             default: break
             }
