@@ -22,7 +22,7 @@ import Glibc
 /// failed cells; the whole run is killed after a deadline (scaled by `PREFETCH_TEST_TIME_SCALE`).
 @Suite("Fault soak", .serialized, .timeLimit(.minutes(TestTime.minutes(4))))
 struct FaultSoakTests {
-    /// Ceilings, well above what was measured (see the README's Security section), far below a leak.
+    /// Ceilings, well above what was measured (see the engineering report's security notes, Benchmarks/README.md), far below a leak.
     static let clientRSSCeilingMiB = 400.0 * TestTime.scale.squareRoot()
     /// Issue #27: 1 MiB values under a 64 MiB budget.
     static let valueBytes = 1 << 20
