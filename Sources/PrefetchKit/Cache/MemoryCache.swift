@@ -33,7 +33,7 @@
     @usableFromInline let countLimit: Int
     /// The most total cost the cache keeps.
     @usableFromInline let costLimit: Int
-    @usableFromInline let costOf: @Sendable (Value) -> Int
+    let costOf: @Sendable (Value) -> Int
 
     @usableFromInline var index: [Key: Int] = [:]
     @usableFromInline var nodes: ContiguousArray<Node> = []
@@ -45,11 +45,11 @@
     @usableFromInline var storedEvictions = 0
 
     /// The number of entries.
-    @inlinable var count: Int { storedCount }
+    var count: Int { storedCount }
     /// The sum of the entries' costs.
     @inlinable var totalCost: Int { storedCost }
     /// How many entries were evicted to stay within the limits (not counting removals and trims).
-    @inlinable var evictions: Int { storedEvictions }
+    var evictions: Int { storedEvictions }
 
     /// Creates a cache.
     ///
@@ -58,7 +58,7 @@
     ///   - costLimit: the most total cost to keep; at least 0.
     ///   - cost: the cost of one value (for example its size in bytes); must not be negative.
     /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidConfiguration`` for a limit out of range.
-    @usableFromInline init(countLimit: Int = 1_000, costLimit: Int = .max, cost: @escaping @Sendable (Value) -> Int = { _ in 1 }) throws {
+    init(countLimit: Int = 1_000, costLimit: Int = .max, cost: @escaping @Sendable (Value) -> Int = { _ in 1 }) throws {
         guard countLimit >= 1 else {
             throw PrefetchError(.invalidConfiguration, "MemoryCache countLimit must be at least 1, got \(countLimit)")
         }
@@ -81,12 +81,11 @@
 
     /// Returns the value for `key` without changing the recency order.
     /// - Complexity: O(1)
-    @usableFromInline func peek(forKey key: Key) -> Value? {
+    func peek(forKey key: Key) -> Value? {
         index[key].flatMap { nodes[$0].value }
     }
 
     /// Whether `key` has a value.
-    @inlinable
     func contains(_ key: Key) -> Bool { index[key] != nil }
 
     /// Stores `value` for `key` as most recently used, then evicts least recently used entries
@@ -98,7 +97,7 @@
     /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidCost`` when the cost
     ///   function returns a negative cost; the cache is left unchanged.
     /// - Complexity: O(1) amortized, plus O(e) for e evictions.
-    @usableFromInline mutating func insert(_ value: Value, forKey key: Key) throws {
+    mutating func insert(_ value: Value, forKey key: Key) throws {
         try insert(value, forKey: key, cost: costOf(value))
     }
 
@@ -156,7 +155,7 @@
 
     /// Removes every entry.
     /// - Complexity: O(n)
-    @usableFromInline mutating func removeAll() {
+    mutating func removeAll() {
         index.removeAll()
         nodes.removeAll()
         free.removeAll()
@@ -168,7 +167,7 @@
 
     /// Removes every entry whose key is not in `keep` (for memory pressure: keep what is on screen).
     /// - Complexity: O(n)
-    @usableFromInline mutating func removeAll(except keep: Set<Key>) {
+    mutating func removeAll(except keep: Set<Key>) {
         var slot = tail
         while slot >= 0 {
             let previous = nodes[slot].prev
@@ -192,19 +191,19 @@
 
     /// Evicts least recently used entries until the total cost is at most `cost` (for memory pressure).
     /// - Complexity: O(e) for e evicted entries.
-    @usableFromInline mutating func trim(toCost cost: Int) {
+    mutating func trim(toCost cost: Int) {
         while totalCost > max(cost, 0), tail >= 0 { removeSlot(tail) }
     }
 
     /// Evicts least recently used entries until at most `count` remain.
     /// - Complexity: O(e) for e evicted entries.
-    @usableFromInline mutating func trim(toCount count: Int) {
+    mutating func trim(toCount count: Int) {
         while self.count > max(count, 0), tail >= 0 { removeSlot(tail) }
     }
 
     /// The keys from most to least recently used.
     /// - Complexity: O(n)
-    @usableFromInline var keysByRecency: [Key] {
+    var keysByRecency: [Key] {
         var keys: [Key] = []
         var slot = head
         while slot >= 0 {

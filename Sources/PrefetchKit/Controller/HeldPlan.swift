@@ -18,7 +18,6 @@ struct HeldPlan<Item: Hashable> {
     /// The items or the layout changed since the last plan: the next one is read whole.
     @usableFromInline var isStale = false
 
-    @inlinable
     init() {}
 
     /// The rank of `item`, whose extent is `extent`, under `ranking`, with the item's own typical

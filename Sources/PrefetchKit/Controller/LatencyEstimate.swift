@@ -1,6 +1,9 @@
 /// What a surface's loads measured, as a planner takes it once per frame: the median and the
 /// high percentile (a target's ``PrefetchTarget/typicalLatency`` and
 /// ``PrefetchTarget/expectedLatency``), each `nil` until measured.
+///
+/// `@usableFromInline` for the planner's inlined frame, and because public default arguments read
+/// `standardFallback` (a default argument is compiled into the caller).
 @usableFromInline
 package struct LatencyEstimate: Sendable, Hashable {
     /// How long a typical load takes (a median).
@@ -14,7 +17,8 @@ package struct LatencyEstimate: Sendable, Hashable {
         self.expected = expected
     }
 
-    /// The latency assumed until measured, unless configured otherwise: 300 ms.
+    /// The latency assumed until measured, unless configured otherwise: 300 ms. `@usableFromInline`:
+    /// the default argument of `PrefetchController.Configuration.init` and `ScrollContext.init`.
     @usableFromInline static let standardFallback = Duration.milliseconds(300)
 }
 
@@ -34,7 +38,6 @@ struct PlanningLatency {
     @usableFromInline private(set) var typicalSeconds: Double
     @usableFromInline private(set) var expectedSeconds: Double
 
-    @usableFromInline
     init(fallback: Duration) {
         let fallback = Self.capped(fallback)
         (typical, expected) = (fallback.duration, fallback.duration)

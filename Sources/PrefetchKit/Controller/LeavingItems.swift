@@ -11,7 +11,6 @@ struct LeavingItems<Item: Hashable> {
     /// The earliest ``LeavingEntry/since`` of `items` (no later than it, after a take-back).
     @usableFromInline var earliest = Double.infinity
 
-    @inlinable
     init() {}
 
     /// The priority of a leaving item: after every other request.

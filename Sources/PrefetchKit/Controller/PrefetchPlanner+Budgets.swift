@@ -85,7 +85,7 @@ extension PrefetchPlanner {
     /// How far past the viewport and a fling's landing zone an expensive network's plan reaches,
     /// in viewports: 1.5, about half the wasted loads of the whole window on the training traces
     /// (seeds 1–10 of each profile, lte; Benchmarks/NOTES.md, "Budgets").
-    @usableFromInline static var expensiveReach: Double { 1.5 }
+    static var expensiveReach: Double { 1.5 }
 
     /// The share of the next screen planned at rest under Low Data Mode: 0.75.
     ///
@@ -93,14 +93,14 @@ extension PrefetchPlanner {
     /// `feed`, `search` and `gallery`, lte, latency seed 1; Benchmarks/NOTES.md, "Budgets"): the
     /// most display-ready of the settings that waste at most a quarter of the loads `adaptive`
     /// wastes under normal conditions.
-    @usableFromInline static var constrainedRestingShare: Double { 0.75 }
+    static var constrainedRestingShare: Double { 0.75 }
 
     /// While dragging under Low Data Mode the lead is what the viewport reaches within this many
     /// expected latencies: 2.
-    @usableFromInline static var constrainedDragLatencies: Double { 2 }
+    static var constrainedDragLatencies: Double { 2 }
 
     /// The longest lead while dragging under Low Data Mode, in viewports: 2.
-    @usableFromInline static var constrainedMaximumLead: Double { 2 }
+    static var constrainedMaximumLead: Double { 2 }
 
     /// The frame's update through the closed gate: the data changes as they are, then what takes
     /// the target from what it holds to what the rules allow of the plan.

@@ -29,7 +29,7 @@ package struct PrefetchPlanner<Item: Hashable> {
     @usableFromInline var lastTime: Double?
     @usableFromInline var heading = 1
     /// The network's conditions (see ``PrefetchController/networkConditions``).
-    @usableFromInline package var conditions = NetworkConditions()
+    package var conditions = NetworkConditions()
     /// Lets through to the target what the conditions, its memory and the byte budget allow.
     @usableFromInline var gate = RequestGate<Item>()
     /// How many items the target's memory holds, as it said at the last step.

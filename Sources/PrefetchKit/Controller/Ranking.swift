@@ -5,13 +5,13 @@
 /// nothing else and needs no generic metadata.
 @usableFromInline
 struct Ranking {
-    @usableFromInline let forecast: MotionForecast
+    let forecast: MotionForecast
     /// Now, in seconds.
-    @usableFromInline let now: Double
+    let now: Double
     /// `L`: the typical (median) latency, in seconds.
-    @usableFromInline let latency: Double
+    let latency: Double
     /// `E`: the expected (high-percentile) latency, in seconds.
-    @usableFromInline let expected: Double
+    let expected: Double
     /// How far, in seconds, an order must move to be worth re-sending.
     @usableFromInline let tolerance: Double
 

@@ -21,9 +21,8 @@ struct RequestGate<Item: Hashable> {
         /// The byte budget: the prefetches sent in any minute.
         @usableFromInline var budget: PrefetchDataBudget?
         /// Items beyond the capacity go to the target's data store instead of being dropped.
-        @usableFromInline var storesBeyondCapacity: Bool
+        var storesBeyondCapacity: Bool
 
-        @inlinable
         init(worthOnly: Bool = false, capacity: Int? = nil, budget: PrefetchDataBudget? = nil, storesBeyondCapacity: Bool = false) {
             self.worthOnly = worthOnly
             self.capacity = capacity
@@ -39,7 +38,6 @@ struct RequestGate<Item: Hashable> {
         /// least a typical load (``FetchPriority/Level/prefetch`` and above), or lies beyond where
         /// the motion stops (a speculative item the forecast never reaches: the window at rest).
         /// Not a fly-past (speculative by departure) nor an item leaving the plan (background).
-        @inlinable
         static func isWorthASlot(_ priority: FetchPriority) -> Bool {
             priority.level >= .prefetch || (priority.level == .speculative && priority.order >= Ranking.unreachedOrder)
         }
@@ -52,9 +50,8 @@ struct RequestGate<Item: Hashable> {
     /// What the target holds, by the name it knows; `nil` while open (it holds the plan).
     @usableFromInline var forwarded: [Item: Forwarded]?
     /// When each prefetch counted against the byte budget was sent (seconds), oldest first.
-    @usableFromInline var spent: [Double] = []
+    var spent: [Double] = []
 
-    @inlinable
     init() {}
 
     /// Whether the gate holds something back (or did on the last frame).
@@ -62,7 +59,6 @@ struct RequestGate<Item: Hashable> {
     var isClosed: Bool { forwarded != nil }
 
     /// Closes the gate over a target that holds exactly `held` (the planner's requests so far).
-    @inlinable
     mutating func close(holding held: [(item: Item, entry: HeldEntry)]) {
         var forwarded: [Item: Forwarded] = [:]
         forwarded.reserveCapacity(held.count)
@@ -76,7 +72,6 @@ struct RequestGate<Item: Hashable> {
     mutating func reset() { forwarded = nil }
 
     /// Applies a data change to what the target holds: removals, then renames (names before the change).
-    @usableFromInline
     mutating func apply(moved: [PrefetchMove<Item>], removed: [Item]) {
         guard var held = forwarded, !(moved.isEmpty && removed.isEmpty) else { return }
         for item in removed { held[item] = nil }
@@ -97,7 +92,6 @@ struct RequestGate<Item: Hashable> {
     /// budget's minute allows another prefetch (which it then counts). An item whose priority or
     /// destination changed is requested again.
     /// - Complexity: O(h log h) for h candidates.
-    @usableFromInline
     mutating func reconcile(_ candidates: [(item: Item, entry: HeldEntry)], rules: Rules, now: Double, into changes: inout Changes<Item>) {
         let held = forwarded ?? [:]
         let order = candidates.indices.sorted { a, b in

@@ -62,7 +62,6 @@ struct ScrollHistoryTracker {
     /// The direction of the last motion counted: 1, -1, or 0 before any.
     @usableFromInline var lastDirection = 0
 
-    @inlinable
     init() {}
 
     /// Takes one frame. `previous` is the viewport of the frame before.

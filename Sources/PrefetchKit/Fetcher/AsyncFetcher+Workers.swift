@@ -78,7 +78,7 @@ extension AsyncFetcher {
         }
     }
 
-    @inlinable
+    @usableFromInline
     func write(_ value: Value, for id: ID) async {
         guard let store else { return }
         do {

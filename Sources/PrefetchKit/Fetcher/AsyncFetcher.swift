@@ -158,7 +158,6 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     /// Withdraws the prefetch interest in `id`. Consumers keep their load; with none, the load is cancelled.
     ///
     /// A no-op for an id that is not prefetched.
-    @inlinable
     public func cancelFetch(_ id: ID) {
         perform(state.withLock { $0.cancelPrefetching(CollectionOfOne(id)) })
     }
@@ -171,7 +170,6 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     /// load, if nothing else wants it) and throws `CancellationError`.
     /// - Throws: the loader's error after any retries, `CancellationError`, or ``PrefetchError``
     ///   with code ``PrefetchError/Code/shutdown`` after ``shutdown()``.
-    @inlinable
     public func value(for id: ID, priority: FetchPriority = .visible) async throws -> Value {
         let consumer: FetchConsumerID
         switch state.withLock({ $0.reserve(id) }) {
@@ -240,7 +238,6 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     /// }, cancelling: left)
     /// ```
     /// - Complexity: O((m + r) log n) for m requests and r withdrawals, n ids queued.
-    @inlinable
     public func updatePrefetching(_ requests: some Sequence<(ID, FetchPriority)>, cancelling: some Sequence<ID>) {
         let requests = Array(requests)
         let cancelling = Array(cancelling)
@@ -249,7 +246,6 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
 
     /// ``updatePrefetching(_:cancelling:)`` with a destination per request (`destinations` runs
     /// beside `requests`; empty: every request to memory), for `FetcherPrefetchTarget`.
-    @inlinable
     package func updatePrefetching(_ requests: [(ID, FetchPriority)], destinations: [FetchDestination], cancelling: [ID]) {
         perform(state.withLock { $0.updatePrefetching(requests, destinations: destinations, cancelling: cancelling) })
     }

@@ -39,15 +39,14 @@ struct DestinationBook<ID: Hashable & Sendable>: Sendable {
     /// ``knownLimit``, the first remembered forgotten first): a store prefetch of one of them has nothing
     /// to do. A hint only: a value the store lost since is loaded again when it is asked for.
     @usableFromInline var known: Set<ID> = []
-    @usableFromInline var knownRing: [ID] = []
-    @usableFromInline var knownNext = 0
+    var knownRing: [ID] = []
+    var knownNext = 0
     /// Loads that ended with their value in the store only.
     @usableFromInline var storeOnlyLoads = 0
 
     /// How many stored ids the book remembers: 4,096 unless a test says otherwise.
-    @usableFromInline let knownLimit: Int
+    let knownLimit: Int
 
-    @inlinable
     init(hasStore: Bool, knownLimit: Int = 4_096) {
         precondition(knownLimit >= 1, "DestinationBook: knownLimit must be at least 1, got \(knownLimit)")
         self.hasStore = hasStore
@@ -61,7 +60,7 @@ struct DestinationBook<ID: Hashable & Sendable>: Sendable {
     }
 
     /// Remembers that the store holds `id`'s value.
-    @inlinable
+    @usableFromInline
     mutating func noteStored(_ id: ID) {
         guard known.insert(id).inserted else { return }
         if knownRing.count < knownLimit {
@@ -74,7 +73,7 @@ struct DestinationBook<ID: Hashable & Sendable>: Sendable {
     }
 
     /// Sets the destination of `id`'s prefetch interest.
-    @inlinable
+    @usableFromInline
     mutating func set(_ id: ID, storeOnly: Bool) {
         if storeOnly { self.storeOnly.insert(id) } else { self.storeOnly.remove(id) }
     }

@@ -81,7 +81,7 @@ public enum FetchLoadContext {
 final class TransferMeter: Sendable {
     private let bytes = Locked(0)
     /// Reads the load's priority now.
-    @usableFromInline let priorityNow: (@Sendable () -> FetchPriority?)?
+    let priorityNow: (@Sendable () -> FetchPriority?)?
 
     @usableFromInline init(priorityNow: (@Sendable () -> FetchPriority?)? = nil) {
         self.priorityNow = priorityNow

@@ -62,7 +62,6 @@ extension FetcherStateMachine {
     }
 
     /// What ``FetcherStateMachine/reserve(_:)`` asks for.
-    @usableFromInline
     enum ReserveAction {
         /// Shut down: throw this error.
         case refused(PrefetchError)
@@ -73,7 +72,6 @@ extension FetcherStateMachine {
     }
 
     /// What ``FetcherStateMachine/attach(_:for:waiter:priority:)`` asks for.
-    @usableFromInline
     enum AttachAction {
         /// The task was cancelled before the continuation existed: resume it with `CancellationError`.
         case cancelled
@@ -103,7 +101,6 @@ extension FetcherStateMachine {
     }
 
     /// What ``FetcherStateMachine/withdraw(_:)`` asks for.
-    @usableFromInline
     enum WithdrawAction {
         /// Nothing now: the consumer was answered already, or is reserved (its attach will see the cancellation).
         case none
@@ -140,7 +137,6 @@ extension FetcherStateMachine {
             }
         }
 
-        @inlinable
         var count: Int {
             switch self {
             case .none: 0
@@ -172,12 +168,11 @@ extension FetcherStateMachine {
     }
 
     /// What ``FetcherStateMachine/shutdown()`` asks for.
-    @usableFromInline
     struct ShutdownAction: Sendable {
         /// Loads to cancel.
-        @usableFromInline var cancel: [Cancellation] = []
+        var cancel: [Cancellation] = []
         /// Waiters to answer with `CancellationError`.
-        @usableFromInline var abandon: [Waiter] = []
-        @inlinable init() {}
+        var abandon: [Waiter] = []
+        init() {}
     }
 }

@@ -19,7 +19,6 @@ extension FetcherStateMachine {
 
     /// Records the destinations of a batch's new and re-prioritised requests (`storeOnly` runs
     /// beside `wanted`), then forgets those of the ids it withdrew: an id in both ends up withdrawn.
-    @inlinable
     mutating func setDestinations(_ wanted: [(ID, FetchPriority)], storeOnly: [Bool], releasing: [ID]) {
         for (request, toStore) in zip(wanted, storeOnly) { destinations.set(request.0, storeOnly: toStore) }
         for id in releasing { destinations.storeOnly.remove(id) }

@@ -2,7 +2,6 @@
 // budget), and the statistics that report it.
 extension FetcherStateMachine {
     /// The counters, with the load counts and latency summary of now.
-    @usableFromInline
     var statistics: FetchStatistics {
         var snapshot = stats
         snapshot.inFlight = scheduler.runningCount
@@ -40,14 +39,12 @@ extension FetcherStateMachine {
 
     /// How many values fit the memory budget at once (the budget over a typical cost), or `nil`
     /// when there is no budget or no value has been seen yet.
-    @inlinable
     var valueCapacity: Int? {
         guard memory.budget < Int.max, let cost = typicalCost else { return nil }
         return cost == 0 ? nil : memory.budget / cost
     }
 
     /// The ids a prefetch target requests now: the budget evicts the others' values first.
-    @inlinable
     mutating func setWanted(_ ids: Set<ID>) {
         memory.wanted = ids
     }
@@ -86,6 +83,5 @@ struct MemoryAccount<ID: Hashable & Sendable>: Sendable {
     /// The ids a prefetch target requests now (`FetcherPrefetchTarget`, under a budget).
     @usableFromInline var wanted: Set<ID> = []
 
-    @inlinable
     init(budget: Int) { self.budget = budget }
 }

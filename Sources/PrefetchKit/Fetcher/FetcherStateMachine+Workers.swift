@@ -89,13 +89,13 @@ extension FetcherStateMachine {
 
     /// A running load was cancelled after running for `elapsed`: its latency would have been at
     /// least that (`LatencyWindow.recordCancelled(after:)`).
-    @inlinable
+    @usableFromInline
     mutating func cancelledLoadRan(for elapsed: Duration) {
         latency.recordCancelled(after: elapsed)
     }
 
     /// A retry is about to wait: counts it and draws the jitter (a number in `0..<1`).
-    @inlinable
+    @usableFromInline
     mutating func retrying() -> Double {
         stats.retries += 1
         return random.nextUnitInterval()

@@ -61,7 +61,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     /// Consumers with a waiter, by consumer.
     @usableFromInline var consumers: [FetchConsumerID: Waiting] = [:]
     /// `value(for:)` consumers reserved but not attached yet; `true` once cancelled.
-    @usableFromInline var reservations: [FetchConsumerID: Bool] = [:]
+    var reservations: [FetchConsumerID: Bool] = [:]
     @usableFromInline var workers: [WorkerID: Worker] = [:]
     @usableFromInline var workerOfLoad: [FetchLoadID: WorkerID] = [:]
     @usableFromInline var stats = FetchStatistics()
@@ -72,7 +72,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     @usableFromInline var latency: LatencyWindow
     /// The bytes and times of recent loads whose loader reported its bytes.
     @usableFromInline var throughput: ThroughputWindow
-    @usableFromInline var random: SplitMix64
+    var random: SplitMix64
     /// Whether batch actions list per-id details for events.
     @usableFromInline let observing: Bool
     @usableFromInline var isShutdown = false
@@ -81,7 +81,6 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
 
     /// Creates the state of a fetcher; `configuration` must be valid. `hasStore`: the fetcher has a
     /// `DataStore`, so a prefetch may go to it only (``FetchDestination/store``).
-    @usableFromInline
     init(configuration: FetcherConfiguration, observing: Bool, hasStore: Bool = false) throws {
         scheduler = Scheduler(maxConcurrentLoads: configuration.maxConcurrentLoads, preemption: configuration.preemption)
         // Costs come with each insert (computed outside the lock), so the cache needs no cost function.
@@ -131,7 +130,6 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     }
 
     /// The first step of `value(for:)`: answer at once, or reserve a consumer for the continuation.
-    @inlinable
     mutating func reserve(_ id: ID) -> ReserveAction {
         switch screen(id, countingRequest: true, countingHit: true) {
         case .refused(let error): return .refused(error)
@@ -147,7 +145,6 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     ///
     /// The request was counted by ``reserve(_:)``; the cache is asked again (the value may have
     /// arrived in between).
-    @inlinable
     mutating func attach(_ consumer: FetchConsumerID, for id: ID, waiter: Waiter, priority: FetchPriority) -> AttachAction {
         if reservations.removeValue(forKey: consumer) == true { return .cancelled }
         switch screen(id, countingRequest: false, countingHit: true) {
@@ -196,7 +193,6 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     ///
     /// Only a new prefetch interest counts as a request; cached ids are skipped uncounted.
     /// `destinations` is empty (every request to memory) or gives each request's destination.
-    @inlinable
     mutating func updatePrefetching(_ requests: [(ID, FetchPriority)], destinations targets: [FetchDestination] = [],
                                     cancelling: [ID]) -> BatchAction {
         var action = BatchAction()
@@ -245,7 +241,6 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     /// A consumer withdraws (its handle's `cancel()`, or its task was cancelled).
     ///
     /// A consumer that was answered already is forgotten: nothing is recorded for it.
-    @inlinable
     mutating func withdraw(_ consumer: FetchConsumerID) -> WithdrawAction {
         if let index = reservations.index(forKey: consumer) {
             reservations.values[index] = true
@@ -266,7 +261,6 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     // MARK: Shutdown
 
     /// Cancels every load and answers every waiting consumer; later requests are refused.
-    @inlinable
     mutating func shutdown() -> ShutdownAction {
         var action = ShutdownAction()
         guard !isShutdown else { return action }
@@ -326,7 +320,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
 
 
     /// The error for a request after shutdown, naming the id.
-    @inlinable
+    @usableFromInline
     static func shutdownError(_ id: ID) -> PrefetchError {
         PrefetchError(.shutdown, "AsyncFetcher was shut down; the request for \(id) was refused")
     }

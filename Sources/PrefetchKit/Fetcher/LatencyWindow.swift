@@ -30,7 +30,7 @@
     ///
     /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidArgument`` when
     ///   `capacity` is less than 1.
-    @usableFromInline init(capacity: Int = 64) throws {
+    init(capacity: Int = 64) throws {
         guard capacity >= 1 else {
             throw PrefetchError(.invalidArgument, "LatencyWindow capacity must be at least 1, got \(capacity)")
         }
@@ -38,19 +38,19 @@
     }
 
     /// The number of samples kept now (at most ``capacity``).
-    @usableFromInline var count: Int { ring.count }
+    var count: Int { ring.count }
 
     /// Whether no sample was recorded since creation or ``removeAll()``.
-    @usableFromInline var isEmpty: Bool { ring.isEmpty }
+    var isEmpty: Bool { ring.isEmpty }
 
     /// The samples kept, oldest first (cancelled loads' running times included).
     /// - Complexity: O(``capacity``)
-    @usableFromInline var samples: [Duration] {
+    var samples: [Duration] {
         Array(ring[cursor...] + ring[..<cursor])
     }
 
     /// The number of samples that are cancelled loads' running times.
-    @usableFromInline var cancelledCount: Int { cancelled.lazy.filter { $0 }.count }
+    var cancelledCount: Int { cancelled.lazy.filter { $0 }.count }
 
     /// Records one latency, forgetting the oldest sample when the window is full.
     ///
@@ -66,7 +66,6 @@
     ///
     /// A negative duration is recorded as zero.
     /// - Complexity: O(1) amortized; O(1) without allocating once the window is full.
-    @inlinable
     mutating func recordCancelled(after elapsed: Duration) {
         append(max(elapsed, .zero), cancelled: true)
     }
@@ -84,7 +83,7 @@
     }
 
     /// Forgets every sample.
-    @usableFromInline mutating func removeAll() {
+    mutating func removeAll() {
         ring.removeAll(keepingCapacity: true)
         cancelled.removeAll(keepingCapacity: true)
         cursor = 0
@@ -99,7 +98,7 @@
     /// so many long loads were cancelled that the estimate never reaches `fraction`, it is the
     /// longest time any sample ran: the latency is at least that.
     /// - Complexity: O(n log n) for n samples.
-    @usableFromInline func percentile(_ fraction: Double) -> Duration? {
+    func percentile(_ fraction: Double) -> Duration? {
         guard !ring.isEmpty else { return nil }
         guard cancelled.contains(true) else { return Self.nearestRank(ring.sorted(), fraction) }
         let clamped = fraction.isNaN ? 1 : min(max(fraction, 0), 1)
@@ -121,21 +120,21 @@
     /// ``LatencySummary/minimumSamplesForEstimate`` samples (one early load says little about
     /// the next ones); `nil` before that.
     /// - Complexity: O(n log n) for n samples.
-    @usableFromInline var expected: Duration? {
+    var expected: Duration? {
         ring.count >= LatencySummary.minimumSamplesForEstimate ? percentile(0.9) : nil
     }
 
     /// A typical latency: the median (``percentile(_:)`` of 0.5), once there are at least
     /// ``LatencySummary/minimumSamplesForEstimate`` samples; `nil` before that.
     /// - Complexity: O(n log n) for n samples.
-    @usableFromInline var typical: Duration? {
+    var typical: Duration? {
         ring.count >= LatencySummary.minimumSamplesForEstimate ? percentile(0.5) : nil
     }
 
     /// Count, mean, median, 90th percentile and maximum of the finished loads' latencies
     /// (cancelled loads' running times left out).
     /// - Complexity: O(n log n) for n samples.
-    @usableFromInline var summary: LatencySummary {
+    var summary: LatencySummary {
         LatencySummary(samples: ring.indices.lazy.filter { !cancelled[$0] }.map { ring[$0] })
     }
 

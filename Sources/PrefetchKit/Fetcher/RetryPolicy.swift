@@ -42,6 +42,8 @@ public struct RetryPolicy: Sendable {
     public static let standard = RetryPolicy(maxAttempts: 3)
 
     /// The default test: the error conforms to ``RetryableError`` and says it is retryable.
+    /// `@usableFromInline` because it is the default argument of the public `init`, which is
+    /// compiled into the caller.
     @usableFromInline static func isMarkedRetryable(_ error: any Error) -> Bool {
         (error as? any RetryableError)?.isRetryable ?? false
     }

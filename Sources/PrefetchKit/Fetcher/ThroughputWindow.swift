@@ -21,27 +21,26 @@
 @usableFromInline
 struct ThroughputWindow: Sendable, Equatable {
     /// One finished load: its bytes, and when it started and ended on the fetcher's clock, in seconds.
-    @usableFromInline
     struct Sample: Sendable, Equatable {
-        @usableFromInline var bytes: Double
-        @usableFromInline var start: Double
-        @usableFromInline var end: Double
+        var bytes: Double
+        var start: Double
+        var end: Double
     }
 
     /// The most samples kept; older ones are forgotten first.
-    @usableFromInline let capacity: Int
-    @usableFromInline var ring: [Sample] = []
-    @usableFromInline var cursor = 0
+    let capacity: Int
+    var ring: [Sample] = []
+    var cursor = 0
     /// Seconds per byte past the round trip (the Theil–Sen slope), once estimable.
-    @usableFromInline private(set) var secondsPerByte: Double?
+    private(set) var secondsPerByte: Double?
     /// Seconds of a load that do not grow with its bytes (the round trip): the median of each
     /// load's duration less its bytes at ``secondsPerByte``, once that is estimated.
-    @usableFromInline private(set) var roundTrip: Double?
+    private(set) var roundTrip: Double?
     /// Bytes per second while any kept load ran.
-    @usableFromInline private(set) var linkBytesPerSecond: Double?
+    private(set) var linkBytesPerSecond: Double?
 
     /// The fewest loads the transfer rate is estimated from: 8.
-    @usableFromInline static let minimumSamples = 8
+    static let minimumSamples = 8
 
     /// The longest load time ``seconds(forBytes:)`` answers, in seconds: 10¹⁸ (some 32 billion
     /// years). A longer estimate (`Int.max` bytes at a slow fitted rate) is this one, so that it
@@ -51,13 +50,12 @@ struct ThroughputWindow: Sendable, Equatable {
     @usableFromInline static let longestEstimate: Double = 1e18
 
     /// Creates an empty window of at most `capacity` loads (at least 1).
-    @usableFromInline
     init(capacity: Int = 64) {
         self.capacity = Swift.max(capacity, 1)
     }
 
     /// The number of loads kept.
-    @usableFromInline var count: Int { ring.count }
+    var count: Int { ring.count }
 
     /// Records a load that moved `bytes` from `start` to `end` (seconds on one clock). Ignored
     /// unless `bytes` is positive and the times and the time between them are finite, and in order.

@@ -24,7 +24,6 @@
     @usableFromInline var newest: UInt64 = 0
 
     /// An empty list.
-    @inlinable
     init() {}
 
     /// The position of the first consumer.
@@ -37,7 +36,6 @@
         position == 0 ? head!.consumer : tail[position - 1].consumer
     }
 
-    @inlinable
     func priority(at position: Int) -> FetchPriority {
         position == 0 ? head!.priority : tail[position - 1].priority
     }

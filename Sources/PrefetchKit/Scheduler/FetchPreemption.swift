@@ -65,7 +65,6 @@ public struct FetchPreemption: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether `waiting` outranks `running` by the margin (the rule above, ignoring interests).
-    @inlinable
     public func outranks(_ waiting: FetchPriority, _ running: FetchPriority) -> Bool {
         guard isEnabled else { return false }
         if waiting.level != running.level { return waiting.level.rawValue - running.level.rawValue >= levelMargin }

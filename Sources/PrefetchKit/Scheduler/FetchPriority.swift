@@ -16,7 +16,6 @@ public struct FetchPriority: Sendable, Hashable, Comparable, CustomStringConvert
         /// The numeric level; higher is more urgent.
         public var rawValue: Int
         /// Creates a level from its numeric value.
-        @inlinable
         public init(rawValue: Int) { self.rawValue = rawValue }
 
         /// Work nobody is looking at or about to look at (warming a cache).
@@ -27,7 +26,6 @@ public struct FetchPriority: Sendable, Hashable, Comparable, CustomStringConvert
         public static let visible = Level(rawValue: 200)
 
         /// Orders levels by urgency.
-        @inlinable
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
@@ -37,7 +35,6 @@ public struct FetchPriority: Sendable, Hashable, Comparable, CustomStringConvert
     public var order: Double
 
     /// Creates a priority.
-    @inlinable
     public init(level: Level, order: Double = 0) {
         self.level = level
         self.order = order
@@ -51,7 +48,6 @@ public struct FetchPriority: Sendable, Hashable, Comparable, CustomStringConvert
     public static let background = FetchPriority(level: .background)
 
     /// Orders by urgency: `a < b` means `b` should start before `a`.
-    @inlinable
     public static func < (lhs: FetchPriority, rhs: FetchPriority) -> Bool {
         if lhs.level != rhs.level { return lhs.level < rhs.level }
         return lhs.order > rhs.order

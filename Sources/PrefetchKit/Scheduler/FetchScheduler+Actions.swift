@@ -39,27 +39,24 @@ extension FetchScheduler {
     }
 
     /// What `FetchScheduler.setPriority(_:interest:priority:)` asks for.
-    @usableFromInline struct PriorityAction: Hashable, Sendable {
+    struct PriorityAction: Hashable, Sendable {
         /// Whether the interest was held (otherwise nothing changed).
-        @usableFromInline var held: Bool
+        var held: Bool
         /// The running load the change pre-empted (stop it; its id waits again) and the load that took its slot.
-        @usableFromInline var preempt: (stop: RunningLoad, start: RunningLoad)?
+        var preempt: (stop: RunningLoad, start: RunningLoad)?
 
         /// Creates the action.
-        @inlinable
         init(held: Bool, preempt: (stop: RunningLoad, start: RunningLoad)? = nil) {
             self.held = held
             self.preempt = preempt
         }
 
         /// Equal when both say the same.
-        @inlinable
         static func == (lhs: PriorityAction, rhs: PriorityAction) -> Bool {
             lhs.held == rhs.held && lhs.preempt?.stop == rhs.preempt?.stop && lhs.preempt?.start == rhs.preempt?.start
         }
 
         /// Hashes what ``==`` compares.
-        @inlinable
         func hash(into hasher: inout Hasher) {
             hasher.combine(held)
             hasher.combine(preempt?.stop)
@@ -68,7 +65,7 @@ extension FetchScheduler {
     }
 
     /// What `FetchScheduler.release(_:interest:)` asks for.
-    @usableFromInline enum ReleaseAction: Hashable, Sendable {
+    enum ReleaseAction: Hashable, Sendable {
         /// Nothing: the interest was not held, other interests still hold the load, or the
         /// load was only queued and is dropped.
         case none
@@ -97,14 +94,13 @@ extension FetchScheduler {
     }
 
     /// An id that gained the prefetch interest in `FetchScheduler.updatePrefetch(_:releasing:)`.
-    @usableFromInline struct Added: Hashable, Sendable {
+    struct Added: Hashable, Sendable {
         /// The id.
-        @usableFromInline let id: ID
+        let id: ID
         /// Whether it already had a load (held by consumers) that the prefetch joined.
-        @usableFromInline let joined: Bool
+        let joined: Bool
 
         /// Creates the record.
-        @inlinable
         init(_ id: ID, joined: Bool) {
             self.id = id
             self.joined = joined
@@ -112,19 +108,18 @@ extension FetchScheduler {
     }
 
     /// What `FetchScheduler.updatePrefetch(_:releasing:)` asks for.
-    @usableFromInline struct UpdateAction: Hashable, Sendable {
+    struct UpdateAction: Hashable, Sendable {
         /// The ids that gained the prefetch interest (not those only re-prioritised), in request order.
-        @usableFromInline var added: [Added] = []
+        var added: [Added] = []
         /// Running loads that lost their last interest: cancel them (their slots are free).
-        @usableFromInline var cancel: [RunningLoad] = []
+        var cancel: [RunningLoad] = []
         /// Running loads pre-empted for more urgent waiting ids: stop them (their slots are
         /// taken by loads in ``start``); their ids wait again.
-        @usableFromInline var preempt: [RunningLoad] = []
+        var preempt: [RunningLoad] = []
         /// Loads to start, in start order (slots freed by cancellations first, then by pre-emptions).
-        @usableFromInline var start: [RunningLoad] = []
+        var start: [RunningLoad] = []
 
         /// Creates an empty action.
-        @inlinable
         init() {}
     }
 
@@ -137,13 +132,13 @@ extension FetchScheduler {
     }
 
     /// What `FetchScheduler.cancelAll()` asks for.
-    @usableFromInline struct CancelAllAction: Hashable, Sendable {
+    struct CancelAllAction: Hashable, Sendable {
         /// The loads that were running: cancel them.
-        @usableFromInline var cancel: [RunningLoad] = []
+        var cancel: [RunningLoad] = []
         /// The consumers that were waiting: tell each that no result will come.
-        @usableFromInline var abandon: [ConsumerID] = []
+        var abandon: [ConsumerID] = []
 
         /// Creates an empty action.
-        @usableFromInline init() {}
+        init() {}
     }
 }

@@ -44,7 +44,7 @@ import HeapModule
     /// Identifies one load; see `FetchLoadID`.
     @usableFromInline typealias LoadID = FetchLoadID
     /// Identifies one consumer; see `FetchConsumerID`.
-    @usableFromInline typealias ConsumerID = FetchConsumerID
+    typealias ConsumerID = FetchConsumerID
     /// Something that wants an id's value; see `FetchInterest`.
     @usableFromInline typealias Interest = FetchInterest
 
@@ -131,7 +131,7 @@ import HeapModule
     ///
     /// - Precondition: `maxConcurrentLoads >= 1` and a valid `preemption` (``FetcherConfiguration``
     ///   validates both with a thrown error).
-    @usableFromInline init(maxConcurrentLoads: Int, preemption: FetchPreemption = .never) {
+    init(maxConcurrentLoads: Int, preemption: FetchPreemption = .never) {
         precondition(maxConcurrentLoads >= 1, "FetchScheduler: maxConcurrentLoads must be at least 1, got \(maxConcurrentLoads)")
         precondition((try? preemption.validate()) != nil, "FetchScheduler: invalid pre-emption margins \(preemption)")
         self.maxConcurrentLoads = maxConcurrentLoads
@@ -144,26 +144,25 @@ import HeapModule
     /// The number of loads running now.
     @inlinable var runningCount: Int { running }
     /// The number of ids waiting for a slot.
-    @inlinable var waitingCount: Int { waiting }
+    var waitingCount: Int { waiting }
     /// Whether `id` is waiting or running.
-    @inlinable func contains(_ id: ID) -> Bool { entries[id] != nil }
+    func contains(_ id: ID) -> Bool { entries[id] != nil }
     /// Where `id` stands, or `nil` when nothing wants it.
-    @inlinable func phase(of id: ID) -> Phase? { entries[id]?.phase }
+    func phase(of id: ID) -> Phase? { entries[id]?.phase }
     /// The effective priority of `id`'s load, or `nil` when nothing wants it.
     @inlinable func priority(of id: ID) -> FetchPriority? { entries[id]?.priority }
     /// Whether `id` has the prefetch interest.
-    @inlinable func isPrefetched(_ id: ID) -> Bool { entries[id]?.prefetch != nil }
+    func isPrefetched(_ id: ID) -> Bool { entries[id]?.prefetch != nil }
     /// Whether `id` has a load (waiting or running), and whether it has the prefetch interest: one look-up.
-    @inlinable
     func interestState(of id: ID) -> (held: Bool, prefetched: Bool) {
         guard let entry = entries[id] else { return (false, false) }
         return (true, entry.prefetch != nil)
     }
     /// The consumers waiting for `id`.
-    @usableFromInline func consumers(of id: ID) -> [ConsumerID] { entries[id].map { Array($0.consumers) } ?? [] }
+    func consumers(of id: ID) -> [ConsumerID] { entries[id].map { Array($0.consumers) } ?? [] }
     /// The ids running now, with their loads, in start order.
     /// - Complexity: O(n) in the number of ids held.
-    @usableFromInline var runningLoads: [RunningLoad] {
+    var runningLoads: [RunningLoad] {
         entries.compactMap { id, entry -> RunningLoad? in
             if case .running(let load) = entry.phase { RunningLoad(id, load) } else { nil }
         }.sorted { $0.load < $1.load }
@@ -193,7 +192,6 @@ import HeapModule
     /// it never starts or cancels a load (a waiting id waits because no slot is free); with it,
     /// the change may pre-empt one running load, as a request may.
     /// - Returns: whether the interest was held, and the pre-emption it caused, if any.
-    @inlinable
     @discardableResult
     mutating func setPriority(_ id: ID, interest: Interest, priority: FetchPriority) -> PriorityAction {
         guard let entry = entries[id] else { return PriorityAction(held: false) }
@@ -211,7 +209,6 @@ import HeapModule
     /// When the last interest leaves, a queued load is dropped and a running one cancelled; the
     /// freed slot goes to the next waiting load.
     /// - Complexity: O(log n) amortized, plus O(k) in the number of consumers of `id`.
-    @inlinable
     @discardableResult
     mutating func release(_ id: ID, interest: Interest) -> ReleaseAction {
         if let cancelled = withdraw(id, interest: interest) { return .cancel(cancelled, next: startNext()) }
@@ -244,7 +241,6 @@ import HeapModule
     /// the same batch withdraws. An id in both lists ends up without the prefetch interest
     /// (withdrawals apply last).
     /// - Complexity: O((m + r) log n) for m requests and r withdrawals.
-    @inlinable
     @discardableResult
     mutating func updatePrefetch(_ prefetching: [(ID, FetchPriority)], releasing: [ID]) -> UpdateAction {
         var action = UpdateAction()
@@ -282,7 +278,7 @@ import HeapModule
 
     /// Drops everything: cancels running loads and abandons every consumer. The scheduler is empty afterwards.
     @discardableResult
-    @usableFromInline mutating func cancelAll() -> CancelAllAction {
+    mutating func cancelAll() -> CancelAllAction {
         var action = CancelAllAction()
         for (id, entry) in entries {
             if case .running(let load) = entry.phase { action.cancel.append(RunningLoad(id, load)) }
