@@ -18,6 +18,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "FuzzDriver"),
+        // The byte reader the Swift targets share.
+        .target(name: "FuzzSupport"),
         .executableTarget(
             name: "FuzzTraceFile",
             dependencies: ["FuzzDriver", .product(name: "PrefetchSimulation", package: "PrefetchTools")],
@@ -35,12 +37,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "FuzzScrollAdapter",
-            dependencies: ["FuzzDriver", .product(name: "PrefetchKit", package: "PrefetchKit")],
+            dependencies: ["FuzzDriver", "FuzzSupport", .product(name: "PrefetchKit", package: "PrefetchKit")],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "FuzzFetcherEstimates",
-            dependencies: ["FuzzDriver", .product(name: "PrefetchKit", package: "PrefetchKit")],
+            dependencies: ["FuzzDriver", "FuzzSupport", .product(name: "PrefetchKit", package: "PrefetchKit")],
             swiftSettings: strict
         ),
     ]

@@ -1,4 +1,5 @@
 import Foundation
+import FuzzSupport
 import PrefetchKit
 
 /// libFuzzer entry point: the bytes are a geometry and a script of calls on a `ScrollAdapter`
@@ -15,29 +16,8 @@ public func fuzzScrollAdapter(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     return 0
 }
 
-/// Reads the fuzzer's bytes; past the end every read is 0.
-struct FuzzInput {
-    private let bytes: [UInt8]
-    private var position = 0
-
-    init(_ buffer: UnsafeRawBufferPointer) { bytes = Array(buffer) }
-
-    var isAtEnd: Bool { position >= bytes.count }
-
-    mutating func byte() -> UInt8 {
-        guard position < bytes.count else { return 0 }
-        defer { position += 1 }
-        return bytes[position]
-    }
-
-    mutating func uint64() -> UInt64 {
-        var value: UInt64 = 0
-        for _ in 0..<8 { value = value << 8 | UInt64(byte()) }
-        return value
-    }
-
-    mutating func bool() -> Bool { byte() & 1 == 1 }
-
+/// The script's readings of the fuzzer's bytes.
+extension FuzzInput {
     /// A number that is often one of the values that break arithmetic.
     mutating func double() -> Double {
         let selector = byte()

@@ -1,106 +1,5 @@
 import Foundation
 
-/// One item as the screen draws it.
-package struct Tile: Sendable {
-    /// What an item has.
-    package enum State: Sendable {
-        /// A cell on screen showing its data.
-        case shown(DisplayData)
-        /// No cell on screen, but the data is cached: prefetched (or loaded when it was on screen).
-        case cached(DisplayData)
-        /// A load is running for it.
-        case loading
-        /// Wanted (a blank cell, or pending prefetch) but waiting for a load slot.
-        case waiting
-        /// Nothing requested.
-        case blank
-    }
-
-    package var index: Int
-    package var frame: CGRect
-    package var title: String
-    package var state: State
-    /// Why it is (or is not) loading.
-    package var reason: PlanReason = .none
-}
-
-/// Everything one screen shows.
-package struct ScreenModel: Sendable {
-    /// The terminal's size in columns and rows.
-    package var columns: Int
-    package var rows: Int
-    /// Grid or list.
-    package var layout: DemoLayout
-    /// The viewport in content coordinates.
-    package var viewport: CGRect
-    /// The title line.
-    package var title: String
-    /// The status figures.
-    package var status: StatusFigures
-    /// The key help, phrases separated by two spaces (wrapped at those).
-    package var footer: String
-    /// What the last key did, drawn above the key help (phrases separated by two spaces).
-    package var message: String?
-    /// The prefetch plan: the requested window, where a fling rests, what was skipped.
-    package var plan: PlanFigures
-
-    package init(columns: Int, rows: Int, layout: DemoLayout, viewport: CGRect, title: String, status: StatusFigures, footer: String,
-                 message: String? = nil, plan: PlanFigures = PlanFigures()) {
-        self.message = message
-        self.columns = columns
-        self.rows = rows
-        self.layout = layout
-        self.viewport = viewport
-        self.title = title
-        self.status = status
-        self.footer = footer
-        self.plan = plan
-    }
-}
-
-/// How the screen maps the content to terminal cells.
-///
-/// Columns, left to right: the window's bracket (the requested items, at the drawing's scale),
-/// the frame's left bar, the cells, the frame's right bar, the landing mark (where a fling
-/// rests, at the drawing's scale), a space, and the map (the viewport, the window and the
-/// landing zone at a scale that fits them all).
-package struct ScreenGeometry: Sendable {
-    package var columns: Int
-    package var rows: Int
-    /// Lines under the drawing: status, plan, legend and keys.
-    package var bottomRows: Int
-
-    package init(columns: Int, rows: Int, bottomRows: Int = 3) {
-        self.columns = columns
-        self.rows = rows
-        self.bottomRows = bottomRows
-    }
-
-    /// Rows for the drawing: all but the title line and the lines at the bottom.
-    package var drawingRows: Int { max(3, rows - 1 - bottomRows) }
-    /// Rows for the viewport; the rest shows the content above and below it.
-    package var viewportRows: Int { max(2, Int(Double(drawingRows) * 0.56)) }
-    /// Rows above the viewport.
-    package var rowsAbove: Int { (drawingRows - viewportRows) / 2 }
-    /// Columns for the viewport's width: all but the two at its left and the four at its right.
-    package var viewportColumns: Int { max(10, columns - 6) }
-    /// The first column of the viewport (after the window's bracket and its left bar).
-    package var firstColumn: Int { 2 }
-    /// The column of the window's bracket.
-    package var windowColumn: Int { 0 }
-    /// The column of the landing mark, right of the frame's right bar.
-    package var landingColumn: Int { firstColumn + viewportColumns + 1 }
-    /// The column of the map.
-    package var mapColumn: Int { firstColumn + viewportColumns + 3 }
-
-    /// The content rectangle the drawing covers for `viewport`.
-    package func drawnRect(for viewport: CGRect) -> CGRect {
-        let pointsPerRow = viewport.height / Double(viewportRows)
-        return CGRect(x: viewport.minX, y: viewport.minY - Double(rowsAbove) * pointsPerRow,
-                      width: viewport.width, height: Double(drawingRows) * pointsPerRow)
-    }
-}
-
 /// Draws the sample's screen into lines of text: coloured blocks with ANSI escape codes, or
 /// plain text (for tests).
 ///
@@ -134,7 +33,7 @@ package struct ScreenRenderer: Sendable {
         return value.contains("truecolor") || value.contains("24bit") ? .trueColor : .palette256
     }
 
-    private struct Glyph: Equatable {
+    struct Glyph: Equatable {
         var character: Character = " "
         var background: RGB?
         var foreground: RGB?
@@ -413,64 +312,6 @@ package struct ScreenRenderer: Sendable {
         return phrases
     }
 
-    // MARK: Text that fits
-
-    /// The phrases of `text`: the parts between runs of two or more spaces.
-    package static func phrases(_ text: String) -> [String] {
-        text.components(separatedBy: "  ").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-    }
-
-    /// `text` cut to `width` characters, ending in `…` when it was longer.
-    static func fit(_ text: String, width: Int) -> String {
-        guard text.count > width else { return text }
-        guard width > 1 else { return String(text.prefix(max(0, width))) }
-        return String(text.prefix(width - 1)) + "…"
-    }
-
-    /// `phrases` in lines of at most `width` characters, two spaces between phrases on a line,
-    /// at most `lines` lines. A phrase never splits across lines unless it is longer than a whole
-    /// line, which then breaks between words (a word longer than a line ends in `…`); when
-    /// phrases remain after the last line, it ends in `…`.
-    package static func wrap(_ phrases: [String], width: Int, lines: Int) -> [String] {
-        guard width > 1, lines > 0 else { return [] }
-        let pieces = phrases.flatMap { $0.count <= width ? [$0] : words(of: $0, width: width) }
-        var result: [String] = []
-        var current = ""
-        for (index, piece) in pieces.enumerated() {
-            let candidate = current.isEmpty ? piece : current + "  " + piece
-            if candidate.count <= width {
-                current = candidate
-                continue
-            }
-            result.append(current)
-            if result.count == lines {
-                // No room for the rest: the last line says so.
-                result[lines - 1] = fit(result[lines - 1] + "  " + pieces[index...].joined(separator: "  "), width: width)
-                return result
-            }
-            current = piece
-        }
-        if !current.isEmpty { result.append(current) }
-        return result
-    }
-
-    /// `phrase` in parts of at most `width` characters, broken between words.
-    static func words(of phrase: String, width: Int) -> [String] {
-        var parts: [String] = []
-        var current = ""
-        for word in phrase.split(separator: " ").map(String.init) {
-            let candidate = current.isEmpty ? word : current + " " + word
-            if candidate.count <= width {
-                current = candidate
-            } else {
-                if !current.isEmpty { parts.append(current) }
-                current = fit(word, width: width)
-            }
-        }
-        if !current.isEmpty { parts.append(current) }
-        return parts
-    }
-
     private func put(_ text: String, row: Int, in grid: inout [[Glyph]], style: Glyph, fill: Bool) {
         if fill { for x in grid[row].indices { grid[row][x] = style } }
         putText(text, row: row, from: 0, limit: grid[row].count - 1, in: &grid, style: style)
@@ -491,46 +332,5 @@ package struct ScreenRenderer: Sendable {
         }
     }
 
-    private func encode(_ line: [Glyph]) -> String {
-        var out = ""
-        var current: Glyph?
-        for glyph in line {
-            if colorMode != .none {
-                var style = glyph
-                style.character = " "
-                if current != style {
-                    out += sgr(style)
-                    current = style
-                }
-            }
-            out.append(glyph.character)
-        }
-        if colorMode != .none { out += "\u{1B}[0m" }
-        return out
-    }
-
-    private func sgr(_ g: Glyph) -> String {
-        var codes = ["0"]
-        if g.bold { codes.append("1") }
-        if g.faint { codes.append("2") }
-        if g.inverse { codes.append("7") }
-        if let fg = g.foreground { codes.append(color(fg, foreground: true)) }
-        if let bg = g.background { codes.append(color(bg, foreground: false)) }
-        return "\u{1B}[" + codes.joined(separator: ";") + "m"
-    }
-
-    private func color(_ c: RGB, foreground: Bool) -> String {
-        let lead = foreground ? "38" : "48"
-        switch colorMode {
-        case .trueColor:
-            return "\(lead);2;\(c.r);\(c.g);\(c.b)"
-        case .palette256, .none:
-            func level(_ v: UInt8) -> Int { v < 48 ? 0 : (v < 115 ? 1 : (Int(v) - 35) / 40) }
-            return "\(lead);5;\(16 + 36 * level(c.r) + 6 * level(c.g) + level(c.b))"
-        }
-    }
 }
 
-extension Tile.State {
-    var isLoading: Bool { if case .loading = self { true } else { false } }
-}
