@@ -38,3 +38,38 @@ public protocol RetryableError: Error {
     /// Whether another attempt may succeed.
     var isRetryable: Bool { get }
 }
+
+/// A loader that can bring a preview of an item before, or instead of, its full value.
+///
+/// Two kinds of preview fit: a prefix of the resource itself (the first scan of a progressive
+/// JPEG), which the full load later completes without fetching a byte twice, and a separate
+/// small representation (a thumbnail URL, a placeholder the item's model already carries).
+/// ``AsyncFetcher`` calls ``load(_:quality:preview:)`` with the highest quality any interest of
+/// the load asks for, and ``DataLoader/load(_:)`` calls it for the full value.
+///
+/// ```swift
+/// struct Photos: PreviewLoader {
+///     func load(_ id: Int, quality: FetchQuality, preview: @escaping @Sendable ([UInt8]) -> Void) async throws -> [UInt8] {
+///         let head = [UInt8](repeating: 1, count: 9_000)     // the first scan's bytes
+///         if quality == .preview { return head }             // keep them for the full load
+///         preview(head)                                      // a cell can show it already
+///         return head + [UInt8](repeating: 2, count: 51_000) // the rest, by a range request
+///     }
+/// }
+/// ```
+public protocol PreviewLoader<ID, Value>: DataLoader {
+    /// Loads `id` up to `quality`.
+    ///
+    /// For ``FetchQuality/preview`` it returns the preview. For ``FetchQuality/full`` it may call
+    /// `preview` once, as soon as a preview exists (a progressive prefix has arrived), and then
+    /// returns the full value. A loader whose preview is a prefix should keep the prefix a
+    /// preview load fetched, so that the full load moves only the rest.
+    func load(_ id: ID, quality: FetchQuality, preview: @escaping @Sendable (Value) -> Void) async throws -> Value
+}
+
+extension PreviewLoader {
+    /// The full value: ``load(_:quality:preview:)`` at ``FetchQuality/full``, its preview ignored.
+    public func load(_ id: ID) async throws -> Value {
+        try await load(id, quality: .full, preview: { _ in })
+    }
+}
