@@ -224,7 +224,7 @@ import Testing
                     m.answer(token)
                     break
                 }
-                guard case .requested(let consumer, let joined, let spawn, let preempt) = action else {
+                guard case .requested(let consumer, let joined, let spawn, let preempt, _) = action else {
                     Issue.record("\(context): expected a request, got \(action)")
                     break
                 }

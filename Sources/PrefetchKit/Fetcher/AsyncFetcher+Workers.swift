@@ -19,13 +19,28 @@ extension AsyncFetcher {
         var load = first
         while true {
             // The loader may ask whether this is a prefetch (`FetchLoadContext`).
-            let priority = state.withLock { $0.scheduler.priority(of: load.id) }
+            let (priority, target) = state.withLock { ($0.scheduler.priority(of: load.id), $0.targetQuality(of: load.id)) }
+            var quality = loaderPreviews ? target : .full
             let started = clock.now()
-            let state = self.state, id = load.id
+            let state = self.state, id = load.id, running = load
             let meter = TransferMeter(priorityNow: { state.withLock { $0.scheduler.priority(of: id) } })
-            let (result, fromStore) = await FetchLoadContext.current.withValue(priority) {
-                await FetchLoadContext.meter.withValue(meter) { await obtain(load.id) }
+            // A preview the loader reports on its way to the full value.
+            let sink: @Sendable (Value) -> Void = { [weak self] value in self?.deliverPreview(value, of: running) }
+            var (result, fromStore) = await FetchLoadContext.current.withValue(priority) {
+                await FetchLoadContext.meter.withValue(meter) { await obtain(load.id, quality: quality, preview: sink) }
             }
+            // A preview load that was upgraded while it ran: deliver the preview, then load the rest.
+            if quality == .preview, !fromStore, case .success(let preview) = result {
+                let previewCost = cost(preview)
+                if let action = state.withLock({ $0.previewLoadEnded(running, value: preview, cost: previewCost) }) {
+                    perform(action, preview: preview, of: id)
+                    quality = .full
+                    (result, fromStore) = await FetchLoadContext.current.withValue(priority) {
+                        await FetchLoadContext.meter.withValue(meter) { await obtain(load.id, quality: .full, preview: sink) }
+                    }
+                }
+            }
+            if fromStore { quality = .full }
             let ended = clock.now()
             let latency = ended - started
             // The cost function is the caller's code: computed here, never under the lock.
@@ -33,10 +48,12 @@ extension AsyncFetcher {
             var toStore: Value?
             if case .success(let value) = result {
                 valueCost = cost(value)
-                if store != nil, !fromStore { toStore = value }
+                // Only full values go to the store: what it holds is final.
+                if store != nil, !fromStore, quality == .full { toStore = value }
             }
+            let finalQuality = quality
             let action = state.withLock {
-                $0.finished(worker, load, result: result, cost: valueCost, latency: latency,
+                $0.finished(worker, load, result: result, quality: finalQuality, cost: valueCost, latency: latency,
                             fromStore: fromStore, canContinue: toStore == nil, at: ended, transferred: meter.total)
             }
             let next = perform(action, for: load.id, result: result, latency: latency, fromStore: fromStore)
@@ -46,9 +63,11 @@ extension AsyncFetcher {
         }
     }
 
-    /// Asks the store, then the loader, retrying with back-off on the injected clock.
+    /// Asks the store, then the loader (at `quality`, with the sink for a preview on the way),
+    /// retrying with back-off on the injected clock.
     @inlinable
-    func obtain(_ id: ID) async -> (result: Result<Value, any Error>, fromStore: Bool) {
+    func obtain(_ id: ID, quality: FetchQuality = .full, preview: @escaping @Sendable (Value) -> Void = { _ in })
+        async -> (result: Result<Value, any Error>, fromStore: Bool) {
         if let store {
             do {
                 if let stored = try await store.value(for: id) { return (.success(stored), true) }
@@ -62,7 +81,7 @@ extension AsyncFetcher {
             attempt += 1
             do {
                 try Task.checkCancellation()
-                return (.success(try await load(id)), false)
+                return (.success(try await load(id, quality, preview)), false)
             } catch {
                 if Task.isCancelled || error is CancellationError { return (.failure(CancellationError()), false) }
                 let willRetry = attempt < retry.maxAttempts && retry.shouldRetry(error)
@@ -76,6 +95,25 @@ extension AsyncFetcher {
                 }
             }
         }
+    }
+
+    /// A running load's loader reported a preview: cache it and show it (outside the lock).
+    @usableFromInline
+    func deliverPreview(_ value: Value, of load: RunningLoad) {
+        let previewCost = cost(value)
+        let action = state.withLock { $0.previewArrived(load, value: value, cost: previewCost) }
+        perform(action, preview: value, of: load.id)
+    }
+
+    /// Shows a preview to its watchers, answers the consumers it satisfies, and cancels or starts
+    /// the loads that changes.
+    @usableFromInline
+    func perform(_ action: Machine.PreviewAction, preview: Value, of id: ID) {
+        onEvent?(.previewLoaded(id))
+        action.watchers.forEach { $0.showPreview(preview) }
+        action.answered.forEach { $0.resume(.success(preview)) }
+        if let cancellation = action.cancel { cancel(cancellation) }
+        if let spawn = action.spawn { start(spawn) }
     }
 
     @usableFromInline

@@ -39,20 +39,31 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     enum Consumer: Sendable {
         case handler(Completion)
         case continuation(CheckedContinuation<Value, any Error>)
+        /// A completion handler that is also shown a preview while it waits for the full value.
+        case previewing(Completion, preview: @Sendable (Value) -> Void)
 
         @inlinable
         func resume(_ result: Result<Value, any Error>) {
             switch self {
-            case .handler(let body): body(result)
+            case .handler(let body), .previewing(let body, _): body(result)
             case .continuation(let c): c.resume(with: result)
             }
+        }
+
+        /// Shows a preview to a consumer that watches for one.
+        @usableFromInline
+        func showPreview(_ value: Value) {
+            if case .previewing(_, let preview) = self { preview(value) }
         }
     }
 
     @usableFromInline typealias Machine = FetcherStateMachine<ID, Value, Consumer, Task<Void, Never>>
 
     @usableFromInline let state: Locked<Machine>
-    @usableFromInline let load: @Sendable (ID) async throws -> Value
+    /// Runs the loader for an id at a quality, handing it the sink for a preview on the way.
+    @usableFromInline let load: @Sendable (ID, FetchQuality, @escaping @Sendable (Value) -> Void) async throws -> Value
+    /// Whether the loader is a ``PreviewLoader``: only then does a value come at preview quality.
+    @usableFromInline let loaderPreviews: Bool
     @usableFromInline let store: (any DataStore<ID, Value>)?
     @usableFromInline let clock: ErasedClock
     @usableFromInline let retry: RetryPolicy
@@ -71,7 +82,9 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     ///   - cost: the memory-cache cost of a value (for example its byte count); must not be
     ///     negative. Called outside the fetcher's lock, so it may call the fetcher.
     ///   - onEvent: called for every ``FetchEvent``, outside the fetcher's lock.
-    ///   - loader: loads one value.
+    ///   - loader: loads one value. A ``PreviewLoader`` also loads previews: requests at
+    ///     ``FetchQuality/preview`` get them, and a cell waiting for the full value is shown one
+    ///     on the way; with any other loader every value is full.
     /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidConfiguration`` naming a value out of range.
     public init<C: Clock>(
         configuration: FetcherConfiguration = FetcherConfiguration(),
@@ -83,7 +96,13 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     ) throws where C.Duration == Duration {
         try configuration.validate()
         self.configuration = configuration
-        self.load = { try await loader.load($0) }
+        if let previewing = loader as? any PreviewLoader<ID, Value> {
+            self.load = { id, quality, preview in try await previewing.load(id, quality: quality, preview: preview) }
+            self.loaderPreviews = true
+        } else {
+            self.load = { id, _, _ in try await loader.load(id) }
+            self.loaderPreviews = false
+        }
         self.store = store
         self.clock = ErasedClock(clock)
         self.retry = configuration.retry
@@ -120,6 +139,18 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
         state.withLock { $0.cache.value(forKey: id) }
     }
 
+    /// Returns the cached value for `id` if it is at least of `quality`, and marks it recently used.
+    ///
+    /// ``fetchedData(for:)`` returns a cached preview too; this one tells a cell whether what it
+    /// shows is final: `fetchedData(for: id, atLeast: .full)` is `nil` while only a preview is cached.
+    /// - Complexity: O(1)
+    public func fetchedData(for id: ID, atLeast quality: FetchQuality) -> Value? {
+        state.withLock { machine in
+            if quality == .full, machine.previews.cached.contains(id) { return nil }
+            return machine.cache.value(forKey: id)
+        }
+    }
+
     /// Starts loading `id` if it is not cached or loading already.
     ///
     /// Without a completion this is a prefetch: it sets the prefetch interest (at `priority`,
@@ -139,15 +170,46 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
             perform(state.withLock { $0.prefetch(CollectionOfOne(id), priority: priority ?? .prefetch) })
             return nil
         }
-        switch state.withLock({ $0.request(id, waiter: .handler(completion), priority: priority ?? .visible) }) {
+        return request(id, priority: priority ?? .visible, quality: .full, waiter: .handler(completion), preview: nil)
+    }
+
+    /// Starts loading `id` at `quality` with a completion handler, showing `preview` a preview on the way.
+    ///
+    /// At ``FetchQuality/preview`` the completion hears the first value there is: a preview, or
+    /// the full value if it is cached or comes first. At ``FetchQuality/full`` the completion hears
+    /// the full value, and `preview`, if given, is called at most once before it: at once with a
+    /// cached preview, or when the load's preview arrives (a ``PreviewLoader``'s progressive
+    /// prefix). A cell shows the preview, then the full value; both run on the thread that has
+    /// them, so hop to the main actor and check that the cell still shows `id`.
+    ///
+    /// ```swift
+    /// let fetcher = try AsyncFetcher<Int, String> { id in "photo \(id)" }
+    /// fetcher.fetchAsync(7, quality: .full, preview: { blurry in print("preview", blurry) }) { result in
+    ///     print("full", result)
+    /// }
+    /// ```
+    /// - Returns: a handle that withdraws this consumer; `nil` for a cache hit or a refusal.
+    @discardableResult
+    public func fetchAsync(_ id: ID, priority: FetchPriority = .visible, quality: FetchQuality,
+                           preview: (@Sendable (Value) -> Void)? = nil, completion: @escaping Completion) -> FetchHandle? {
+        let waiter: Consumer = preview.map { .previewing(completion, preview: $0) } ?? .handler(completion)
+        return request(id, priority: priority, quality: quality, waiter: waiter, preview: preview)
+    }
+
+    /// Registers a consumer with a completion handler: the one path of both `fetchAsync` calls.
+    @inlinable
+    func request(_ id: ID, priority: FetchPriority, quality: FetchQuality, waiter: Consumer,
+                 preview: (@Sendable (Value) -> Void)?) -> FetchHandle? {
+        switch state.withLock({ $0.request(id, waiter: waiter, priority: priority, quality: quality, watchesPreview: preview != nil) }) {
         case .refused(let error):
-            completion(.failure(error))
+            waiter.resume(.failure(error))
             return nil
         case .hit(let value):
-            completion(.success(value))
+            waiter.resume(.success(value))
             onEvent?(.cacheHit(id))
             return nil
-        case .requested(let consumer, let joined, let spawn, let preempt):
+        case .requested(let consumer, let joined, let spawn, let preempt, let cachedPreview):
+            if let cachedPreview, let preview { preview(cachedPreview) }
             onEvent?(.requested(id, coalesced: joined))
             if let preempt { cancel(preempt) }
             if let spawn { start(spawn) }
@@ -170,9 +232,11 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     /// load, if nothing else wants it) and throws `CancellationError`.
     /// - Throws: the loader's error after any retries, `CancellationError`, or ``PrefetchError``
     ///   with code ``PrefetchError/Code/shutdown`` after ``shutdown()``.
-    public func value(for id: ID, priority: FetchPriority = .visible) async throws -> Value {
+    ///
+    /// At ``FetchQuality/preview`` it returns the first value there is: a preview, or the full value.
+    public func value(for id: ID, priority: FetchPriority = .visible, quality: FetchQuality = .full) async throws -> Value {
         let consumer: FetchConsumerID
-        switch state.withLock({ $0.reserve(id) }) {
+        switch state.withLock({ $0.reserve(id, quality: quality) }) {
         case .refused(let error): throw error
         case .hit(let value):
             onEvent?(.cacheHit(id))
@@ -182,7 +246,7 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
                 let action = state.withLock {
-                    $0.attach(consumer, for: id, waiter: .continuation(continuation), priority: priority)
+                    $0.attach(consumer, for: id, waiter: .continuation(continuation), priority: priority, quality: quality)
                 }
                 switch action {
                 case .cancelled: continuation.resume(throwing: CancellationError())
@@ -206,12 +270,15 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     /// Ids already cached are skipped (and marked recently used); ids already prefetched take
     /// the new priority and `destination`. To ``FetchDestination/store`` the values are written
     /// to the data store and kept out of the memory cache (see ``FetchDestination``). After ``shutdown()`` nothing is started and a
-    /// ``FetchEvent/rejected(_:error:)`` event is emitted per id. `ids` is copied to an array
+    /// ``FetchEvent/rejected(_:error:)`` event is emitted per id. At ``FetchQuality/preview`` a
+    /// ``PreviewLoader`` loads only each item's preview (an id whose preview or full value is
+    /// cached is skipped); a later request for the full value completes it. `ids` is copied to an array
     /// before the lock is taken, so it may be lazy and may call back into the fetcher.
     @inlinable
-    public func prefetch(_ ids: some Sequence<ID>, priority: FetchPriority = .prefetch, destination: FetchDestination = .memory) {
+    public func prefetch(_ ids: some Sequence<ID>, priority: FetchPriority = .prefetch, destination: FetchDestination = .memory,
+                         quality: FetchQuality = .full) {
         let ids = Array(ids)
-        perform(state.withLock { $0.prefetch(ids, priority: priority, destination: destination) })
+        perform(state.withLock { $0.prefetch(ids, priority: priority, destination: destination, quality: quality) })
     }
 
     /// Sets, re-prioritises and withdraws prefetch interests in one step: what a controller that
@@ -244,10 +311,12 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
         perform(state.withLock { $0.updatePrefetching(requests, cancelling: cancelling) })
     }
 
-    /// ``updatePrefetching(_:cancelling:)`` with a destination per request (`destinations` runs
-    /// beside `requests`; empty: every request to memory), for `FetcherPrefetchTarget`.
-    package func updatePrefetching(_ requests: [(ID, FetchPriority)], destinations: [FetchDestination], cancelling: [ID]) {
-        perform(state.withLock { $0.updatePrefetching(requests, destinations: destinations, cancelling: cancelling) })
+    /// ``updatePrefetching(_:cancelling:)`` with a destination and a quality per request
+    /// (`destinations` and `qualities` run beside `requests`; empty: every request to memory, at
+    /// full quality), for `FetcherPrefetchTarget`.
+    package func updatePrefetching(_ requests: [(ID, FetchPriority)], destinations: [FetchDestination], qualities: [FetchQuality] = [],
+                                   cancelling: [ID]) {
+        perform(state.withLock { $0.updatePrefetching(requests, destinations: destinations, qualities: qualities, cancelling: cancelling) })
     }
 
     /// Withdraws the prefetch interest in each of `ids`; loads that consumers still want go on.

@@ -58,6 +58,11 @@ public protocol RetryableError: Error {
 /// }
 /// ```
 public protocol PreviewLoader<ID, Value>: DataLoader {
+    /// The identifier type (restated so that a conformance infers it from ``load(_:quality:preview:)``).
+    associatedtype ID
+    /// The loaded value type (restated for the same reason).
+    associatedtype Value
+
     /// Loads `id` up to `quality`.
     ///
     /// For ``FetchQuality/preview`` it returns the preview. For ``FetchQuality/full`` it may call

@@ -117,6 +117,8 @@ public enum FetchEvent<ID: Hashable & Sendable>: Sendable {
     case storeHit(ID)
     /// A load ended with a value after `latency`.
     case loadCompleted(ID, latency: Duration)
+    /// A preview of the id arrived (a ``PreviewLoader``'s), while its load goes on to the full value.
+    case previewLoaded(ID)
     /// An attempt failed; `willRetry` tells whether another attempt follows.
     case loadFailed(ID, error: any Error, willRetry: Bool)
     /// A load was cancelled because every interest left, or pre-empted (stopped for more urgent

@@ -7,8 +7,9 @@ extension FetcherStateMachine {
         case refused(PrefetchError)
         /// Cached: answer with the value.
         case hit(Value)
-        /// Not cached: go on to the scheduler.
-        case miss
+        /// Not cached, or only a preview is cached (`preview`) and the request wants the full
+        /// value: go on to the scheduler.
+        case miss(preview: Value?)
     }
 
     /// A load given to a new worker: create its task, then ``FetcherStateMachine/register(_:runner:)`` it.
@@ -57,8 +58,9 @@ extension FetcherStateMachine {
         /// Cached: answer the waiter with the value.
         case hit(Value)
         /// The waiter is registered as `consumer`; it joined a load or created one, started as
-        /// `spawn`; `preempt` is a running load it pre-empted (cancel it before starting `spawn`).
-        case requested(FetchConsumerID, joined: Bool, spawn: Spawn?, preempt: Cancellation?)
+        /// `spawn`; `preempt` is a running load it pre-empted (cancel it before starting `spawn`);
+        /// `preview` is a cached preview to show the waiter now (it watches for previews).
+        case requested(FetchConsumerID, joined: Bool, spawn: Spawn?, preempt: Cancellation?, preview: Value?)
     }
 
     /// What ``FetcherStateMachine/reserve(_:)`` asks for.

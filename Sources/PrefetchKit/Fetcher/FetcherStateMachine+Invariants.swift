@@ -22,6 +22,10 @@ extension FetcherStateMachine {
             precondition(record.load == load, "\(worker) is assigned \(load) but runs \(String(describing: record.load))")
         }
         precondition(listed == consumers.count, "the scheduler lists \(listed) consumers, \(consumers.count) are registered")
+        // Preview marks name waiting consumers only.
+        precondition(previews.satisfied.allSatisfy { consumers[$0] != nil }, "a consumer a preview answers is not waiting")
+        precondition(previews.watchers.allSatisfy { consumers[$0] != nil }, "a preview watcher is not waiting")
+        precondition(previews.satisfied.isDisjoint(with: previews.watchers), "a consumer both watches and is answered by a preview")
         precondition(reservations.keys.allSatisfy { consumers[$0] == nil }, "a consumer is both reserved and registered")
         precondition(workerOfLoad.count == runningLoads, "\(workerOfLoad.count) loads have workers, \(runningLoads) run")
         for (worker, record) in workers {

@@ -4,12 +4,14 @@ extension FetcherStateMachine {
     /// A worker's load ended.
     ///
     /// - Parameters:
+    ///   - quality: the value's quality (``FetchQuality/full`` unless the loader previews and the
+    ///     load ended at a preview).
     ///   - cost: the value's cache cost, computed by the caller outside the lock (`nil` for a failure).
     ///   - canContinue: whether the worker can take the next load at once (`false` while it still
     ///     has a store write to do: the next load then gets a new worker).
     @inlinable
     mutating func finished(
-        _ worker: WorkerID, _ load: RunningLoad, result: Result<Value, any Error>, cost: Int?,
+        _ worker: WorkerID, _ load: RunningLoad, result: Result<Value, any Error>, quality: FetchQuality = .full, cost: Int?,
         latency elapsed: Duration, fromStore: Bool, canContinue: Bool, at now: Duration? = nil, transferred: Int = 0
     ) -> FinishAction {
         let outcome = scheduler.finished(load.id, load: load.load)
@@ -19,12 +21,15 @@ extension FetcherStateMachine {
             // A cancelled load's value is kept too: it cost a load already (in the store only,
             // when that is where the load was going).
             if !storeOnly {
-                do { try cache.insert(value, forKey: load.id, cost: cost) } catch { cacheError = error as? PrefetchError }
+                do { try cacheFinished(value, id: load.id, quality: quality, cost: cost) } catch { cacheError = error as? PrefetchError }
             }
             if cost >= 0 { noteValueCost(cost) }
             if destinations.hasStore { destinations.noteStored(load.id) }
         }
-        defer { balanceMemory() }
+        defer {
+            balanceMemory()
+            prunePreviewMarks()
+        }
         switch outcome {
         case .stale:
             // The load was cancelled: its worker is retired and ends now. Its running time was
@@ -50,6 +55,7 @@ extension FetcherStateMachine {
             var waiters = Waiters.none
             for id in ids {
                 if let waiting = consumers.removeValue(forKey: id) { waiters.append(waiting.waiter) }
+                previews.forget(id)
             }
             let step: Next
             if let next, canContinue, let index = workers.index(forKey: worker) {

@@ -70,6 +70,8 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     /// Where prefetched values go, and what the store holds (`FetcherStateMachine+Destinations`).
     @usableFromInline var destinations: DestinationBook<ID>
     @usableFromInline var latency: LatencyWindow
+    /// Which values and loads are previews, and the consumers waiting on them (`FetcherStateMachine+Previews`).
+    @usableFromInline var previews = PreviewBook<ID>()
     /// The bytes and times of recent loads whose loader reported its bytes.
     @usableFromInline var throughput: ThroughputWindow
     var random: SplitMix64
@@ -95,12 +97,15 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
 
     // MARK: Admission
 
-    /// The front half of the one admission path: refuse after shutdown, count, answer from the cache.
+    /// The front half of the one admission path: refuse after shutdown, count, answer from the
+    /// cache (a cached preview answers a request for a preview; for the full value it is a miss
+    /// that carries the preview).
     @inlinable
-    mutating func screen(_ id: ID, countingRequest: Bool, countingHit: Bool) -> Screening {
+    mutating func screen(_ id: ID, countingRequest: Bool, countingHit: Bool, quality: FetchQuality = .full) -> Screening {
         if isShutdown { return .refused(Self.shutdownError(id)) }
         if countingRequest { stats.requests += 1 }
-        guard let value = cache.value(forKey: id) else { return .miss }
+        guard let value = cache.value(forKey: id) else { return .miss(preview: nil) }
+        if quality == .full, !previews.cached.isEmpty, previews.cached.contains(id) { return .miss(preview: value) }
         if countingHit { stats.cacheHits += 1 }
         return .hit(value)
     }
@@ -108,30 +113,42 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     /// The back half: the interest (a consumer already registered, or the prefetch) joins or
     /// creates `id`'s load; with pre-emption it may stop one running load (`preempt`).
     @inlinable
-    mutating func enter(_ id: ID, _ interest: FetchInterest, priority: FetchPriority) -> (joined: Bool, spawn: Spawn?, preempt: Cancellation?) {
+    mutating func enter(_ id: ID, _ interest: FetchInterest, priority: FetchPriority,
+                        quality: FetchQuality = .full) -> (joined: Bool, spawn: Spawn?, preempt: Cancellation?) {
         let action = scheduler.request(id, interest: interest, priority: priority)
+        previews.enter(id, quality: quality, joined: action.joined)
         if action.joined { stats.coalescedRequests += 1 }
         let preempt = action.preempt.map { retire($0, preempted: true) }
         return (action.joined, action.start.map { spawnWorker(for: $0) }, preempt)
     }
 
     /// A request with a completion handler (`fetchAsync(_:priority:completion:)`).
+    ///
+    /// At ``FetchQuality/preview`` a preview answers the consumer; at ``FetchQuality/full`` a
+    /// consumer that `watchesPreview` is shown a cached preview at once (the action carries it),
+    /// or the load's preview when it arrives.
     @inlinable
-    mutating func request(_ id: ID, waiter: Waiter, priority: FetchPriority) -> RequestAction {
-        switch screen(id, countingRequest: true, countingHit: true) {
+    mutating func request(_ id: ID, waiter: Waiter, priority: FetchPriority, quality: FetchQuality = .full,
+                          watchesPreview: Bool = false) -> RequestAction {
+        switch screen(id, countingRequest: true, countingHit: true, quality: quality) {
         case .refused(let error): return .refused(error)
         case .hit(let value): return .hit(value)
-        case .miss:
+        case .miss(let preview):
             let consumer = newConsumer()
             consumers[consumer] = Waiting(id, waiter)
-            let (joined, spawn, preempt) = enter(id, .consumer(consumer), priority: priority)
-            return .requested(consumer, joined: joined, spawn: spawn, preempt: preempt)
+            if quality == .preview {
+                previews.satisfied.insert(consumer)
+            } else if watchesPreview, preview == nil {
+                previews.watchers.insert(consumer)
+            }
+            let (joined, spawn, preempt) = enter(id, .consumer(consumer), priority: priority, quality: quality)
+            return .requested(consumer, joined: joined, spawn: spawn, preempt: preempt, preview: watchesPreview ? preview : nil)
         }
     }
 
     /// The first step of `value(for:)`: answer at once, or reserve a consumer for the continuation.
-    mutating func reserve(_ id: ID) -> ReserveAction {
-        switch screen(id, countingRequest: true, countingHit: true) {
+    mutating func reserve(_ id: ID, quality: FetchQuality = .full) -> ReserveAction {
+        switch screen(id, countingRequest: true, countingHit: true, quality: quality) {
         case .refused(let error): return .refused(error)
         case .hit(let value): return .hit(value)
         case .miss:
@@ -145,14 +162,16 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     ///
     /// The request was counted by ``reserve(_:)``; the cache is asked again (the value may have
     /// arrived in between).
-    mutating func attach(_ consumer: FetchConsumerID, for id: ID, waiter: Waiter, priority: FetchPriority) -> AttachAction {
+    mutating func attach(_ consumer: FetchConsumerID, for id: ID, waiter: Waiter, priority: FetchPriority,
+                         quality: FetchQuality = .full) -> AttachAction {
         if reservations.removeValue(forKey: consumer) == true { return .cancelled }
-        switch screen(id, countingRequest: false, countingHit: true) {
+        switch screen(id, countingRequest: false, countingHit: true, quality: quality) {
         case .refused(let error): return .refused(error)
         case .hit(let value): return .hit(value)
         case .miss:
             consumers[consumer] = Waiting(id, waiter)
-            let (joined, spawn, preempt) = enter(id, .consumer(consumer), priority: priority)
+            if quality == .preview { previews.satisfied.insert(consumer) }
+            let (joined, spawn, preempt) = enter(id, .consumer(consumer), priority: priority, quality: quality)
             return .requested(joined: joined, spawn: spawn, preempt: preempt)
         }
     }
@@ -161,13 +180,14 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     /// To ``FetchDestination/store``, an id the store is known to hold has nothing to do (its
     /// prefetch interest, if any, is withdrawn).
     @inlinable
-    mutating func prefetch(_ ids: some Collection<ID>, priority: FetchPriority, destination: FetchDestination = .memory) -> BatchAction {
+    mutating func prefetch(_ ids: some Collection<ID>, priority: FetchPriority, destination: FetchDestination = .memory,
+                           quality: FetchQuality = .full) -> BatchAction {
         var action = BatchAction()
         var order = priority.order
         let storeOnly = destinations.isStoreOnly(destination)
         var stored: [ID] = []
         for id in ids {
-            switch screen(id, countingRequest: true, countingHit: true) {
+            switch screen(id, countingRequest: true, countingHit: true, quality: quality) {
             case .refused:
                 action.rejected.append(id)
             case .hit:
@@ -177,7 +197,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
                     stored.append(id)
                     continue
                 }
-                let (joined, spawn, preempt) = enter(id, .prefetch, priority: FetchPriority(level: priority.level, order: order))
+                let (joined, spawn, preempt) = enter(id, .prefetch, priority: FetchPriority(level: priority.level, order: order), quality: quality)
                 if destinations.hasStore { destinations.set(id, storeOnly: storeOnly) }
                 order += 1
                 if observing { action.requested.append(Requested(id, joined: joined)) }
@@ -192,9 +212,10 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     /// Sets, re-prioritises and withdraws prefetch interests as one batch (see `AsyncFetcher.updatePrefetching`).
     ///
     /// Only a new prefetch interest counts as a request; cached ids are skipped uncounted.
-    /// `destinations` is empty (every request to memory) or gives each request's destination.
+    /// `destinations` is empty (every request to memory) or gives each request's destination;
+    /// `qualities` is empty (every request for the full value) or gives each request's quality.
     mutating func updatePrefetching(_ requests: [(ID, FetchPriority)], destinations targets: [FetchDestination] = [],
-                                    cancelling: [ID]) -> BatchAction {
+                                    qualities: [FetchQuality] = [], cancelling: [ID]) -> BatchAction {
         var action = BatchAction()
         if isShutdown {
             action.rejected = requests.map(\.0)
@@ -204,8 +225,15 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
         wanted.reserveCapacity(requests.count)
         var releasing = cancelling
         var storeOnly: [Bool] = []
+        var previewing: Set<ID> = []
         for (index, request) in requests.enumerated() {
-            guard case .miss = screen(request.0, countingRequest: false, countingHit: false) else { continue }
+            let quality = qualities.isEmpty ? FetchQuality.full : qualities[index]
+            guard case .miss = screen(request.0, countingRequest: false, countingHit: false, quality: quality) else { continue }
+            if quality == .preview {
+                previewing.insert(request.0)
+            } else if !previews.loads.isEmpty {
+                previews.loads.remove(request.0)   // an upgrade of a queued or running preview load
+            }
             if destinations.hasStore {
                 let toStore = !targets.isEmpty && destinations.isStoreOnly(targets[index])
                 // The store holds it already: nothing to load.
@@ -219,6 +247,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
         }
         let update = scheduler.updatePrefetch(wanted, releasing: releasing)
         for added in update.added {
+            if !added.joined, previewing.contains(added.id) { previews.loads.insert(added.id) }
             stats.requests += 1
             if added.joined { stats.coalescedRequests += 1 }
             if observing { action.requested.append(Requested(added.id, joined: added.joined)) }
@@ -247,6 +276,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
             return .none
         }
         guard let waiting = consumers.removeValue(forKey: consumer) else { return .none }
+        previews.forget(consumer)
         switch scheduler.release(waiting.id, interest: .consumer(consumer)) {
         case .none:
             return .withdrawn(waiting.waiter, cancel: nil, spawn: nil)
@@ -271,6 +301,9 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
         for consumer in all.abandon {
             if let waiting = consumers.removeValue(forKey: consumer) { action.abandon.append(waiting.waiter) }
         }
+        previews.satisfied.removeAll()
+        previews.watchers.removeAll()
+        previews.loads.removeAll()
         return action
     }
 

@@ -1,0 +1,138 @@
+// Previews: which cached values and which loads are at preview quality, which consumers a preview
+// answers and which want to see one while they wait for the full value.
+//
+// A load has a target quality: `preview` when every interest that created or joined it asked for
+// a preview, `full` as soon as one interest asks for the full value (an upgrade; a load never
+// goes back down). A preview load that was upgraded while it ran delivers its preview, then runs
+// the loader again at full quality as the same load (`previewLoadEnded`); a full load whose loader
+// reports a preview on the way delivers it too (`previewArrived`). Either delivery caches the
+// preview (unless the full value is cached), tells the watching consumers, answers the consumers a
+// preview satisfies, and withdraws their interests, which cancels the load when nobody wants more.
+
+/// The preview bookkeeping of a ``FetcherStateMachine``: empty sets for a fetcher that never sees a preview.
+@usableFromInline
+struct PreviewBook<ID: Hashable & Sendable>: Sendable {
+    /// Ids whose cached value is a preview.
+    @usableFromInline var cached: Set<ID> = []
+    /// Ids whose load (queued or running) targets a preview. May hold ids with no load (a load
+    /// withdrawn before it started): every new load sets its id's membership.
+    @usableFromInline var loads: Set<ID> = []
+    /// Consumers a preview answers.
+    @usableFromInline var satisfied: Set<FetchConsumerID> = []
+    /// Consumers that want the full value and hear of a preview while they wait.
+    @usableFromInline var watchers: Set<FetchConsumerID> = []
+    /// Previews delivered (cached, or handed to consumers).
+    @usableFromInline var delivered = 0
+    /// Preview loads upgraded to full loads while they ran.
+    @usableFromInline var upgraded = 0
+
+    @inlinable init() {}
+
+    /// Forgets a consumer that was answered or withdrawn.
+    @inlinable
+    mutating func forget(_ consumer: FetchConsumerID) {
+        if !satisfied.isEmpty { satisfied.remove(consumer) }
+        if !watchers.isEmpty { watchers.remove(consumer) }
+    }
+
+    /// A new interest at `quality` reached `id`'s load; `joined`: the load existed.
+    @inlinable
+    mutating func enter(_ id: ID, quality: FetchQuality, joined: Bool) {
+        if quality == .full {
+            if !loads.isEmpty { loads.remove(id) }
+        } else if !joined {
+            loads.insert(id)
+        }
+    }
+}
+
+extension FetcherStateMachine {
+    /// What a preview's delivery asks for.
+    @usableFromInline
+    struct PreviewAction {
+        /// Consumers to show the preview to (they wait on for the full value).
+        @usableFromInline var watchers: Waiters = .none
+        /// Consumers the preview answers: resume them with it.
+        @usableFromInline var answered: Waiters = .none
+        /// The load, when the consumers answered were its last interests, and the next load.
+        @usableFromInline var cancel: Cancellation?
+        @usableFromInline var spawn: Spawn?
+        @inlinable init() {}
+    }
+
+    /// The quality a load of `id` starting now targets.
+    @inlinable
+    func targetQuality(of id: ID) -> FetchQuality {
+        previews.loads.contains(id) ? .preview : .full
+    }
+
+    /// A preview load's loader returned `value`: `nil` when the load ends at preview quality
+    /// (go on to ``finished(_:_:result:quality:cost:latency:fromStore:canContinue:at:transferred:)``),
+    /// else the load was upgraded while it ran: the preview is delivered and the worker runs the
+    /// loader again, at full quality, as the same load.
+    @usableFromInline
+    mutating func previewLoadEnded(_ load: RunningLoad, value: Value, cost: Int) -> PreviewAction? {
+        guard !previews.loads.contains(load.id) else { return nil }
+        previews.upgraded += 1
+        return previewArrived(load, value: value, cost: cost)
+    }
+
+    /// A preview of `load`'s item exists while the load goes on to the full value.
+    @usableFromInline
+    mutating func previewArrived(_ load: RunningLoad, value: Value, cost: Int) -> PreviewAction {
+        var action = PreviewAction()
+        guard scheduler.phase(of: load.id) == .running(load.load) else { return action }
+        let id = load.id
+        previews.delivered += 1
+        // The full value may be cached already (from a store, or an earlier load): keep it.
+        if !cache.contains(id) || previews.cached.contains(id) {
+            if (try? cache.insert(value, forKey: id, cost: cost)) != nil {
+                previews.cached.insert(id)
+                if cost >= 0 { noteValueCost(cost) }
+            }
+        }
+        guard !previews.watchers.isEmpty || !previews.satisfied.isEmpty else { return action }
+        for consumer in scheduler.consumers(of: id) {
+            if previews.watchers.remove(consumer) != nil, let waiting = consumers[consumer] {
+                action.watchers.append(waiting.waiter)
+            } else if previews.satisfied.remove(consumer) != nil, let waiting = consumers.removeValue(forKey: consumer) {
+                action.answered.append(waiting.waiter)
+                switch scheduler.release(id, interest: .consumer(consumer)) {
+                case .none:
+                    break
+                case .cancel(let cancelled, let next):
+                    action.cancel = retire(cancelled)
+                    action.spawn = next.map { spawnWorker(for: $0) }
+                case .preempt(let stopped, let next):
+                    action.cancel = retire(stopped, preempted: true)
+                    action.spawn = spawnWorker(for: next)
+                }
+            }
+        }
+        return action
+    }
+
+    /// Caches a finished load's value at `quality`: a preview never replaces a cached full value.
+    @usableFromInline
+    mutating func cacheFinished(_ value: Value, id: ID, quality: FetchQuality, cost: Int) throws {
+        if quality == .preview {
+            if cache.contains(id), !previews.cached.contains(id) { return }
+            try cache.insert(value, forKey: id, cost: cost)
+            previews.cached.insert(id)
+        } else {
+            try cache.insert(value, forKey: id, cost: cost)
+            if !previews.cached.isEmpty { previews.cached.remove(id) }
+        }
+    }
+
+    /// Drops preview marks of ids the cache no longer holds, when they have piled up.
+    @usableFromInline
+    mutating func prunePreviewMarks() {
+        if previews.cached.count > 2 * cache.count + 64 {
+            previews.cached = previews.cached.filter { cache.contains($0) }
+        }
+        if previews.loads.count > 2 * scheduler.entries.count + 64 {
+            previews.loads = previews.loads.filter { scheduler.contains($0) }
+        }
+    }
+}

@@ -1,0 +1,216 @@
+import PrefetchTesting
+import Testing
+@testable import PrefetchKit
+
+/// A preview loader whose every step waits for the test: `"1p"` a preview load of item 1, `"1h"`
+/// the progressive head of a full load (shown as its preview), `"1f"` the full value.
+struct SteppedPreviewLoader: PreviewLoader {
+    let steps = ScriptedLoader<String, String>()
+    /// Whether a full load brings its head first (a progressive image) and reports it as a preview.
+    var progressive = false
+
+    func load(_ id: Int, quality: FetchQuality, preview: @escaping @Sendable (String) -> Void) async throws -> String {
+        if quality == .preview { return try await steps.load("\(id)p") }
+        if progressive { preview(try await steps.load("\(id)h")) }
+        return try await steps.load("\(id)f")
+    }
+}
+
+/// What a consumer heard, in order.
+final class Heard: Sendable {
+    private let log = Locked<[String]>([])
+    private let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
+    var entries: [String] { log.withLock { $0 } }
+    func add(_ entry: String) {
+        log.withLock { $0.append(entry) }
+        continuation.yield()
+    }
+    /// Waits until `count` entries are in.
+    func wait(for count: Int) async {
+        var iterator = stream.makeAsyncIterator()
+        while log.withLock({ $0.count }) < count { _ = await iterator.next() }
+    }
+}
+
+/// Previews in the engine (issue #36): a request at preview quality loads only the preview, a
+/// request for the full value upgrades (a cached preview is shown at once, a preview load in
+/// flight goes on as the same load), a progressive full load shows its head on the way, and
+/// every cell hears its full value last.
+@Suite("Previews")
+struct PreviewTests {
+    func makeFetcher(_ loader: SteppedPreviewLoader, store: InMemoryDataStore<Int, String>? = nil, events: Heard? = nil) throws -> AsyncFetcher<Int, String> {
+        try AsyncFetcher(configuration: FetcherConfiguration(maxConcurrentLoads: 4), clock: ManualClock(), store: store,
+                         onEvent: { event in
+                             if case .previewLoaded(let id) = event { events?.add("preview event \(id)") }
+                             if case .storeWritten(let id) = event { events?.add("stored \(id)") }
+                         }, loader: loader)
+    }
+
+    func check(_ fetcher: AsyncFetcher<Int, String>) {
+        fetcher.state.withLock { $0._checkInvariants() }
+    }
+
+    @Test func aPreviewPrefetchLoadsOnlyThePreviewAndCachesItAsAPreview() async throws {
+        let loader = SteppedPreviewLoader()
+        let fetcher = try makeFetcher(loader)
+        fetcher.prefetch([1], quality: .preview)
+        await loader.steps.waitForCalls(1)
+        #expect(loader.steps.succeed("1p", with: "blurry 1"))
+        _ = try await fetcher.value(for: 1, quality: .preview)
+        #expect(fetcher.fetchedData(for: 1) == "blurry 1", "a cell shows the preview")
+        #expect(fetcher.fetchedData(for: 1, atLeast: .full) == nil, "but it is not the full value")
+        #expect(fetcher.fetchedData(for: 1, atLeast: .preview) == "blurry 1")
+        // A second preview request is a hit: no load
+        fetcher.prefetch([1], quality: .preview)
+        #expect(loader.steps.calledIDs == ["1p"])
+        #expect(fetcher.statistics.loadsStarted == 1)
+        check(fetcher)
+    }
+
+    @Test func aFullRequestShowsTheCachedPreviewAtOnceThenLoadsTheFullValue() async throws {
+        let loader = SteppedPreviewLoader()
+        let fetcher = try makeFetcher(loader)
+        fetcher.prefetch([1], quality: .preview)
+        await loader.steps.waitForCalls(1)
+        loader.steps.succeed("1p", with: "blurry 1")
+        _ = try await fetcher.value(for: 1, quality: .preview)
+        let heard = Heard()
+        let handle = fetcher.fetchAsync(1, quality: .full, preview: { heard.add("preview \($0)") }) { heard.add("full \($0)") }
+        #expect(handle != nil)
+        #expect(heard.entries == ["preview blurry 1"], "the cached preview is shown before the call returns")
+        await loader.steps.waitForCalls(2)
+        #expect(loader.steps.calledIDs == ["1p", "1f"])
+        loader.steps.succeed("1f", with: "sharp 1")
+        await heard.wait(for: 2)
+        #expect(heard.entries == ["preview blurry 1", "full success(\"sharp 1\")"])
+        #expect(fetcher.fetchedData(for: 1, atLeast: .full) == "sharp 1")
+        check(fetcher)
+    }
+
+    @Test func aFullRequestUpgradesAPreviewLoadInFlightAsTheSameLoad() async throws {
+        let loader = SteppedPreviewLoader()
+        let events = Heard()
+        let fetcher = try makeFetcher(loader, events: events)
+        fetcher.prefetch([1], quality: .preview)
+        await loader.steps.waitForCalls(1)
+        // A cell asks for the full value while the preview loads
+        let heard = Heard()
+        fetcher.fetchAsync(1, quality: .full, preview: { heard.add("preview \($0)") }) { heard.add("full \($0)") }
+        check(fetcher)
+        loader.steps.succeed("1p", with: "blurry 1")
+        // The preview is shown, and the same load goes on to the full value
+        await heard.wait(for: 1)
+        #expect(heard.entries == ["preview blurry 1"])
+        await loader.steps.waitForCalls(2)
+        #expect(loader.steps.calledIDs == ["1p", "1f"])
+        #expect(fetcher.fetchedData(for: 1) == "blurry 1" && fetcher.fetchedData(for: 1, atLeast: .full) == nil)
+        loader.steps.succeed("1f", with: "sharp 1")
+        await heard.wait(for: 2)
+        #expect(heard.entries == ["preview blurry 1", "full success(\"sharp 1\")"])
+        let statistics = fetcher.statistics
+        #expect(statistics.loadsStarted == 1 && statistics.loadsCompleted == 1, "one load, upgraded: \(statistics)")
+        #expect(fetcher.state.withLock { $0.previews.upgraded } == 1)
+        #expect(events.entries == ["preview event 1"])
+        check(fetcher)
+    }
+
+    @Test func aProgressiveFullLoadShowsItsHeadAndAnswersPreviewRequestsWithIt() async throws {
+        var loader = SteppedPreviewLoader()
+        loader.progressive = true
+        let fetcher = try makeFetcher(loader)
+        let heard = Heard()
+        fetcher.fetchAsync(1, quality: .full, preview: { heard.add("preview \($0)") }) { heard.add("full \($0)") }
+        await loader.steps.waitForCalls(1)
+        loader.steps.succeed("1h", with: "head 1")
+        await heard.wait(for: 1)
+        #expect(heard.entries == ["preview head 1"])
+        // A request that a preview satisfies is answered from the cache while the rest loads
+        #expect(try await fetcher.value(for: 1, quality: .preview) == "head 1")
+        await loader.steps.waitForCalls(2)
+        loader.steps.succeed("1f", with: "sharp 1")
+        await heard.wait(for: 2)
+        #expect(heard.entries == ["preview head 1", "full success(\"sharp 1\")"])
+        #expect(try await fetcher.value(for: 1) == "sharp 1")
+        check(fetcher)
+    }
+
+    @Test func consumersAPreviewSatisfiesAreAnsweredOnTheWayAndTheLoadStopsWhenNobodyWantsMore() async throws {
+        var loader = SteppedPreviewLoader()
+        loader.progressive = true
+        let fetcher = try makeFetcher(loader)
+        // A full prefetch starts the load; a consumer that a preview satisfies joins it
+        fetcher.prefetch([1])
+        await loader.steps.waitForCalls(1)
+        let heard = Heard()
+        fetcher.fetchAsync(1, quality: .preview) { heard.add("\($0)") }
+        // The prefetch is withdrawn: only the consumer holds the load
+        fetcher.cancelFetch(1)
+        loader.steps.succeed("1h", with: "head 1")
+        await heard.wait(for: 1)
+        #expect(heard.entries == ["success(\"head 1\")"])
+        // Nobody wants the full value any more: the load is cancelled before its rest
+        await loader.steps.waitForCancellations(1)
+        #expect(loader.steps.cancelledIDs == ["1f"])
+        #expect(fetcher.fetchedData(for: 1) == "head 1", "the preview stays cached")
+        check(fetcher)
+    }
+
+    @Test func aPreviewRequestToALoaderWithoutPreviewsGetsTheFullValue() async throws {
+        let loader = ScriptedLoader<Int, String>()
+        let fetcher = try AsyncFetcher(clock: ManualClock(), loader: loader)
+        fetcher.prefetch([1], quality: .preview)
+        await loader.waitForCalls(1)
+        loader.succeed(1, with: "one")
+        #expect(try await fetcher.value(for: 1, quality: .preview) == "one")
+        #expect(fetcher.fetchedData(for: 1, atLeast: .full) == "one", "a plain loader's values are full")
+        fetcher.state.withLock { $0._checkInvariants() }
+    }
+
+    @Test func onlyFullValuesGoToTheStore() async throws {
+        let loader = SteppedPreviewLoader()
+        let store = InMemoryDataStore<Int, String>()
+        let events = Heard()
+        let fetcher = try makeFetcher(loader, store: store, events: events)
+        fetcher.prefetch([1], quality: .preview)
+        await loader.steps.waitForCalls(1)
+        loader.steps.succeed("1p", with: "blurry 1")
+        #expect(try await fetcher.value(for: 1, quality: .preview) == "blurry 1")
+        #expect(try await store.value(for: 1) == nil, "a preview is not final: the store keeps only full values")
+        let full = Task { try await fetcher.value(for: 1) }
+        await loader.steps.waitForCalls(2)
+        loader.steps.succeed("1f", with: "sharp 1")
+        #expect(try await full.value == "sharp 1")
+        // The write happens after delivery: wait for its event
+        await events.wait(for: 1)
+        #expect(events.entries == ["stored 1"])
+        #expect(try await store.value(for: 1) == "sharp 1")
+        check(fetcher)
+    }
+
+    @Test func aPreviewPrefetchNeverReplacesACachedFullValue() async throws {
+        let loader = SteppedPreviewLoader()
+        let fetcher = try makeFetcher(loader)
+        let full = Task { try await fetcher.value(for: 1) }
+        await loader.steps.waitForCalls(1)
+        loader.steps.succeed("1f", with: "sharp 1")
+        #expect(try await full.value == "sharp 1")
+        fetcher.prefetch([1], quality: .preview)
+        fetcher.updatePrefetching([(1, .prefetch)], destinations: [], qualities: [.preview], cancelling: [])
+        #expect(loader.steps.calledIDs == ["1f"], "a cached full value answers a preview request")
+        #expect(fetcher.fetchedData(for: 1, atLeast: .full) == "sharp 1")
+        check(fetcher)
+    }
+
+    @Test func aBatchUpdateUpgradesAQueuedPreviewLoad() async throws {
+        let loader = SteppedPreviewLoader()
+        let fetcher = try AsyncFetcher(configuration: FetcherConfiguration(maxConcurrentLoads: 1), clock: ManualClock(), loader: loader)
+        // Item 1 holds the only slot; item 2 queues at preview quality, then is upgraded before it starts
+        fetcher.updatePrefetching([(1, .prefetch), (2, .prefetch)], destinations: [], qualities: [.full, .preview], cancelling: [])
+        await loader.steps.waitForCalls(1)
+        fetcher.updatePrefetching([(1, .prefetch), (2, .prefetch)], destinations: [], qualities: [.full, .full], cancelling: [])
+        loader.steps.succeed("1f", with: "sharp 1")
+        await loader.steps.waitForCalls(2)
+        #expect(loader.steps.calledIDs == ["1f", "2f"], "the upgraded load runs at full quality from its start")
+        fetcher.state.withLock { $0._checkInvariants() }
+    }
+}
