@@ -20,6 +20,10 @@ public final class RecordingPrefetchTarget<Item: Hashable>: PrefetchTarget {
     /// The latency reported as ``/PrefetchKit/PrefetchTarget/typicalLatency``; `nil` reports none.
     public var typicalLatency: Duration?
 
+    /// Whether the target says it loads previews (``/PrefetchKit/PrefetchTarget/acceptsPreviews``):
+    /// then a controller with a ``/PrefetchKit/PreviewPlan`` sets each request's quality. `false` by default.
+    public var acceptsPreviews = false
+
     /// Creates a target that reports no latency.
     public init() {}
 

@@ -214,3 +214,96 @@ struct PreviewTests {
         fetcher.state.withLock { $0._checkInvariants() }
     }
 }
+
+/// The controller's preview plan: full values for the screen, where a fling rests and what
+/// arrives soon; previews for the rest, and nothing changes without a plan or a target that takes previews.
+@Suite("Preview plan")
+struct PreviewPlanTests {
+    let rows = Rows(count: 100, height: 100)
+    let fling = MotionPhase.decelerating(restingOffset: 3_000, rate: 0.998)
+
+    func qualities(plan: PreviewPlan?, acceptsPreviews: Bool = true, conditions: NetworkConditions = NetworkConditions(),
+                   state: ScrollState? = nil) -> [Int: FetchQuality] {
+        let target = RecordingTarget<Int>()
+        target.acceptsPreviews = acceptsPreviews
+        let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [0..<3_300]), target: target)
+        controller.previews = plan
+        controller.networkConditions = conditions
+        // The fling of `PrefetchControllerTests`: offset(t) = 3000·(1 − e^(−2.002 t)), rows 100 pt, a 300 pt viewport
+        controller.update(state ?? frame(0, at: 0, velocity: 6_006, fling), geometry: rows)
+        return Dictionary(uniqueKeysWithValues: target.lastUpdate.requests.map { ($0.item, $0.quality) })
+    }
+
+    @Test func aFlingLoadsItsScreenItsLandingAndWhatArrivesSoonInFullAndPreviewsTheRest() throws {
+        let q = qualities(plan: try PreviewPlan(fullWithin: .milliseconds(700)))
+        // Row 25 arrives at 0.660 s (within 0.7 s): full. Rows 26-28 arrive at 0.727, 0.804 and
+        // 0.895 s: a preview first. Rows 30-32 are where the fling rests: full.
+        #expect(q[25] == .full)
+        #expect((26...28).allSatisfy { q[$0] == .preview })
+        #expect((30...32).allSatisfy { q[$0] == .full })
+        // Rows 13-24 it only flies past (speculative), rows 0-12 it leaves before a load could
+        // finish (background): previews
+        #expect((0...24).allSatisfy { q[$0] == .preview })
+    }
+
+    @Test func withoutAPlanOrATargetThatTakesPreviewsEveryRequestIsFull() throws {
+        #expect(qualities(plan: nil).values.allSatisfy { $0 == .full })
+        #expect(qualities(plan: try PreviewPlan(), acceptsPreviews: false).values.allSatisfy { $0 == .full })
+    }
+
+    @Test func lowDataModePreviewsEverythingButTheScreen() throws {
+        // A slow drag: rows 0-2 on screen, the rows ahead arriving within seconds
+        let q = qualities(plan: try PreviewPlan(fullWithin: .seconds(10)), conditions: NetworkConditions(isConstrained: true),
+                          state: frame(0, at: 0, velocity: 100, .dragging))
+        #expect((0...2).allSatisfy { q[$0] == .full })
+        #expect(q.filter { $0.key > 2 }.values.allSatisfy { $0 == .preview })
+        #expect(q.count > 3)
+    }
+
+    @Test func aNegativeHorizonIsRefusedNamingIt() {
+        #expect(throws: PrefetchError.self) { try PreviewPlan(fullWithin: .milliseconds(-1)) }
+        do { _ = try PreviewPlan(fullWithin: .milliseconds(-1)) } catch {
+            #expect("\(error)".contains("PreviewPlan fullWithin is -0.001 seconds, but it must not be negative"))
+        }
+    }
+}
+
+@Suite("Preview requests through a fetcher's target")
+struct PreviewTargetTests {
+    @Test func aTargetSendsPreviewRequestsAsPreviewLoadsAndUpgradesThemWhenTheyTurnFull() async throws {
+        let loader = SteppedPreviewLoader()
+        let fetcher = try AsyncFetcher(configuration: FetcherConfiguration(maxConcurrentLoads: 4), clock: ManualClock(), loader: loader)
+        let target = fetcher.prefetchTarget { (row: Int) in row }
+        #expect(target.acceptsPreviews)
+        // Two rows share no id; row 1 is requested as a preview, row 2 in full
+        target.updatePrefetching(PrefetchUpdate(requests: [
+            PrefetchRequest(item: 1, priority: .prefetch, quality: .preview),
+            PrefetchRequest(item: 2, priority: .prefetch),
+        ]))
+        await loader.steps.waitForCalls(2)
+        #expect(Set(loader.steps.calledIDs) == ["1p", "2f"])
+        // Row 1 comes near: requested again in full, while its preview loads: the same load goes on
+        target.updatePrefetching(PrefetchUpdate(requests: [PrefetchRequest(item: 1, priority: .visible)]))
+        loader.steps.succeed("1p", with: "blurry 1")
+        await loader.steps.waitForCalls(3)
+        #expect(loader.steps.calledIDs.last == "1f")
+        #expect(fetcher.statistics.loadsStarted == 2)
+        fetcher.state.withLock { $0._checkInvariants() }
+    }
+
+    @Test func anIdSharedByItemsIsLoadedInFullWhenAnyOfThemWantsItInFull() async throws {
+        let loader = SteppedPreviewLoader()
+        let fetcher = try AsyncFetcher(configuration: FetcherConfiguration(maxConcurrentLoads: 4), clock: ManualClock(), loader: loader)
+        // Rows 10 and 11 show the same photo, id 1; rows 20 and 21 id 2
+        let target = fetcher.prefetchTarget { (row: Int) in row / 10 }
+        target.updatePrefetching(PrefetchUpdate(requests: [
+            PrefetchRequest(item: 10, priority: .prefetch, quality: .preview),
+            PrefetchRequest(item: 11, priority: .prefetch),
+            PrefetchRequest(item: 20, priority: .prefetch, quality: .preview),
+            PrefetchRequest(item: 21, priority: .prefetch, quality: .preview),
+        ]))
+        await loader.steps.waitForCalls(2)
+        #expect(Set(loader.steps.calledIDs) == ["1f", "2p"])
+        fetcher.state.withLock { $0._checkInvariants() }
+    }
+}

@@ -62,6 +62,8 @@ package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendabl
         var id: ID
         var priority: FetchPriority
         var toMemory: Bool
+        /// Whether it wants the full value (else a preview suffices).
+        var full: Bool = true
         var stamp: UInt64
     }
 
@@ -122,7 +124,8 @@ package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendabl
         for item in update.withdrawals { withdraw(item) }
         for request in update.requests {
             if let id = identifier(request.item) {
-                hold(request.item, id: id, priority: request.priority, toMemory: request.destination == .memory)
+                hold(request.item, id: id, priority: request.priority, toMemory: request.destination == .memory,
+                     full: request.quality == .full)
             } else {
                 withdraw(request.item)
             }
@@ -132,34 +135,45 @@ package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendabl
         // Filled only once a request goes to the store: then one destination per request.
         var destinations: [FetchDestination] = []
         var anyToStore = false
+        // Filled only once a request asks for a preview: then one quality per request.
+        var qualities: [FetchQuality] = []
+        var anyPreview = false
         for position in 0..<(asked.count + touched.count) {
             let id = position < asked.count ? asked[position] : touched[position - asked.count]
             guard let index = holdings.index(forKey: id),
-                  let (priority, toMemory) = holdings.values[index].takeChange(in: frame)
+                  let (priority, toMemory, full) = holdings.values[index].takeChange(in: frame)
             else { continue }
             if !toMemory, !anyToStore {
                 anyToStore = true
                 destinations = Array(repeating: .memory, count: requests.count)
                 destinations.reserveCapacity(requests.capacity)
             }
+            if !full, !anyPreview {
+                anyPreview = true
+                qualities = Array(repeating: .full, count: requests.count)
+                qualities.reserveCapacity(requests.capacity)
+            }
             requests.append((id, priority))
             if anyToStore { destinations.append(toMemory ? .memory : .store) }
+            if anyPreview { qualities.append(full ? .full : .preview) }
         }
         let cancels = released.filter { holdings[$0] == nil }
         // Under a memory budget, what is requested is evicted last (before it, what was passed).
         if fetcher.configuration.memoryBudget < Int.max { fetcher.setWanted(Set(holdings.keys)) }
-        if !requests.isEmpty || !cancels.isEmpty { fetcher.updatePrefetching(requests, destinations: destinations, cancelling: cancels) }
+        if !requests.isEmpty || !cancels.isEmpty { fetcher.updatePrefetching(requests, destinations: destinations, qualities: qualities, cancelling: cancels)
+        }
     }
 
-    /// Sets what `item` holds: `id` at `priority`, to memory or not.
-    private func hold(_ item: Item, id: ID, priority: FetchPriority, toMemory: Bool) {
+    /// Sets what `item` holds: `id` at `priority`, to memory or not, at full quality or a preview.
+    private func hold(_ item: Item, id: ID, priority: FetchPriority, toMemory: Bool, full: Bool) {
         if let index = requested.index(forKey: item) {
             let old = requested.values[index]
             if old.id == id {
                 var new = old
-                if old.priority != priority || old.toMemory != toMemory {
+                if old.priority != priority || old.toMemory != toMemory || old.full != full {
                     new.priority = priority
                     new.toMemory = toMemory
+                    new.full = full
                     if priority != old.priority {
                         nextStamp &+= 1
                         new.stamp = nextStamp
@@ -167,8 +181,8 @@ package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendabl
                     requested.values[index] = new
                 }
                 let first = holdings[id, default: SharedIdHolding()].replace(
-                    SharedIdRank(priority: old.priority, stamp: old.stamp), toMemory: old.toMemory,
-                    with: SharedIdRank(priority: priority, stamp: new.stamp), toMemory: toMemory, askedIn: frame)
+                    SharedIdRank(priority: old.priority, stamp: old.stamp), toMemory: old.toMemory, full: old.full,
+                    with: SharedIdRank(priority: priority, stamp: new.stamp), toMemory: toMemory, full: full, askedIn: frame)
                 if first { asked.append(id) }
                 return
             }
@@ -176,9 +190,9 @@ package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendabl
             release(old)
         }
         nextStamp &+= 1
-        requested[item] = Hold(id: id, priority: priority, toMemory: toMemory, stamp: nextStamp)
+        requested[item] = Hold(id: id, priority: priority, toMemory: toMemory, full: full, stamp: nextStamp)
         let first = holdings[id, default: SharedIdHolding()].add(SharedIdRank(priority: priority, stamp: nextStamp),
-                                                                   toMemory: toMemory, askedIn: frame)
+                                                                   toMemory: toMemory, full: full, askedIn: frame)
         if first { asked.append(id) }
     }
 
@@ -190,7 +204,7 @@ package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendabl
     private func release(_ hold: Hold) {
         guard let index = holdings.index(forKey: hold.id) else { return }
         switch holdings.values[index].remove(SharedIdRank(priority: hold.priority, stamp: hold.stamp), toMemory: hold.toMemory,
-                                             touchedIn: frame) {
+                                             full: hold.full, touchedIn: frame) {
         case .last:
             holdings.remove(at: index)
             released.append(hold.id)
@@ -220,6 +234,9 @@ package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendabl
     /// Whether the fetcher has a data store, so that a request may go there only.
     public var acceptsStoreDestination: Bool { fetcher.hasStore }
 
+    /// Whether the fetcher's loader is a `PreviewLoader`, so that a request may ask for a preview only.
+    public var acceptsPreviews: Bool { fetcher.loaderPreviews }
+
     /// How many values fit the fetcher's memory budget at once (`AsyncFetcher.valueCapacity`).
     package var prefetchCapacity: Int? { fetcher.valueCapacity }
 
@@ -248,12 +265,14 @@ struct SharedIdRank: Comparable {
 
 /// The items that hold one id of a `FetcherPrefetchTarget`, and what the fetcher was last sent
 /// for it: the id's interest is the most urgent holder's priority, to memory if any holder
-/// wants memory. Concrete, so that the target's generic code does not rank through witness tables.
+/// wants memory, at full quality if any holder wants the full value. Concrete, so that the target's generic code does not rank through witness tables.
 struct SharedIdHolding {
     /// How many items hold the id.
     private(set) var count = 0
     /// How many of them want its data in memory.
     private(set) var toMemory = 0
+    /// How many of them want the full value.
+    private(set) var full = 0
     /// The holder's rank while there is one.
     private var lone = SharedIdRank(priority: .background, stamp: 0)
     /// With two holders or more: their current stamps, and their ranks, most urgent on top
@@ -261,7 +280,7 @@ struct SharedIdHolding {
     private var live: Set<UInt64> = []
     private var ranking = Heap<SharedIdRank>()
     /// The priority and destination last sent to the fetcher.
-    private var sent: (priority: FetchPriority, toMemory: Bool)?
+    private var sent: (priority: FetchPriority, toMemory: Bool, full: Bool)?
     /// The update in which a request named the id (it is sent then even if nothing changed).
     private var asked: UInt64 = 0
     /// The update in which its holders changed.
@@ -278,9 +297,10 @@ struct SharedIdHolding {
     }
 
     /// A holder requested in update `frame` joins; returns whether a request of that update named the id first.
-    mutating func add(_ rank: SharedIdRank, toMemory wantsMemory: Bool, askedIn frame: UInt64) -> Bool {
+    mutating func add(_ rank: SharedIdRank, toMemory wantsMemory: Bool, full wantsFull: Bool = true, askedIn frame: UInt64) -> Bool {
         count += 1
         if wantsMemory { toMemory += 1 }
+        if wantsFull { full += 1 }
         if count == 1 {
             lone = rank
         } else {
@@ -291,9 +311,10 @@ struct SharedIdHolding {
     }
 
     /// A holder leaves in update `frame`.
-    mutating func remove(_ rank: SharedIdRank, toMemory wantsMemory: Bool, touchedIn frame: UInt64) -> Removal {
+    mutating func remove(_ rank: SharedIdRank, toMemory wantsMemory: Bool, full wantsFull: Bool = true, touchedIn frame: UInt64) -> Removal {
         count -= 1
         if wantsMemory { toMemory -= 1 }
+        if wantsFull { full -= 1 }
         if count == 0 { return .last }
         live.remove(rank.stamp)
         if count == 1 {
@@ -309,9 +330,10 @@ struct SharedIdHolding {
 
     /// A holder is requested again in update `frame`, maybe with another priority (then a new
     /// stamp) or destination; returns whether a request of that update named the id first.
-    mutating func replace(_ old: SharedIdRank, toMemory wasMemory: Bool, with new: SharedIdRank, toMemory wantsMemory: Bool,
-                          askedIn frame: UInt64) -> Bool {
+    mutating func replace(_ old: SharedIdRank, toMemory wasMemory: Bool, full wasFull: Bool = true, with new: SharedIdRank,
+                          toMemory wantsMemory: Bool, full wantsFull: Bool = true, askedIn frame: UInt64) -> Bool {
         if wasMemory != wantsMemory { toMemory += wantsMemory ? 1 : -1 }
+        if wasFull != wantsFull { full += wantsFull ? 1 : -1 }
         if new.stamp != old.stamp {
             if count == 1 {
                 lone = new
@@ -349,16 +371,16 @@ struct SharedIdHolding {
     }
 
     /// The id's interest, if this update must send it (a request named it, or its most urgent
-    /// priority or its destination changed); clears the update's marks.
-    mutating func takeChange(in frame: UInt64) -> (priority: FetchPriority, toMemory: Bool)? {
+    /// priority, its destination or its quality changed); clears the update's marks.
+    mutating func takeChange(in frame: UInt64) -> (priority: FetchPriority, toMemory: Bool, full: Bool)? {
         guard asked == frame || touched == frame else { return nil }
         let wasAsked = asked == frame
         asked = 0
         touched = 0
         guard let priority = top()?.priority else { return nil }
-        let wantsMemory = toMemory > 0
-        if !wasAsked, let sent, sent.priority == priority, sent.toMemory == wantsMemory { return nil }
-        sent = (priority, wantsMemory)
-        return (priority, wantsMemory)
+        let wantsMemory = toMemory > 0, wantsFull = full > 0
+        if !wasAsked, let sent, sent.priority == priority, sent.toMemory == wantsMemory, sent.full == wantsFull { return nil }
+        sent = (priority, wantsMemory, wantsFull)
+        return (priority, wantsMemory, wantsFull)
     }
 }

@@ -107,6 +107,12 @@ public final class PrefetchController<Item: Hashable> {
     /// The controller's tuning.
     public var configuration: Configuration { planner.configuration }
 
+    /// How the controller allots bytes when its target loads previews (``PrefetchTarget/acceptsPreviews``):
+    /// full values for the screen, where a motion rests and what arrives soon, previews for the
+    /// rest (see ``PreviewPlan``). `nil`, the default, asks for full values only. A change takes
+    /// effect for the requests of the next updates.
+    public var previews: PreviewPlan?
+
     /// The network's conditions: under Low Data Mode, on an expensive network or with a byte
     /// budget the controller requests less ahead of need (see ``NetworkConditions``); visible
     /// items are always requested. A change takes effect at the next update. On Apple platforms,
@@ -146,9 +152,12 @@ public final class PrefetchController<Item: Hashable> {
         let capacity = target.prefetchCapacity
         // Beyond a capacity, to the target's store if it has one (an `AsyncFetcher`'s target with a `DataStore`).
         let hasStore = capacity != nil && target.acceptsStoreDestination
-        let update = planner.step(state, geometry: geometry,
+        var update = planner.step(state, geometry: geometry,
                                   latency: LatencyEstimate(typical: target.typicalLatency, expected: target.expectedLatency),
                                   capacity: capacity, hasStore: hasStore, itemLatency: { target.typicalLatency(of: $0) })
+        if let previews, !update.requests.isEmpty, target.acceptsPreviews {
+            allotQualities(&update, plan: previews, now: state.time, geometry: geometry)
+        }
         if !update.isEmpty { target.updatePrefetching(update) }
         return update
     }

@@ -51,6 +51,12 @@ public protocol PrefetchTarget<Item>: AnyObject {
     /// them, and requests them again to memory as they come within it. The default is `false`; an
     /// ``AsyncFetcher``'s target answers whether the fetcher has a ``DataStore``.
     var acceptsStoreDestination: Bool { get }
+
+    /// Whether the target can load an item's preview alone (``FetchQuality/preview``): an
+    /// ``AsyncFetcher``'s target whose loader is a ``PreviewLoader``. Only then does a controller
+    /// that plans previews (``PrefetchController/previews``) send preview requests. The default
+    /// is `false`.
+    var acceptsPreviews: Bool { get }
 }
 
 extension PrefetchTarget {
@@ -68,6 +74,9 @@ extension PrefetchTarget {
 
     /// `false`: requests beyond ``prefetchCapacity`` are dropped.
     public var acceptsStoreDestination: Bool { false }
+
+    /// `false`: every request is for the full value.
+    public var acceptsPreviews: Bool { false }
 }
 
 /// One request of a ``PrefetchUpdate``: an item, and how urgently its data is wanted.
@@ -82,13 +91,19 @@ public struct PrefetchRequest<Item: Hashable>: Hashable {
     /// item comes near). A controller sends `store` only to a target whose
     /// ``PrefetchTarget/acceptsStoreDestination`` is `true`.
     public var destination: FetchDestination
+    /// How much of its data: the full value, or a preview (a progressive prefix, a thumbnail)
+    /// where the controller plans one (``PrefetchController/previews``). A request again at
+    /// ``FetchQuality/full`` upgrades it as the item comes near. A controller sends `preview`
+    /// only to a target whose ``PrefetchTarget/acceptsPreviews`` is `true`.
+    public var quality: FetchQuality
 
-    /// Creates a request whose data goes to `destination` (memory by default).
+    /// Creates a request whose data goes to `destination` (memory by default), at `quality` (full by default).
     @inlinable
-    public init(item: Item, priority: FetchPriority, destination: FetchDestination = .memory) {
+    public init(item: Item, priority: FetchPriority, destination: FetchDestination = .memory, quality: FetchQuality = .full) {
         self.item = item
         self.priority = priority
         self.destination = destination
+        self.quality = quality
     }
 }
 
