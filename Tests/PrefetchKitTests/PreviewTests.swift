@@ -201,6 +201,37 @@ struct PreviewTests {
         check(fetcher)
     }
 
+    @Test func aLoadWhosePreviewArrivedYieldsItsSlotOnceToACellWithNoPreview() async throws {
+        var loader = SteppedPreviewLoader()
+        loader.progressive = true
+        let fetcher = try AsyncFetcher(configuration: FetcherConfiguration(maxConcurrentLoads: 1), clock: ManualClock(), loader: loader)
+        let heard = Heard()
+        // Two cells on screen, one slot: cell 1 loads, cell 2 waits
+        fetcher.fetchAsync(1, quality: .full, preview: { heard.add("preview \($0)") }) { heard.add("full \($0)") }
+        fetcher.fetchAsync(2, quality: .full, preview: { heard.add("preview \($0)") }) { heard.add("full \($0)") }
+        await loader.steps.waitForCalls(1)
+        loader.steps.succeed("1h", with: "head 1")
+        // Cell 1 shows its head, and its load yields: cell 2's starts before cell 1's rest
+        await loader.steps.waitForCalls(3)
+        #expect(loader.steps.calledIDs == ["1h", "1f", "2h"])
+        await loader.steps.waitForCancellations(1)
+        #expect(loader.steps.cancelledIDs == ["1f"])
+        loader.steps.succeed("2h", with: "head 2")
+        // Cell 2 has its head too; nobody waits without a preview, so it goes on to its rest
+        await loader.steps.waitForCalls(4)
+        #expect(loader.steps.calledIDs.last == "2f")
+        loader.steps.succeed("2f", with: "sharp 2")
+        // Then cell 1 resumes (once yielded, it never yields again)
+        await loader.steps.waitForCalls(5)
+        loader.steps.succeed("1h", with: "head 1")
+        await loader.steps.waitForCalls(6)
+        loader.steps.succeed("1f", with: "sharp 1")
+        await heard.wait(for: 4)
+        #expect(heard.entries == ["preview head 1", "preview head 2", "full success(\"sharp 2\")", "full success(\"sharp 1\")"])
+        #expect(fetcher.statistics.loadsPreempted == 1)
+        fetcher.state.withLock { $0._checkInvariants() }
+    }
+
     @Test func aBatchUpdateUpgradesAQueuedPreviewLoad() async throws {
         let loader = SteppedPreviewLoader()
         let fetcher = try AsyncFetcher(configuration: FetcherConfiguration(maxConcurrentLoads: 1), clock: ManualClock(), loader: loader)
@@ -244,6 +275,27 @@ struct PreviewPlanTests {
         // Rows 13-24 it only flies past (speculative), rows 0-12 it leaves before a load could
         // finish (background): previews
         #expect((0...24).allSatisfy { q[$0] == .preview })
+    }
+
+    @Test func anItemHeldAsAPreviewIsRequestedInFullAsItComesNear() throws {
+        // A drag at a steady 100 pt/s from 0 over rows of 100 pt: row 5 arrives at t = 2 s
+        let target = RecordingTarget<Int>()
+        target.acceptsPreviews = true
+        let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [300..<1_300]), target: target)
+        controller.previews = try PreviewPlan(fullWithin: .milliseconds(500))
+        var t = 0.0
+        var quality: [Double: FetchQuality] = [:]
+        while t <= 1.8 {
+            let before = target.updates.count
+            controller.update(frame(t, at: 100 * t, velocity: 100, .dragging), geometry: rows)
+            if target.updates.count > before, let request = target.lastUpdate.requests.last(where: { $0.item == 5 }) {
+                quality[t] = request.quality
+            }
+            t = ((t + 0.05) * 100).rounded() / 100
+        }
+        // Requested as a preview at first (2 s away), then in full on the first frame within 0.5 s of its arrival
+        #expect(quality[0] == .preview)
+        #expect(quality.filter { $0.value == .full }.keys.sorted() == [1.5])
     }
 
     @Test func withoutAPlanOrATargetThatTakesPreviewsEveryRequestIsFull() throws {

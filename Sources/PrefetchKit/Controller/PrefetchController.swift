@@ -112,6 +112,9 @@ public final class PrefetchController<Item: Hashable> {
     /// rest (see ``PreviewPlan``). `nil`, the default, asks for full values only. A change takes
     /// effect for the requests of the next updates.
     public var previews: PreviewPlan?
+    /// The items last requested as previews, with their arrival on screen (seconds; infinity
+    /// when not expected): each is requested again in full once it arrives within ``PreviewPlan/fullWithin``.
+    @usableFromInline var previewsHeld: [Item: Double] = [:]
 
     /// The network's conditions: under Low Data Mode, on an expensive network or with a byte
     /// budget the controller requests less ahead of need (see ``NetworkConditions``); visible
@@ -155,7 +158,7 @@ public final class PrefetchController<Item: Hashable> {
         var update = planner.step(state, geometry: geometry,
                                   latency: LatencyEstimate(typical: target.typicalLatency, expected: target.expectedLatency),
                                   capacity: capacity, hasStore: hasStore, itemLatency: { target.typicalLatency(of: $0) })
-        if let previews, !update.requests.isEmpty, target.acceptsPreviews {
+        if let previews, target.acceptsPreviews, !update.requests.isEmpty || !previewsHeld.isEmpty {
             allotQualities(&update, plan: previews, now: state.time, geometry: geometry)
         }
         if !update.isEmpty { target.updatePrefetching(update) }

@@ -38,6 +38,11 @@ public struct PreviewPlan: Sendable, Hashable {
         self.fullWithin = fullWithin
     }
 
+    /// Full values for what arrives on screen within a second.
+    public static let standard = PreviewPlan(validated: .seconds(1))
+
+    private init(validated fullWithin: Duration) { self.fullWithin = fullWithin }
+
     /// The quality to request an item at: `priority` is its rank at `now` (seconds, the frames'
     /// clock), `restsOnScreen` whether the forecast has the motion come to rest with it on screen.
     func quality(for priority: FetchPriority, now: Double, restsOnScreen: Bool, constrained: Bool) -> FetchQuality {
@@ -51,18 +56,43 @@ public struct PreviewPlan: Sendable, Hashable {
 }
 
 extension PrefetchController {
-    /// Sets each request's quality under `plan` (see ``PreviewPlan``).
+    /// Sets each request's quality under `plan` (see ``PreviewPlan``), and requests in full the
+    /// items held as previews that now arrive within the plan's horizon.
     @usableFromInline
     func allotQualities<Geometry: ItemGeometry>(_ update: inout PrefetchUpdate<Item>, plan: PreviewPlan, now: Double, geometry: Geometry)
     where Geometry.Item == Item {
         let forecast = planner.forecast, constrained = planner.conditions.isConstrained
+        // What the target no longer holds, or holds under another name.
+        for item in update.removed { previewsHeld[item] = nil }
+        if !update.moved.isEmpty {
+            let carried = update.moved.compactMap { move in previewsHeld.removeValue(forKey: move.from).map { (move.to, $0) } }
+            for (item, arrival) in carried { previewsHeld[item] = arrival }
+        }
+        for item in update.withdrawals { previewsHeld[item] = nil }
+        var named = Set<Item>()
         for index in update.requests.indices {
-            let priority = update.requests[index].priority
+            let item = update.requests[index].item, priority = update.requests[index].priority
             var rests = false
-            if priority.level == .prefetch, let forecast, let extent = geometry.extent(of: update.requests[index].item) {
+            if priority.level == .prefetch, let forecast, let extent = geometry.extent(of: item) {
                 rests = forecast.shows(extent, at: .infinity)
             }
-            update.requests[index].quality = plan.quality(for: priority, now: now, restsOnScreen: rests, constrained: constrained)
+            let quality = plan.quality(for: priority, now: now, restsOnScreen: rests, constrained: constrained)
+            update.requests[index].quality = quality
+            if quality == .preview {
+                previewsHeld[item] = priority.level == .prefetch ? priority.order : .infinity
+            } else {
+                previewsHeld[item] = nil
+            }
+            if !previewsHeld.isEmpty { named.insert(item) }
+        }
+        // Items coming near: their previews are (or will be) in; now their full values.
+        guard !constrained else { return }
+        let horizon = plan.fullWithin.seconds
+        let near = previewsHeld.filter { item, arrival in arrival - now <= horizon && !named.contains(item) }.map(\.key)
+        for item in near {
+            previewsHeld[item] = nil
+            guard let priority = planner.requestedPriority(of: item) else { continue }
+            update.requests.append(PrefetchRequest(item: item, priority: priority, quality: .full))
         }
     }
 }

@@ -54,7 +54,8 @@ extension FetcherStateMachine {
         @usableFromInline var watchers: Waiters = .none
         /// Consumers the preview answers: resume them with it.
         @usableFromInline var answered: Waiters = .none
-        /// The load, when the consumers answered were its last interests, and the next load.
+        /// The load, when the consumers answered were its last interests, or when it yields its
+        /// slot to an id without a preview; and the load that takes the slot.
         @usableFromInline var cancel: Cancellation?
         @usableFromInline var spawn: Spawn?
         @inlinable init() {}
@@ -91,7 +92,19 @@ extension FetcherStateMachine {
                 if cost >= 0 { noteValueCost(cost) }
             }
         }
-        guard !previews.watchers.isEmpty || !previews.satisfied.isEmpty else { return action }
+        if !previews.watchers.isEmpty || !previews.satisfied.isEmpty { answer(id, &action) }
+        // Previews first: with its preview in, the load yields its slot (once) to an id of its
+        // level or above that has none; it waits again and resumes after the bytes it has.
+        if action.cancel == nil, let yielded = scheduler.notePreview(id) {
+            action.cancel = retire(yielded.stop, preempted: true)
+            action.spawn = spawnWorker(for: yielded.start)
+        }
+        return action
+    }
+
+    /// Shows a preview of `id` to its watchers and answers the consumers it satisfies, withdrawing
+    /// their interests (which cancels the load when they were the last).
+    private mutating func answer(_ id: ID, _ action: inout PreviewAction) {
         for consumer in scheduler.consumers(of: id) {
             if previews.watchers.remove(consumer) != nil, let waiting = consumers[consumer] {
                 action.watchers.append(waiting.waiter)
@@ -109,7 +122,6 @@ extension FetcherStateMachine {
                 }
             }
         }
-        return action
     }
 
     /// Caches a finished load's value at `quality`: a preview never replaces a cached full value.

@@ -115,7 +115,8 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     @inlinable
     mutating func enter(_ id: ID, _ interest: FetchInterest, priority: FetchPriority,
                         quality: FetchQuality = .full) -> (joined: Bool, spawn: Spawn?, preempt: Cancellation?) {
-        let action = scheduler.request(id, interest: interest, priority: priority)
+        let action = scheduler.request(id, interest: interest, priority: priority,
+                                       hasPreview: !previews.cached.isEmpty && previews.cached.contains(id))
         previews.enter(id, quality: quality, joined: action.joined)
         if action.joined { stats.coalescedRequests += 1 }
         let preempt = action.preempt.map { retire($0, preempted: true) }
@@ -245,7 +246,9 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
             }
             wanted.append(request)
         }
-        let update = scheduler.updatePrefetch(wanted, releasing: releasing)
+        let cachedPreviews = previews.cached
+        let update = scheduler.updatePrefetch(wanted, releasing: releasing,
+                                              hasPreview: { cachedPreviews.isEmpty ? false : cachedPreviews.contains($0) })
         for added in update.added {
             if !added.joined, previewing.contains(added.id) { previews.loads.insert(added.id) }
             stats.requests += 1

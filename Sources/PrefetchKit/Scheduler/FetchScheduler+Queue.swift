@@ -11,7 +11,7 @@ extension FetchScheduler {
     static func enqueue(_ id: ID, _ entry: inout Entry, in queue: inout Heap<QueueItem>, version: inout UInt64) {
         version &+= 1
         entry.version = version
-        queue.insert(QueueItem(priority: entry.priority, sequence: entry.sequence, version: version, id: id))
+        queue.insert(QueueItem(priority: entry.priority, sequence: entry.sequence, version: version, id: id, hasPreview: entry.hasPreview))
     }
 
     /// Starts the most urgent waiting load if a slot is free.
@@ -44,7 +44,7 @@ extension FetchScheduler {
         var items: [QueueItem] = []
         items.reserveCapacity(waiting)
         for (id, entry) in entries where entry.phase == .waiting {
-            items.append(QueueItem(priority: entry.priority, sequence: entry.sequence, version: entry.version, id: id))
+            items.append(QueueItem(priority: entry.priority, sequence: entry.sequence, version: entry.version, id: id, hasPreview: entry.hasPreview))
         }
         queue = Heap(items)
     }
@@ -104,6 +104,43 @@ extension FetchScheduler {
             stopping.append(preempted.stop)
             starting.append(preempted.start)
         }
+    }
+
+    /// A preview of `id` exists (cached before its load, or brought by its running load). A
+    /// waiting id of a cell on screen moves behind the on-screen ids that have none. A running
+    /// load, the first time, yields its slot when an on-screen id of its level or above waits
+    /// without a preview: it waits again (its loader resumes after the bytes it has) and that id
+    /// starts. Returns the load stopped and the load started, if it yielded.
+    mutating func notePreview(_ id: ID) -> (stop: RunningLoad, start: RunningLoad)? {
+        guard let index = entries.index(forKey: id), !entries.values[index].hasPreview || entries.values[index].phase != .waiting else { return nil }
+        entries.values[index].hasPreview = true
+        guard case .running(let load) = entries.values[index].phase else {
+            Self.enqueue(id, &entries.values[index], in: &queue, version: &nextVersion)
+            compactIfNeeded()
+            return nil
+        }
+        guard !entries.values[index].yielded, let next = mostUrgentWaitingItem(), !next.hasPreview,
+              next.priority.level >= .visible, next.priority.level >= entries.values[index].priority.level else { return nil }
+        entries.values[index].yielded = true
+        entries.values[index].phase = .waiting
+        running -= 1
+        waiting += 1
+        if preemption.isEnabled { forgetRunning(id) }
+        Self.enqueue(id, &entries.values[index], in: &queue, version: &nextVersion)
+        compactIfNeeded()
+        guard let started = startNext() else { preconditionFailure("a slot was freed for a waiting id, but none started") }
+        return (RunningLoad(id, load), started)
+    }
+
+    /// The most urgent waiting queue item, dropping stale ones on the way; `nil` when none waits.
+    @usableFromInline
+    mutating func mostUrgentWaitingItem() -> QueueItem? {
+        guard waiting > 0 else { return nil }
+        while let item = queue.max {
+            if let entry = entries[item.id], entry.phase == .waiting, entry.version == item.version { return item }
+            _ = queue.popMax()
+        }
+        return nil
     }
 
     /// Takes `id` out of ``runningIDs`` (its load ended or was cancelled).

@@ -66,6 +66,11 @@ import HeapModule
         @usableFromInline var version: UInt64 = 0
         /// Pre-empted once since the id was last without a load: never pre-empted again.
         @usableFromInline var preempted = false
+        /// A preview of the id exists (cached, or its running load brought one): among waiting
+        /// ids of one level, those without a preview go first.
+        @usableFromInline var hasPreview = false
+        /// The load yielded its slot once after its preview arrived: it does not yield again.
+        @usableFromInline var yielded = false
 
         @inlinable
         init(priority: FetchPriority, sequence: UInt64) {
@@ -89,18 +94,25 @@ import HeapModule
         @usableFromInline var sequence: UInt64
         @usableFromInline var version: UInt64
         @usableFromInline var id: ID
+        /// The id has a preview: it waits behind the ids of its level that have none.
+        @usableFromInline var hasPreview: Bool
 
         @inlinable
-        init(priority: FetchPriority, sequence: UInt64, version: UInt64, id: ID) {
+        init(priority: FetchPriority, sequence: UInt64, version: UInt64, id: ID, hasPreview: Bool = false) {
             self.priority = priority
             self.sequence = sequence
             self.version = version
             self.id = id
+            self.hasPreview = hasPreview
         }
 
-        /// The heap's order: higher priority first, then earlier request.
+        /// The heap's order: higher level first; within a level of cells on screen
+        /// (``FetchPriority/Level/visible`` and above), ids without a preview before those with one
+        /// (previews first); then higher priority, then earlier request.
         @inlinable
         static func < (lhs: QueueItem, rhs: QueueItem) -> Bool {
+            if lhs.priority.level != rhs.priority.level { return lhs.priority.level < rhs.priority.level }
+            if lhs.hasPreview != rhs.hasPreview, lhs.priority.level >= .visible { return lhs.hasPreview }
             if lhs.priority != rhs.priority { return lhs.priority < rhs.priority }
             return lhs.sequence > rhs.sequence
         }
@@ -181,8 +193,8 @@ import HeapModule
     ///   set its priority is lowered; O(c) in the cap when a pre-emption is considered.
     @inlinable
     @discardableResult
-    mutating func request(_ id: ID, interest: Interest, priority: FetchPriority) -> RequestAction {
-        let created = place(id, interest: interest, priority: priority)
+    mutating func request(_ id: ID, interest: Interest, priority: FetchPriority, hasPreview: Bool = false) -> RequestAction {
+        let created = place(id, interest: interest, priority: priority, hasPreview: hasPreview)
         if created, let start = startNext() { return RequestAction(joined: false, start: start) }
         guard preemption.isEnabled, let preempted = preemptOne() else { return RequestAction(joined: !created, start: nil) }
         return RequestAction(joined: !created, start: preempted.start, preempt: preempted.stop)
@@ -242,11 +254,12 @@ import HeapModule
     /// (withdrawals apply last).
     /// - Complexity: O((m + r) log n) for m requests and r withdrawals.
     @discardableResult
-    mutating func updatePrefetch(_ prefetching: [(ID, FetchPriority)], releasing: [ID]) -> UpdateAction {
+    mutating func updatePrefetch(_ prefetching: [(ID, FetchPriority)], releasing: [ID],
+                                 hasPreview: (ID) -> Bool = { _ in false }) -> UpdateAction {
         var action = UpdateAction()
         for (id, priority) in prefetching {
             let before = interestState(of: id)
-            place(id, interest: .prefetch, priority: priority)
+            place(id, interest: .prefetch, priority: priority, hasPreview: hasPreview(id))
             if !before.prefetched { action.added.append(Added(id, joined: before.held)) }
         }
         var batch = BatchAction()
@@ -294,18 +307,25 @@ import HeapModule
 
     // MARK: Internals
 
-    /// Adds or re-prioritises an interest without starting anything; returns whether `id`'s load is new (queued).
+    /// Adds or re-prioritises an interest without starting anything; returns whether `id`'s load
+    /// is new (queued). `hasPreview`: a preview of `id` exists (it waits behind its level's ids without one).
     @inlinable
     @discardableResult
-    mutating func place(_ id: ID, interest: Interest, priority: FetchPriority) -> Bool {
+    mutating func place(_ id: ID, interest: Interest, priority: FetchPriority, hasPreview: Bool = false) -> Bool {
         if let index = entries.index(forKey: id) {
-            if Self.update(&entries.values[index], interest: interest, priority: priority) {
+            var requeue = false
+            if hasPreview, !entries.values[index].hasPreview {
+                entries.values[index].hasPreview = true
+                requeue = entries.values[index].phase == .waiting
+            }
+            if Self.update(&entries.values[index], interest: interest, priority: priority) || requeue {
                 Self.enqueue(id, &entries.values[index], in: &queue, version: &nextVersion)
                 compactIfNeeded()
             }
             return false
         }
         var entry = Entry(priority: priority, sequence: nextSequence)
+        entry.hasPreview = hasPreview
         nextSequence &+= 1
         switch interest {
         case .prefetch: entry.prefetch = priority

@@ -39,6 +39,9 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup(title: "Network")
     var network: NetworkOptions
 
+    @OptionGroup(title: "Previews (none unless these say otherwise)")
+    var previews: PreviewOptions
+
     @Option(name: .long, help: "Most loads at once (1 to 64).")
     var cap: Int = 6
 
@@ -81,6 +84,7 @@ struct RunCommand: AsyncParsableCommand {
         configuration.network = try network.model(profile: latency.latencyProfile ?? .lte)
         configuration.knowsPayloadSizes = network.knownSizes
         try budgets.apply(to: &configuration)
+        try previews.apply(to: &configuration)
         let scenarios: [Scenario]
         if let trace {
             scenarios = [try TraceFile.load(from: URL(fileURLWithPath: trace))]
@@ -104,7 +108,7 @@ struct RunCommand: AsyncParsableCommand {
             progress.show("[\(done + 1)/\(total)] \(label)")
         }
         progress.clear()
-        print("latency \(configuration.latency), network \(configuration.network), cap \(cap), seed \(seed)\(budgets.summary)\n")
+        print("latency \(configuration.latency), network \(configuration.network), cap \(cap), seed \(seed)\(budgets.summary)\(previews.summary(configuration))\n")
         print(run.text)
         if let json {
             try OutputFile.write(run.json(), to: json, what: "the results as JSON")

@@ -85,6 +85,24 @@ final class MainActorDeliveries<ID: Hashable & Sendable>: Sendable {
         live.withLock { $0[id] != nil }
     }
 
+    /// A preview handler for a consumer of `id` that runs `body` on the main actor; the consumer
+    /// counts as live from when it is called until `body` has run (it may never be called).
+    @MainActor
+    func preview<Value: Sendable>(for id: ID, _ body: @escaping @Sendable @MainActor (Value) -> Void) -> @Sendable (Value) -> Void {
+        { [self] value in
+            live.withLock { $0[id, default: 0] += 1 }
+            signal.deliveryScheduled()
+            Task { @MainActor in
+                body(value)
+                self.live.withLock { live in
+                    let left = (live[id] ?? 1) - 1
+                    live[id] = left > 0 ? left : nil
+                }
+                self.signal.deliveryFinished()
+            }
+        }
+    }
+
     /// A completion handler for a consumer of `id` that runs `body` on the main actor; the
     /// consumer counts as live from now until `body` has run.
     @MainActor

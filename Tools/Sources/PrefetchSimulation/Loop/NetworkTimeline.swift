@@ -10,6 +10,10 @@ import Foundation
 /// only the transfers of the most urgent level running move, and the others wait. A failing attempt fails at the end of its round trip,
 /// having moved no bytes. When the link resumes stopped transfers, a stopped transfer's bytes
 /// are kept (bounded like `HTTPLoader`'s) and the item's next attempt moves only the rest.
+/// With previews (``PreviewSource``), a preview attempt of a prefix keeps its bytes for the
+/// item's full attempt (without bound: the prefix is the preview the fetcher caches), a full
+/// attempt reports when its bytes pass the prefix (``Event/previewReady(key:)``), and a preview
+/// of a separate variant is a resource of its own, which neither resumes nor is resumed.
 /// ``SimulatedNetwork`` keeps one and asks it for the next event.
 struct NetworkTimeline: Sendable {
     enum Phase: Sendable, Hashable {
@@ -28,6 +32,14 @@ struct NetworkTimeline: Sendable {
         var phase: Phase
         /// ``FetchPriority/urgency``, lower is more urgent: it matters only on a link that shares by priority.
         var urgency = 3
+        /// Of ``carried``, the bytes a stopped transfer moved (the rest came from a preview's prefix).
+        var carriedFromStop = 0.0
+        /// The bytes of the resource after which a preview exists: reported once, as ``Event/previewReady(key:)``.
+        var previewAt: Double?
+        /// A preview of a prefix: its bytes are kept for the item's full attempt when it ends.
+        var keepsPrefix = false
+        /// A separate resource (a variant): nothing carried into it or kept from it.
+        var isVariant = false
     }
 
     /// What the next event does.
@@ -36,6 +48,8 @@ struct NetworkTimeline: Sendable {
         case ends(key: Int)
         /// The attempt `key`'s round trip ends and its transfer begins: nothing the fetcher sees.
         case transferBegins(key: Int)
+        /// The attempt `key`'s bytes passed its preview's prefix: the preview exists.
+        case previewReady(key: Int)
     }
 
     let model: NetworkModel
@@ -52,10 +66,26 @@ struct NetworkTimeline: Sendable {
     private(set) var bytesResumed = 0.0
     /// Bytes kept from stopped transfers, by item, oldest first.
     private var kept: [(item: Int, bytes: Double)] = []
+    /// Prefixes preview attempts moved, by item, until the item's full attempt ends.
+    private var prefixes: [Int: Double] = [:]
+    /// Bytes moved by finished attempts, by item (for the bytes spent on items never shown).
+    private(set) var finishedBytes: [Int: Double] = [:]
     /// The most stopped transfers and bytes kept at once: `HTTPLoader`'s defaults.
     static let keptLimit = (transfers: 16, bytes: 8.0 * 1_048_576)
 
     init(model: NetworkModel) { self.model = model }
+
+    /// An attempt's part in previews.
+    enum PreviewRole: Sendable, Hashable {
+        /// No previews: a plain load.
+        case none
+        /// A preview that is a separate resource (a variant).
+        case variant
+        /// A preview that is the resource's first bytes (the whole attempt): kept for the full attempt.
+        case prefix
+        /// A full attempt whose first `prefix` bytes make a preview.
+        case fullWithPreview(prefix: Int)
+    }
 
     private var link: SharedLink? {
         if case .shared(let link) = model { link } else { nil }
@@ -86,13 +116,27 @@ struct NetworkTimeline: Sendable {
         attempts.values.reduce(0) { n, attempt in attempt.phase != .waitingForConnection ? n + 1 : n }
     }
 
-    /// Starts attempt `key` at `now`: its round trip (or, independent, its whole latency) is `roundTrip`.
-    mutating func start(key: Int, item: Int, bytes: Int, roundTrip: Duration, fails: Bool, urgency: Int = 3, at now: Duration) {
+    /// Starts attempt `key` at `now`: its round trip (or, independent, its whole latency) is
+    /// `roundTrip`. `preview`: the attempt's part in previews (none by default).
+    mutating func start(key: Int, item: Int, bytes: Int, roundTrip: Duration, fails: Bool, urgency: Int = 3,
+                        preview: PreviewRole = .none, at now: Duration) {
         catchUp(to: now)
         var attempt = Attempt(item: item, bytes: bytes, roundTrip: roundTrip, fails: fails, phase: .roundTrip(end: now + roundTrip), urgency: urgency)
-        if let index = kept.firstIndex(where: { $0.item == item }) {
-            attempt.carried = min(kept.remove(at: index).bytes, Double(bytes))
+        switch preview {
+        case .none: break
+        case .variant: attempt.isVariant = true
+        case .prefix: attempt.keepsPrefix = true
+        case .fullWithPreview(let prefix): attempt.previewAt = Double(prefix)
         }
+        if !attempt.isVariant, let index = kept.firstIndex(where: { $0.item == item }) {
+            attempt.carried = min(kept.remove(at: index).bytes, Double(bytes))
+            attempt.carriedFromStop = attempt.carried
+        }
+        if !attempt.isVariant, let prefix = prefixes[item], prefix > attempt.carried {
+            attempt.carried = min(prefix, Double(bytes))
+            attempt.carriedFromStop = 0
+        }
+        if let at = attempt.previewAt, attempt.carried >= at { attempt.previewAt = nil }
         if let limit = link?.http.maxConnections, connectionsInUse >= limit {
             attempt.phase = .waitingForConnection
             connectionQueue.append(key)
@@ -108,7 +152,7 @@ struct NetworkTimeline: Sendable {
         var moved = 0.0
         if case .transfer(let remaining) = attempt.phase { moved = Double(attempt.bytes) - attempt.carried - remaining }
         bytesStopped += moved
-        keep(attempt.item, attempt.carried + moved)
+        if !attempt.isVariant { keep(attempt.item, attempt.carried + moved) }
         if attempt.phase != .waitingForConnection { admitWaiting(at: now) }
     }
 
@@ -126,8 +170,14 @@ struct NetworkTimeline: Sendable {
                 candidate = (end, link == nil || attempt.fails ? .ends(key: key) : .transferBegins(key: key))
             case .transfer(let remaining):
                 guard attempt.urgency <= moving else { continue }
-                let seconds = linkTime + remaining * sharing / (link?.capacityBytesPerSecond ?? 1)
-                candidate = (.seconds(exactly: seconds), .ends(key: key))
+                if let at = attempt.previewAt {
+                    // The preview exists once the bytes left are down to the part after the prefix.
+                    let untilPreview = max(remaining - (Double(attempt.bytes) - at), 0)
+                    candidate = (.seconds(exactly: linkTime + untilPreview * sharing / (link?.capacityBytesPerSecond ?? 1)), .previewReady(key: key))
+                } else {
+                    let seconds = linkTime + remaining * sharing / (link?.capacityBytesPerSecond ?? 1)
+                    candidate = (.seconds(exactly: seconds), .ends(key: key))
+                }
             }
             if best.map({ (candidate.0, attempt.item, key) < ($0.time, $0.item, $0.key) }) ?? true {
                 best = (candidate.0, attempt.item, key, candidate.1)
@@ -143,6 +193,9 @@ struct NetworkTimeline: Sendable {
         case .transferBegins(let key):
             if let attempt = attempts[key] { attempts[key]?.phase = .transfer(remaining: Double(attempt.bytes) - attempt.carried) }
             return nil
+        case .previewReady(let key):
+            attempts[key]?.previewAt = nil
+            return attempts[key]
         case .ends(let key):
             guard let attempt = attempts.removeValue(forKey: key) else { return nil }
             if case .transfer(let remaining) = attempt.phase {
@@ -150,7 +203,17 @@ struct NetworkTimeline: Sendable {
             } else if link == nil, !attempt.fails {
                 bytesOnWire += Double(attempt.bytes)   // independent: the payload arrives at the end
             }
-            if attempt.fails { keep(attempt.item, attempt.carried) } else { bytesResumed += attempt.carried }
+            if attempt.fails {
+                if !attempt.isVariant { keep(attempt.item, attempt.carried) }
+            } else {
+                bytesResumed += attempt.carriedFromStop
+                finishedBytes[attempt.item, default: 0] += Double(attempt.bytes) - attempt.carried
+                if attempt.keepsPrefix {
+                    prefixes[attempt.item] = max(prefixes[attempt.item] ?? 0, Double(attempt.bytes))
+                } else if !attempt.isVariant {
+                    prefixes[attempt.item] = nil
+                }
+            }
             admitWaiting(at: time)
             return attempt
         }

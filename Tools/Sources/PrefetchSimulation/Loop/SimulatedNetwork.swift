@@ -46,7 +46,11 @@ final class SimulatedLoadFailure: Error, RetryableError, CustomStringConvertible
 ///
 /// The network learns when loads start and are cancelled from the fetcher's events: pass
 /// every event to ``record(_:)`` (`VirtualTimeLoop` does).
-final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoader, Sendable {
+///
+/// With previews (``PreviewSource``) it is a `PreviewLoader`: a preview load moves the preview's
+/// bytes (a prefix, kept for the full load, or a variant of its own), and a full load of an item
+/// with a prefix preview hands the fetcher the preview when its bytes pass the prefix.
+final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewLoader, Sendable {
     private struct Call: Sendable {
         var id: ID
         var item: Int
@@ -61,6 +65,10 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
         var priorityNow: (@Sendable () -> FetchPriority?)?
         /// Resumed with the value and the bytes the attempt moved.
         var continuation: CheckedContinuation<(Value, Int), any Error>
+        /// The quality the load asked for.
+        var quality: FetchQuality = .full
+        /// Hands the fetcher a preview on the way (a full load of an item with a prefix preview).
+        var preview: (@Sendable (Value) -> Void)?
     }
 
     private struct State: Sendable {
@@ -78,6 +86,9 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
         var finishing = 0
         /// Loads running, by the fetcher's events: started less completed, cancelled and failed for good.
         var running = 0
+        /// Preview calls that ended with a value whose load the fetcher may go on with at full
+        /// quality (an upgrade), by item: the load's ordinal.
+        var previewEnded: [Int: Int] = [:]
         var latency: LatencyModel
         /// When each drawn attempt ends.
         var timeline: NetworkTimeline
@@ -104,6 +115,8 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
     let seed: UInt64
     /// The payload size of each item.
     let sizes: PayloadSizes
+    /// Where previews come from (none by default).
+    let previews: PreviewSource
     private let retry: RetryPolicy
     private let clock: ManualClock
     private let signal: ChangeSignal
@@ -120,12 +133,14 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
     ///   - item: the item index of an id: draws are keyed by it.
     ///   - value: the value a successful load returns.
     package init(
-        latency: LatencyModel, model: NetworkModel = .independent, seed: UInt64, sizes: PayloadSizes = .fixed(0), retry: RetryPolicy,
+        latency: LatencyModel, model: NetworkModel = .independent, seed: UInt64, sizes: PayloadSizes = .fixed(0),
+        previews: PreviewSource = .none, retry: RetryPolicy,
         clock: ManualClock, signal: ChangeSignal, item: @escaping @Sendable (ID) -> Int, value: @escaping @Sendable (ID) -> Value
     ) {
         self.state = Locked(State(latency: latency, timeline: NetworkTimeline(model: model)))
         self.seed = seed
         self.sizes = sizes
+        self.previews = previews
         self.retry = retry
         self.clock = clock
         self.signal = signal
@@ -141,6 +156,17 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
 
     /// Waits for the attempt's deadline, then returns the id's value or throws a `SimulatedLoadFailure`.
     func load(_ id: ID) async throws -> Value {
+        try await load(id, quality: .full, preview: nil)
+    }
+
+    /// Loads `id` at `quality`: a preview load moves the preview's bytes; a full load of an item
+    /// with a prefix preview calls `preview` when its bytes pass the prefix. Without previews
+    /// every load is a full one.
+    func load(_ id: ID, quality: FetchQuality, preview: @escaping @Sendable (Value) -> Void) async throws -> Value {
+        try await load(id, quality: quality, preview: Optional(preview))
+    }
+
+    private func load(_ id: ID, quality: FetchQuality, preview: (@Sendable (Value) -> Void)?) async throws -> Value {
         let item = itemOf(id)
         let urgency = FetchLoadContext.priority?.urgency ?? 3, priorityNow = FetchLoadContext.livePriority
         let key = state.withLock { s -> Int in
@@ -152,7 +178,8 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
                 let cancelled = state.withLock { s -> Bool in
                     // Checked under the lock the cancel handler takes, so a cancel is never missed.
                     if Task.isCancelled { return true }
-                    var call = Call(id: id, item: item, attempt: 1, start: clock.now.offset, urgency: urgency, priorityNow: priorityNow, continuation: continuation)
+                    var call = Call(id: id, item: item, attempt: 1, start: clock.now.offset, urgency: urgency, priorityNow: priorityNow,
+                                    continuation: continuation, quality: previews.isEnabled ? quality : .full, preview: preview)
                     if let retrying = s.backingOff.removeValue(forKey: item) {
                         call.attempt = retrying.attempt + 1
                         call.ordinal = retrying.ordinal
@@ -198,10 +225,26 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
                     s.ordinalWaitingForCall[item] = ordinal
                 }
             }
-        case .loadCompleted:
+        case .loadCompleted(let id, _):
+            let item = itemOf(id)
             state.withLock { s in
+                s.previewEnded[item] = nil
                 s.finishing -= 1
                 s.running -= 1
+            }
+        case .previewLoaded(let id):
+            // A preview call ended and the fetcher goes on with the same load at full quality: the
+            // call is finished with, and the load's next call keeps its ordinal.
+            let item = itemOf(id)
+            state.withLock { s in
+                guard let ordinal = s.previewEnded.removeValue(forKey: item) else { return }
+                s.finishing -= 1
+                if let key = s.calls.first(where: { $0.value.item == item && $0.value.ordinal == nil })?.key {
+                    s.calls[key]?.ordinal = ordinal
+                    draw(key, &s)
+                } else {
+                    s.ordinalWaitingForCall[item] = ordinal
+                }
             }
         case .loadFailed(_, let error, let willRetry):
             // The network's own last failure ends the load (a cache error after a value does not).
@@ -227,10 +270,19 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
         s.calls[key]?.isDrawn = true
         // On a shared link the draw is the round trip alone; the link moves the bytes.
         let independent = s.timeline.model == .independent
-        let size = bytes(of: call.item)
+        let full = bytes(of: call.item)
+        var size = full
+        var role = NetworkTimeline.PreviewRole.none
+        switch (previews, call.quality) {
+        case (.none, _): break
+        case (.prefix, .preview): (size, role) = (previews.previewBytes(of: full), .prefix)
+        case (.variant, .preview): (size, role) = (previews.previewBytes(of: full), .variant)
+        case (.prefix, .full): role = .fullWithPreview(prefix: previews.previewBytes(of: full))
+        case (.variant, .full): break
+        }
         let draw = s.latency.drawSeconds(seed: seed, item: call.item, load: ordinal, attempt: call.attempt, payloadBytes: independent ? size : 0)
         s.timeline.start(key: key, item: call.item, bytes: size, roundTrip: .seconds(exactly: draw.latency), fails: draw.fails,
-                         urgency: call.urgency, at: call.start)
+                         urgency: call.urgency, preview: role, at: call.start)
     }
 
     /// What the network holds now.
@@ -282,8 +334,16 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
         let (timeline, seed, sizes) = (state.withLock { $0.timeline }, seed, sizes)
         var capacity: Double?
         if case .shared(let link) = timeline.model { capacity = link.capacityBytesPerSecond }
+        // With previews a wasted item cost what its loads moved (a preview's prefix, say), not its payload.
+        let moved = timeline.finishedBytes
+        let size: @Sendable (Int) -> Int
+        if previews.isEnabled {
+            size = { item in Int((moved[item] ?? 0).rounded()) }
+        } else {
+            size = { item in sizes.bytes(item: item, seed: seed) }
+        }
         return ByteUsage(onWire: timeline.bytesOnWire, stopped: timeline.bytesStopped - timeline.bytesResumed, capacityBytesPerSecond: capacity,
-                         duration: duration, size: { sizes.bytes(item: $0, seed: seed) })
+                         duration: duration, size: size)
     }
 
     /// Whether a load of `item` waits here or backs off before its next attempt.
@@ -311,17 +371,25 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
     /// Takes the network's next event at or before `limit` (ties by item), after moving the
     /// clock to it, or returns nil when none is due. The event is an attempt ending (its id, and
     /// whether its load ended: with a value or its last failure; `false` when the fetcher will
-    /// retry) or, on a shared link, a round trip ending and its transfer beginning (id nil:
-    /// nothing for the fetcher).
+    /// retry, or for a preview, after which the load may go on), a full load's bytes passing
+    /// its preview's prefix (its id, `false`), or, on a shared link, a round trip ending and its
+    /// transfer beginning (id nil: nothing for the fetcher).
     package func completeNext(upTo limit: Duration) -> (id: ID?, loadEnded: Bool)? {
-        let taken = state.withLock { s -> (time: Duration, call: Call?, attempt: NetworkTimeline.Attempt?)? in
+        let taken = state.withLock { s -> (time: Duration, call: Call?, attempt: NetworkTimeline.Attempt?, preview: Call?)? in
             guard let next = s.timeline.nextEvent(), next.time <= limit else { return nil }
-            guard let attempt = s.timeline.take(next.event, at: next.time) else { return (next.time, nil, nil) }
-            guard case .ends(let key) = next.event, let call = s.calls.removeValue(forKey: key) else { return (next.time, nil, nil) }
-            return (next.time, call, attempt)
+            guard let attempt = s.timeline.take(next.event, at: next.time) else { return (next.time, nil, nil, nil) }
+            if case .previewReady(let key) = next.event { return (next.time, nil, nil, s.calls[key]) }
+            guard case .ends(let key) = next.event, let call = s.calls.removeValue(forKey: key) else { return (next.time, nil, nil, nil) }
+            return (next.time, call, attempt, nil)
         }
         guard let taken else { return nil }
         clock.advance(to: ManualClock.Instant(offset: taken.time))
+        if let previewing = taken.preview {
+            // The full load's bytes passed the prefix: the fetcher has a preview, and the load goes on.
+            previewing.preview?(valueOf(previewing.id))
+            signal.bump()
+            return (previewing.id, false)
+        }
         guard let due = taken.call, let attempt = taken.attempt else { return (nil, false) }
         if attempt.fails {
             let state = self.state, signal = self.signal
@@ -338,9 +406,14 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: DataLoad
             due.continuation.resume(throwing: failure)
             return (due.id, !retries)
         }
-        state.withLock { $0.finishing += 1 }
+        state.withLock { s in
+            s.finishing += 1
+            if due.quality == .preview { s.previewEnded[due.item] = due.ordinal ?? 0 }
+        }
         due.continuation.resume(returning: (valueOf(due.id), max(attempt.bytes - Int(attempt.carried.rounded()), 0)))
-        return (due.id, true)
+        // A preview call may not end its load: the fetcher goes on at full quality when a consumer
+        // wants the full value, and that consumer hears later.
+        return (due.id, due.quality == .full)
     }
 }
 

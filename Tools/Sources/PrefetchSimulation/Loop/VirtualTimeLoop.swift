@@ -39,6 +39,7 @@ final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
     ///   - clock: the virtual clock, at time zero; nothing else may sleep on it.
     ///   - model: independent latencies, or one shared link.
     ///   - sizes: each item's payload size.
+    ///   - previews: where items' previews come from (none by default).
     ///   - item: the item index of an id (draws are keyed by it).
     ///   - value: the value a successful load of an id returns.
     ///   - storeReadLatency: with a value, the fetcher has a `SimulatedStore` whose reads take that long.
@@ -47,7 +48,7 @@ final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
     ///   `PrefetchError` for an invalid configuration.
     init(
         configuration: FetcherConfiguration, clock: ManualClock = ManualClock(), latency: LatencyModel, network model: NetworkModel = .independent,
-        seed: UInt64, sizes: PayloadSizes = .fixed(0),
+        seed: UInt64, sizes: PayloadSizes = .fixed(0), previews: PreviewSource = .none,
         cost: @escaping @Sendable (Value) -> Int = { _ in 1 },
         item: @escaping @Sendable (ID) -> Int, value: @escaping @Sendable (ID) -> Value,
         storeReadLatency: Duration? = nil, onEvent: (@Sendable (FetchEvent<ID>) -> Void)? = nil
@@ -59,7 +60,7 @@ final class VirtualTimeLoop<ID: Hashable & Sendable, Value: Sendable> {
         self.signal = signal
         deliveries = MainActorDeliveries(signal: signal)
         let network = SimulatedNetwork(
-            latency: latency, model: model, seed: seed, sizes: sizes, retry: configuration.retry, clock: clock,
+            latency: latency, model: model, seed: seed, sizes: sizes, previews: previews, retry: configuration.retry, clock: clock,
             signal: signal, item: item, value: value)
         self.network = network
         let store = storeReadLatency.map { SimulatedStore(readLatency: $0, clock: clock, signal: signal, item: item, value: value) }

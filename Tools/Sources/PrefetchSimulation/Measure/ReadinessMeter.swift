@@ -27,6 +27,12 @@ public final class ReadinessMeter: Sendable {
         var isCounting = false
         var appearances = 0
         var ready = 0
+        /// Appearances that showed at least a preview.
+        var previewReady = 0
+        /// Counted cells on screen without their full data (blank, or showing a preview).
+        var notFull: Set<Int> = []
+        /// Whether the app shows previews: the result then reports ``SimulationResult/previewReadyRate``.
+        var countsPreviews = false
         var waits: [Double] = []
         var blankSince: [Int: (start: Double, wait: Int)] = [:]
         var onScreen: Set<Int> = []
@@ -65,8 +71,14 @@ public final class ReadinessMeter: Sendable {
         state.withLock { $0.isCounting = true }
     }
 
-    /// An item's cell came on screen, with (`ready`) or without its data.
-    func cellAppeared(item: Int, ready: Bool) {
+    /// Reports how many appearances showed at least a preview (``SimulationResult/previewReadyRate``).
+    func countPreviews() {
+        state.withLock { $0.countsPreviews = true }
+    }
+
+    /// An item's cell came on screen, with (`ready`) or without its full data; without it, showing
+    /// a preview (`preview`) or nothing.
+    func cellAppeared(item: Int, ready: Bool, preview: Bool = false) {
         let t = now()
         state.withLock { s in
             s.onScreen.insert(item)
@@ -77,8 +89,10 @@ public final class ReadinessMeter: Sendable {
             s.waits.append(0)
             if ready {
                 s.ready += 1
+                s.previewReady += 1
             } else {
-                s.blankSince[item] = (t, s.waits.count - 1)
+                s.notFull.insert(item)
+                if preview { s.previewReady += 1 } else { s.blankSince[item] = (t, s.waits.count - 1) }
             }
         }
     }
@@ -89,24 +103,32 @@ public final class ReadinessMeter: Sendable {
         state.withLock { s in
             s.onScreen.remove(item)
             Self.endBlank(item, at: t, &s)
+            Self.endNotFull(item, at: t, &s)
         }
     }
 
-    /// An item's displayed cell received its data.
+    /// An item's displayed cell received its (full) data.
     func dataShown(item: Int) {
         let t = now()
         state.withLock { s in
             s.shown.insert(item)
             Self.endBlank(item, at: t, &s)
+            Self.endNotFull(item, at: t, &s)
         }
+    }
+
+    /// An item's displayed blank cell received a preview: it shows something, not yet its full data.
+    func previewShown(item: Int) {
+        let t = now()
+        state.withLock { s in Self.endBlank(item, at: t, &s) }
     }
 
     /// Tells the meter whether the content is moving (a drag, a fling, an animation, or a jump
     /// since the last frame): call once a frame, after the view laid out.
     ///
-    /// When scrolling stops (moving, then not), a settle time starts: it ends when no visible
-    /// counted cell is blank (0 if none is), or, cut short, when scrolling starts again or the
-    /// run ends.
+    /// When scrolling stops (moving, then not), a settle time starts: it ends when every visible
+    /// counted cell shows its full data (0 if all do), or, cut short, when scrolling starts again
+    /// or the run ends.
     func scrolling(_ moving: Bool) {
         let t = now()
         state.withLock { s in
@@ -116,7 +138,7 @@ public final class ReadinessMeter: Sendable {
                 s.settlingSince = nil
             }
             guard s.moving, !moving, s.isCounting else { return }
-            if s.blankSince.isEmpty { s.settleTimes.append(0) } else { s.settlingSince = t }
+            if s.notFull.isEmpty { s.settleTimes.append(0) } else { s.settlingSince = t }
         }
     }
 
@@ -184,6 +206,7 @@ public final class ReadinessMeter: Sendable {
                 s.settlingSince = nil
             }
             for item in s.blankSince.keys.sorted() { Self.endBlank(item, at: t, &s) }
+            s.notFull.removeAll()
             if s.timeline != nil {
                 for index in s.running.values { s.timeline!.loads[index].end = t }
                 s.timeline!.duration = t
@@ -211,6 +234,7 @@ public final class ReadinessMeter: Sendable {
             var r = SimulationResult(scenario: scenario, policy: policy)
             r.displayed = s.appearances
             r.displayReadyRate = s.appearances == 0 ? 1 : Double(s.ready) / Double(s.appearances)
+            if s.countsPreviews { r.previewReadyRate = s.appearances == 0 ? 1 : Double(s.previewReady) / Double(s.appearances) }
             r.blankCellSeconds = waits.reduce(0, +)
             r.visibleWaitMeanMs = waits.isEmpty ? 0 : r.blankCellSeconds / Double(waits.count) * 1000
             r.visibleWaitP95Ms = percentile(sorted, 0.95) * 1000
@@ -250,12 +274,17 @@ public final class ReadinessMeter: Sendable {
 
     private static func endBlank(_ item: Int, at t: Double, _ s: inout State) {
         guard let blank = s.blankSince.removeValue(forKey: item) else { return }
-        if s.blankSince.isEmpty, let since = s.settlingSince {
+        s.waits[blank.wait] = t - blank.start
+        s.timeline?.blanks.append(.init(item: item, start: blank.start, end: t))
+    }
+
+    /// The item's cell shows its full data or left: a settle time ends when no visible cell lacks it.
+    private static func endNotFull(_ item: Int, at t: Double, _ s: inout State) {
+        guard s.notFull.remove(item) != nil else { return }
+        if s.notFull.isEmpty, let since = s.settlingSince {
             s.settleTimes.append(t - since)
             s.settlingSince = nil
         }
-        s.waits[blank.wait] = t - blank.start
-        s.timeline?.blanks.append(.init(item: item, start: blank.start, end: t))
     }
 
     private static func endLoad(_ item: Int, at t: Double, _ outcome: SimulationTimeline.Load.Outcome, _ s: inout State) {

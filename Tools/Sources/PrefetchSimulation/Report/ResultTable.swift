@@ -2,12 +2,16 @@ import Foundation
 
 /// Formats results as a plain-text table: one row per scenario and policy.
 enum ResultTable {
-    /// The table, with a header line and aligned columns.
+    /// The table, with a header line and aligned columns. With previews, `ready%` counts cells
+    /// that appeared with their full data and `preview%` those that showed at least a preview,
+    /// and `blank s` is the time cells showed nothing.
     static func render(_ results: [SimulationResult]) -> String {
-        let header = ["scenario", "policy", "ready%", "wait ms", "p95 ms", "blank s", "settle ms", "settle p95", "started", "cancel", "wasted", "at end", "wasted MB", "wire MB", "link%", "unseen", "peak", "mem MiB", "req/s", "frame µs"]
+        let previews = results.contains { $0.previewReadyRate != nil }
+        var header = ["scenario", "policy", "ready%", "wait ms", "p95 ms", "blank s", "settle ms", "settle p95", "started", "cancel", "wasted", "at end", "wasted MB", "wire MB", "link%", "unseen", "peak", "mem MiB", "req/s", "frame µs"]
+        if previews { header.insert("preview%", at: 3) }
         var rows = [header]
         for r in results {
-            rows.append([
+            var row = [
                 r.scenario, r.policy,
                 String(format: "%.1f", r.displayReadyRate * 100),
                 String(format: "%.0f", r.visibleWaitMeanMs),
@@ -24,7 +28,9 @@ enum ResultTable {
                 String(format: "%.0f", Double(r.peakMemoryBytes) / 1_048_576),
                 String(format: "%.1f", r.requestsPerSecond),
                 String(format: "%.0f", r.frameTime.meanMicroseconds),
-            ])
+            ]
+            if previews { row.insert(String(format: "%.1f", (r.previewReadyRate ?? r.displayReadyRate) * 100), at: 3) }
+            rows.append(row)
         }
         return aligned(rows, leftColumns: 2)
     }

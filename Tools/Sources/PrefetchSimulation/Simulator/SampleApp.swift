@@ -14,6 +14,8 @@ public final class SampleCellContent<ID: Hashable & Sendable, Value: Sendable> {
     public internal(set) var identifier: ID?
     /// The data shown, or nil while blank.
     public internal(set) var data: Value?
+    /// Whether ``data`` is a preview (the full value is on its way).
+    public internal(set) var isPreview = false
     /// Whether the load failed after its retries (the cell asks again when it comes back on screen).
     public internal(set) var loadFailed = false
     /// The consumer of an in-flight load.
@@ -27,7 +29,7 @@ public final class SampleCellContent<ID: Hashable & Sendable, Value: Sendable> {
     /// The `prepareForReuse` of Apple's sample: withdraw the consumer, forget the item and the data.
     func reset() {
         fetchHandle?.cancel()
-        (fetchHandle, item, identifier, data, loadFailed) = (nil, nil, nil, nil, false)
+        (fetchHandle, item, identifier, data, loadFailed, isPreview) = (nil, nil, nil, nil, false, false)
     }
 }
 
@@ -112,6 +114,14 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
     private(set) var prefetcher: ScrollViewPrefetcher<IndexPath>?
     /// The fetcher's prefetch target, which the prefetcher's controller sends its plan to.
     let prefetchTarget: any PrefetchTarget<IndexPath>
+    /// With previews: how the prefetcher's controller allots bytes; cells then show a preview
+    /// first and the meter counts previews. `nil` (the default): full values only.
+    var previewPlan: PreviewPlan? {
+        didSet {
+            prefetcher?.controller.previews = previewPlan
+            if previewPlan != nil { meter.countPreviews() }
+        }
+    }
     /// The problems the prefetcher reported (a bad reading, a stale index path), for tests; none in a sound run.
     private(set) var prefetchProblems: [PrefetchError] = []
     /// Cells holding a consumer, with their item.
@@ -163,6 +173,7 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
         let controller = PrefetchController<IndexPath>(policy: policy, target: isPrefetchingEnabled ? prefetchTarget : nil,
                                                        configuration: configuration)
         controller.networkConditions = conditions
+        controller.previews = previewPlan
         let view = surface
         let prefetcher = ScrollViewPrefetcher(
             surface: view, lookup: ItemLookup(item: { $0 }, indexPath: { $0 }),
@@ -270,7 +281,9 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
             placeholders[item] = nil
             guard cell.indexPath?.last == item, cell.content.identifier == nil else { continue }
             populate(cell, item: item, priority: priority(at: IndexPath(indexes: [0, item])))
-            if cell.isDisplayed, cell.content.data != nil { meter.dataShown(item: item) }
+            if cell.isDisplayed, cell.content.data != nil {
+                if cell.content.isPreview { meter.previewShown(item: item) } else { meter.dataShown(item: item) }
+            }
         }
     }
 
@@ -295,12 +308,15 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
         // Check whether the fetcher has already fetched data for the identifier.
         if let data = fetcher.fetchedData(for: id) {
             content.data = data
-            return
+            // A preview shows at once; the full value is asked for below.
+            content.isPreview = previewPlan != nil && fetcher.fetchedData(for: id, atLeast: .full) == nil
+            if !content.isPreview { return }
+        } else {
+            // There is no data available; clear the cell until the fetched data arrives.
+            (content.data, content.isPreview) = (nil, false)
         }
-        // There is no data available; clear the cell until the fetched data arrives.
-        content.data = nil
         let meter = self.meter
-        content.fetchHandle = fetcher.fetchAsync(id, priority: fixedPriority ?? priority, completion: deliveries.completion(for: id) { result in
+        let completion: @Sendable (Result<Value, any Error>) -> Void = deliveries.completion(for: id) { result in
             // Before updating the cell, check whether the view has recycled it for other data.
             guard content.identifier == id else { return }
             content.fetchHandle = nil
@@ -308,9 +324,21 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
                 content.loadFailed = true
                 return
             }
-            content.data = data
+            (content.data, content.isPreview) = (data, false)
             if cell.isDisplayed { meter.dataShown(item: item) }
-        })
+        }
+        let priority = fixedPriority ?? priority
+        if previewPlan == nil {
+            content.fetchHandle = fetcher.fetchAsync(id, priority: priority, completion: completion)
+        } else {
+            // A preview arriving on the way fills a blank cell; the full value replaces it.
+            let preview: @Sendable (Value) -> Void = deliveries.preview(for: id) { (value: Value) in
+                guard content.identifier == id, content.data == nil else { return }
+                (content.data, content.isPreview) = (value, true)
+                if cell.isDisplayed { meter.previewShown(item: item) }
+            }
+            content.fetchHandle = fetcher.fetchAsync(id, priority: priority, quality: .full, preview: preview, completion: completion)
+        }
         if content.fetchHandle != nil { holders[ObjectIdentifier(cell)] = (cell, item) }
     }
 
@@ -320,8 +348,15 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
         onAppear?(item)
         let content = (cell as? any SampleCell<ID, Value>)?.content
         let id = identifier(item)
-        meter.cellAppeared(item: item, ready: content?.data != nil || id.flatMap(fetcher.fetchedData) != nil)
-        if let cell = cell as? any SampleCell<ID, Value>, let id, cell.content.identifier == id, cell.content.data == nil, cell.content.fetchHandle == nil {
+        if previewPlan == nil {
+            meter.cellAppeared(item: item, ready: content?.data != nil || id.flatMap(fetcher.fetchedData) != nil)
+        } else {
+            let full = (content?.data != nil && content?.isPreview == false) || id.flatMap { fetcher.fetchedData(for: $0, atLeast: .full) } != nil
+            let something = content?.data != nil || id.flatMap(fetcher.fetchedData) != nil
+            meter.cellAppeared(item: item, ready: full, preview: something && !full)
+        }
+        if let cell = cell as? any SampleCell<ID, Value>, let id, cell.content.identifier == id,
+           cell.content.data == nil || cell.content.isPreview, cell.content.fetchHandle == nil {
             populate(cell, item: item, priority: priority())
         }
     }

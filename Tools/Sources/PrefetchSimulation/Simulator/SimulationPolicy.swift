@@ -103,6 +103,12 @@ public struct SimulationConfiguration: Sendable {
     /// budget (`--store-read-ms 20`): an assumption, not a measurement, of about 1 ms to read a
     /// thumbnail's bytes from flash and 10–20 ms to decode them into a 512 × 512 bitmap on a phone.
     public var storeReadSeconds: Double?
+    /// Where items' previews come from; ``PreviewSource/none`` (the default) loads full values
+    /// only, as before previews. With previews the app's cells show a preview first and its
+    /// controller allots bytes by ``previewPlan``.
+    public var previews = PreviewSource.none
+    /// How the app's controller allots bytes between previews and full values (with previews).
+    public var previewPlan = PreviewPlan.standard
 
     /// Creates a configuration with the defaults: mobile latency, cap 6, seed 1, 60 fps.
     public init() {}
@@ -119,6 +125,7 @@ public struct SimulationConfiguration: Sendable {
         guard tail.isFinite, tail >= 0 else { throw SimulationError("tail is \(tail) s, but it must be a finite number, at least 0") }
         guard maxDuration.isFinite, maxDuration > 0 else { throw SimulationError("maxDuration is \(maxDuration) s, but it must be greater than 0") }
         if case .shared(let link) = network { try link.sizes.validate() }
+        try previews.validate()
         if let memoryBudgetBytes, memoryBudgetBytes < 0 {
             throw SimulationError("memory budget is \(memoryBudgetBytes) bytes, but it must be 0 or more")
         }

@@ -12,8 +12,12 @@ public struct SimulationResult: Sendable, Codable, Hashable {
     public var policy: String
     /// Cell appearances (`willDisplay` calls) after the first screen.
     public var displayed = 0
-    /// The share of appearances whose data was already there, from 0 to 1.
+    /// The share of appearances whose data was already there, from 0 to 1 (with previews: the
+    /// full data).
     public var displayReadyRate = 1.0
+    /// With previews: the share of appearances that showed at least a preview, from 0 to 1; nil
+    /// (and not encoded) when the run had no previews.
+    public var previewReadyRate: Double?
     /// The mean time an appearing cell waited for its data, zeros included, in ms.
     public var visibleWaitMeanMs = 0.0
     /// The 95th percentile of that wait, in ms.
@@ -93,6 +97,10 @@ public struct SimulationResult: Sendable, Codable, Hashable {
         var rounded = self
         func round(_ value: inout Double, _ scale: Double = 1_000) { value = (value * scale).rounded() / scale }
         round(&rounded.displayReadyRate, 10_000)
+        if var preview = rounded.previewReadyRate {
+            round(&preview, 10_000)
+            rounded.previewReadyRate = preview
+        }
         for path in [\SimulationResult.visibleWaitMeanMs, \.visibleWaitP95Ms, \.blankCellSeconds, \.settleMeanMs, \.settleP95Ms,
                      \.requestsPerSecond, \.duration] { round(&rounded[keyPath: path]) }
         round(&rounded.linkUtilisation, 10_000)
@@ -102,7 +110,7 @@ public struct SimulationResult: Sendable, Codable, Hashable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case scenario, policy, displayed, displayReadyRate, visibleWaitMeanMs, visibleWaitP95Ms, blankCellSeconds,
+        case scenario, policy, displayed, displayReadyRate, previewReadyRate, visibleWaitMeanMs, visibleWaitP95Ms, blankCellSeconds,
             loadsStarted, loadsCompleted, loadsCancelled, loadsWasted, loadsWastedAtEnd, bytesWasted, bytesOnWire, linkUtilisation, loadsNeverShown, settles, settleMeanMs, settleP95Ms, peakInFlight,
             peakMemoryBytes, requestsPerSecond, duration
     }

@@ -62,7 +62,7 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
         do {
             loop = try VirtualTimeLoop(
                 configuration: fetcherConfiguration, clock: clock, latency: configuration.latency, network: configuration.network,
-                seed: configuration.seed, sizes: scenario.sizes(on: configuration.network),
+                seed: configuration.seed, sizes: scenario.sizes(on: configuration.network), previews: configuration.previews,
                 cost: cost ?? { [valueBytes = configuration.valueBytes] _ in valueBytes }, item: item, value: value,
                 storeReadLatency: configuration.storeReadSeconds.map { .seconds(exactly: $0) },
                 onEvent: { event in
@@ -79,6 +79,7 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
             expectedBytes: configuration.knowsPayloadSizes ? { sizes.bytes(item: $0, seed: seed) } : nil)
         app.policy = policy
         app.networkConditions = configuration.conditions
+        if configuration.previews.isEnabled { app.previewPlan = configuration.previewPlan }
     }
 
     /// The simulated network's latency; a change applies to the attempts that start afterwards.
