@@ -265,22 +265,29 @@ struct PreviewPlanTests {
         return Dictionary(uniqueKeysWithValues: target.lastUpdate.requests.map { ($0.item, $0.quality) })
     }
 
-    @Test func aFlingLoadsItsScreenItsLandingAndWhatArrivesSoonInFullAndPreviewsTheRest() throws {
-        let q = qualities(plan: try PreviewPlan(fullWithin: .milliseconds(700)))
-        // Row 25 arrives at 0.660 s (within 0.7 s): full. Rows 26-28 arrive at 0.727, 0.804 and
-        // 0.895 s: a preview first. Rows 30-32 are where the fling rests: full.
-        #expect(q[25] == .full)
-        #expect((26...28).allSatisfy { q[$0] == .preview })
-        #expect((30...32).allSatisfy { q[$0] == .full })
-        // Rows 13-24 it only flies past (speculative), rows 0-12 it leaves before a load could
-        // finish (background): previews
-        #expect((0...24).allSatisfy { q[$0] == .preview })
+    @Test func aFlingPreviewsWhatArrivesBeforeAFullLoadCouldFinishAndLoadsTheRestInFull() throws {
+        // Loads take 0.3 s (the fallback), more than the plan's 0.1 s: previews are worth it
+        let q = qualities(plan: try PreviewPlan(fullWithin: .milliseconds(100)))
+        // Row k arrives when the offset reaches 100k − 300: t = ln(3000 / (3300 − 100k)) / 2.002.
+        // Rows 0-3 are on screen now, row 16 arrives at 0.284 s, row 17 at 0.314 s: before 0.3 s a
+        // full load cannot be there, so a preview; from row 17 on, the full value can.
+        #expect((0...16).allSatisfy { q[$0] == .preview })
+        #expect((17...32).allSatisfy { q[$0] == .full })
+    }
+
+    @Test func quickLoadsAreAlwaysFull() throws {
+        // Loads of 0.3 s are within the plan's 1 s: nothing is worth a preview
+        let q = qualities(plan: .standard)
+        #expect(!q.isEmpty && q.values.allSatisfy { $0 == .full })
     }
 
     @Test func anItemHeldAsAPreviewIsRequestedInFullAsItComesNear() throws {
         // A drag at a steady 100 pt/s from 0 over rows of 100 pt: row 5 arrives at t = 2 s
         let target = RecordingTarget<Int>()
         target.acceptsPreviews = true
+        // Loads take 3 s: row 5 cannot be loaded in full by its arrival, so a preview first
+        target.typicalLatency = .seconds(3)
+        target.expectedLatency = .seconds(3)
         let controller = PrefetchController<Int>(policy: FixedPolicy(regions: [300..<1_300]), target: target)
         controller.previews = try PreviewPlan(fullWithin: .milliseconds(500))
         var t = 0.0

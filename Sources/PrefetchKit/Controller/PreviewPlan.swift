@@ -1,19 +1,21 @@
 /// How a ``PrefetchController`` allots bytes when its target can load previews: the full value
-/// for what the user will look at, a preview for what the motion only passes or reaches later.
+/// wherever it can be on time, a preview where only a preview can.
 ///
 /// On a saturated link every byte a prefetch takes is a byte a visible cell waits for. A preview
 /// (a progressive image's first scan, a thumbnail) costs a fraction of the full value and fills
-/// a cell with something, so the controller asks for it wherever the full value would likely be
-/// wasted or late:
+/// a cell with something, so the controller asks for it where the full value would come late:
 ///
 /// - on screen, and wherever the forecast has the motion come to rest (a fling's landing screen):
 ///   the full value;
-/// - an item the forecast brings on screen within ``fullWithin``: the full value, so that a steady
-///   scroll shows final cells as it does without previews;
-/// - an item that arrives later, one a motion only flies past, and what is left behind or lies
-///   beyond where the motion stops: a preview. As the item comes near (it is ranked again when its
-///   level changes, at the latest when it comes on screen) the request turns full, and the
-///   fetcher completes the preview it has (a progressive prefix by a range request: no byte twice);
+/// - any item whose load typically takes at most ``fullWithin`` (the item's own load time when the
+///   target knows its size, else the typical one): the full value. A link with room loads fast,
+///   and then previews would only trade sharp cells for blurry ones;
+/// - an item the forecast brings on screen no sooner than its load takes: the full value, which can
+///   be there when it arrives;
+/// - the rest (what arrives before a full load could finish, a fly-past, what lies beyond where the
+///   motion stops or was left behind): a preview. An item held as a preview is requested again in
+///   full once it arrives within ``fullWithin`` (and when it comes on screen), and the fetcher
+///   completes the preview it has (a progressive prefix by a range request: no byte twice);
 /// - under Low Data Mode (``NetworkConditions/isConstrained``): a preview for everything but the screen.
 ///
 /// A controller with no plan (``PrefetchController/previews`` `nil`, the default), or whose target
@@ -24,11 +26,11 @@
 /// controller.previews = try PreviewPlan(fullWithin: .milliseconds(1_500))
 /// ```
 public struct PreviewPlan: Sendable, Hashable {
-    /// Items the forecast brings on screen within this time get their full value at once; later
-    /// ones a preview first.
+    /// A load that typically takes at most this long is always of the full value; an item held
+    /// as a preview is upgraded once it arrives within this time.
     public let fullWithin: Duration
 
-    /// A plan that loads in full what arrives on screen within `fullWithin` (1 s by default).
+    /// A plan with `fullWithin` (1 s by default).
     /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidConfiguration`` when
     ///   `fullWithin` is negative.
     public init(fullWithin: Duration = .seconds(1)) throws {
@@ -38,20 +40,21 @@ public struct PreviewPlan: Sendable, Hashable {
         self.fullWithin = fullWithin
     }
 
-    /// Full values for what arrives on screen within a second.
+    /// Previews only where loads take more than a second.
     public static let standard = PreviewPlan(validated: .seconds(1))
 
     private init(validated fullWithin: Duration) { self.fullWithin = fullWithin }
 
-    /// The quality to request an item at: `priority` is its rank at `now` (seconds, the frames'
-    /// clock), `restsOnScreen` whether the forecast has the motion come to rest with it on screen.
-    func quality(for priority: FetchPriority, now: Double, restsOnScreen: Bool, constrained: Bool) -> FetchQuality {
-        if priority.level >= .visible { return .full }
+    /// The quality to request an item at, at `now` (seconds, the frames' clock): `level` is its
+    /// rank's level, `arrival` when the forecast brings it on screen (infinity: never),
+    /// `restsOnScreen` whether the motion comes to rest with it on screen, `loadSeconds` how long its
+    /// full load typically takes.
+    func quality(level: FetchPriority.Level, arrival: Double, now: Double, restsOnScreen: Bool, loadSeconds: Double,
+                 constrained: Bool) -> FetchQuality {
+        if level >= .visible { return .full }
         if constrained { return .preview }
-        guard priority.level >= .prefetch else { return .preview }
-        if restsOnScreen { return .full }
-        // A prefetch's order is its arrival on screen, in seconds of the frames' clock.
-        return priority.order - now <= fullWithin.seconds ? .full : .preview
+        if restsOnScreen || loadSeconds <= fullWithin.seconds { return .full }
+        return arrival.isFinite && arrival - now >= loadSeconds ? .full : .preview
     }
 }
 
@@ -62,6 +65,7 @@ extension PrefetchController {
     func allotQualities<Geometry: ItemGeometry>(_ update: inout PrefetchUpdate<Item>, plan: PreviewPlan, now: Double, geometry: Geometry)
     where Geometry.Item == Item {
         let forecast = planner.forecast, constrained = planner.conditions.isConstrained
+        let typical = planner.latency.typicalSeconds
         // What the target no longer holds, or holds under another name.
         for item in update.removed { previewsHeld[item] = nil }
         if !update.moved.isEmpty {
@@ -72,14 +76,17 @@ extension PrefetchController {
         var named = Set<Item>()
         for index in update.requests.indices {
             let item = update.requests[index].item, priority = update.requests[index].priority
-            var rests = false
-            if priority.level == .prefetch, let forecast, let extent = geometry.extent(of: item) {
+            var (rests, arrival) = (false, Double.infinity)
+            if priority.level < .visible, let forecast, let extent = geometry.extent(of: item) {
                 rests = forecast.shows(extent, at: .infinity)
+                arrival = forecast.window(of: extent).arrival
             }
-            let quality = plan.quality(for: priority, now: now, restsOnScreen: rests, constrained: constrained)
+            let loadSeconds = target?.typicalLatency(of: item)?.seconds ?? typical
+            let quality = plan.quality(level: priority.level, arrival: arrival, now: now, restsOnScreen: rests,
+                                       loadSeconds: loadSeconds, constrained: constrained)
             update.requests[index].quality = quality
             if quality == .preview {
-                previewsHeld[item] = priority.level == .prefetch ? priority.order : .infinity
+                previewsHeld[item] = arrival
             } else {
                 previewsHeld[item] = nil
             }
