@@ -134,6 +134,31 @@ struct PreviewTests {
         check(fetcher)
     }
 
+    @Test func onceItsPreviewIsInALoadsLivePriorityDropsToSpeculative() async throws {
+        let seen = Locked<[FetchPriority.Level?]>([])
+        struct Reader: PreviewLoader {
+            let steps: ScriptedLoader<String, String>
+            let seen: Locked<[FetchPriority.Level?]>
+            func load(_ id: Int, quality: FetchQuality, preview: @escaping @Sendable (String) -> Void) async throws -> String {
+                let live = FetchLoadContext.livePriority
+                seen.withLock { $0.append(live?()?.level) }
+                preview(try await steps.load("\(id)h"))
+                seen.withLock { $0.append(live?()?.level) }
+                return try await steps.load("\(id)f")
+            }
+        }
+        let steps = ScriptedLoader<String, String>()
+        let fetcher = try AsyncFetcher(clock: ManualClock(), loader: Reader(steps: steps, seen: seen))
+        let full = Task { try await fetcher.value(for: 1) }
+        await steps.waitForCalls(1)
+        steps.succeed("1h", with: "head 1")
+        await steps.waitForCalls(2)
+        // A visible load until its head is in; the rest is speculative: blank cells' bytes go first
+        #expect(seen.withLock { $0 } == [.visible, .speculative])
+        steps.succeed("1f", with: "sharp 1")
+        #expect(try await full.value == "sharp 1")
+    }
+
     @Test func consumersAPreviewSatisfiesAreAnsweredOnTheWayAndTheLoadStopsWhenNobodyWantsMore() async throws {
         var loader = SteppedPreviewLoader()
         loader.progressive = true

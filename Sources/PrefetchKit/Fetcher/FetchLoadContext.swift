@@ -28,8 +28,10 @@ public enum FetchLoadContext {
     ///
     /// ``priority`` is the priority the load started at; this one follows it while the load
     /// runs: a prefetch whose cell comes on screen turns ``FetchPriority/Level/visible`` when a
-    /// consumer joins, and a row a fling flew past sinks. The function answers `nil` once nothing
-    /// holds the load any more. `HTTPLoader` reads it as data arrives and moves its
+    /// consumer joins, and a row a fling flew past sinks. Once a preview of the item is in (a
+    /// ``PreviewLoader``'s), the rest of its load answers ``FetchPriority/Level/speculative``: a cell
+    /// that shows something can wait for its last bytes behind cells that show nothing. The
+    /// function answers `nil` once nothing holds the load any more. `HTTPLoader` reads it as data arrives and moves its
     /// `URLSessionTask.priority` with it.
     ///
     /// ```swift

@@ -61,6 +61,17 @@ extension FetcherStateMachine {
         @inlinable init() {}
     }
 
+    /// The priority a running load of `id` reports to its loader now (`FetchLoadContext.livePriority`):
+    /// its scheduler priority, lowered to ``FetchPriority/Level/speculative`` once a preview of the
+    /// item is cached. The rest of a cell that shows something is less urgent than a cell that
+    /// shows nothing: a server that honours priorities (RFC 9218) sends the blank cells' bytes first.
+    @usableFromInline
+    func livePriority(of id: ID) -> FetchPriority? {
+        guard let priority = scheduler.priority(of: id) else { return nil }
+        guard !previews.cached.isEmpty, priority.level > .speculative, previews.cached.contains(id) else { return priority }
+        return FetchPriority(level: .speculative, order: priority.order)
+    }
+
     /// The quality a load of `id` starting now targets.
     @inlinable
     func targetQuality(of id: ID) -> FetchQuality {
