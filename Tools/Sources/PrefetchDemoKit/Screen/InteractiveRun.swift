@@ -103,7 +103,7 @@ package final class InteractiveRun {
 }
 
 /// The keys as a frame's input: arrows drag (a drag ends after 0.2 s without a key), pages fling,
-/// `g`/`G` jump to the top and bottom, `+`/`-` scale the latency, `p` toggles prefetching, `c`
+/// `g`/`G` jump to the top and bottom, `a` scrolls with animation to an item half the list away, `+`/`-` scale the latency, `p` toggles prefetching, `c`
 /// moves to the next policy, `m` sends a memory warning.
 @MainActor
 final class KeyInput: FrameInput {
@@ -157,6 +157,10 @@ final class KeyInput: FrameInput {
                 app.view.handleMemoryPressure()
                 let seconds = LatencyOptions.format(app.prefetchConfiguration.memoryPressureDuration)
                 message = "memory warning sent: cache \(before) → \(app.fetcher.cachedCount) values  for \(seconds) s the plan keeps only the screen and a fling's landing zone"
+            case .animatedScroll:
+                let target = Self.farItem(from: app.visibleItems.first ?? 0, count: itemCount)
+                app.scroll(toItem: target)
+                message = "animated scroll to #\(target) (0.3 s, ease-in-out): the app told its prefetcher the destination first"
             case .quit: quit = true
             }
         }
@@ -167,6 +171,13 @@ final class KeyInput: FrameInput {
             // Key repeat leaves gaps between presses: end the drag only after a pause.
             view.endDragging()
         }
+    }
+
+    /// The item an animated scroll (`a`) goes to from `first` on screen: half the list away,
+    /// down from the first half and up from the second.
+    static func farItem(from first: Int, count: Int) -> Int {
+        guard count > 1 else { return 0 }
+        return first < count / 2 ? min(count - 1, first + count / 2) : max(0, first - count / 2)
     }
 
     /// The policy after `name` in `PrefetchPolicies.all`: none → uikitLike → textureLike → adaptive → none.
