@@ -107,6 +107,40 @@ import Testing
         #expect(simulation.app.prefetchProblems.isEmpty)
     }
 
+    @Test func insertsAboveDuringADragKeepThePlaceAndWithdrawNothingOnScreen() async throws {
+        // Given a drag at 500 pt/s, when 50 rows arrive above 0.5 s into it (a diffable snapshot, the
+        // offset following the content's growth in the same frame)
+        var lastFirst: (number: Int, time: Double)?
+        var jumps: [Int] = []
+        var missing: [Int] = []
+        let simulation = try await Simulator.play(
+            list([.pause(duration: 0.5), .drag(speed: 500, duration: 1.5), .insertAbove(count: 50, after: 0.5), .pause(duration: 0.5)]),
+            configuration: configuration(), policy: PrefetchPolicies.Adaptive.standard
+        ) { simulation, view in
+            let app = simulation.app
+            guard let controller = app.prefetcher?.controller, let first = app.visibleItems.first else { return }
+            let number = app.itemNumber(first)
+            // Then the rows on screen stay put, by their stable numbers (a frame moves at most a row or two)
+            if let last = lastFirst, view.currentTime > last.time { jumps.append(abs(number - last.number)) }
+            lastFirst = (number, view.currentTime)
+            // and every row on screen stays requested: nothing on screen is withdrawn
+            for item in app.visibleItems where controller.requestedPriority(of: self.path(app.itemNumber(item))) == nil {
+                missing.append(app.itemNumber(item))
+            }
+        }
+        #expect(simulation.app.indexBase == -50)
+        #expect(simulation.app.view.numberOfItemsInFirstSection == 10_050)
+        #expect((jumps.max() ?? 99) <= 2)
+        #expect(missing.isEmpty, "on screen but not requested: \(missing.prefix(10))")
+        #expect(simulation.app.prefetchProblems.isEmpty)
+    }
+
+    @Test func anInsertWithoutAnAppIsRefusedNamingTheGesture() throws {
+        let view = try ScenarioLayout.list(itemCount: 10).makeView(viewport: .phoneList)
+        var driver = GestureDriver(gestures: [.insertAbove(count: 3, after: nil)])
+        #expect(throws: SimulationError.self) { try driver.input(to: view, at: 0, frameDuration: 1.0 / 60) }
+    }
+
     @Test func theMomentsSuitePlaysThroughTheAppWithoutAProblem() async throws {
         #expect(MomentsSuite.all.count == 2 * MomentsSuite.Kind.allCases.count)
         #expect(Set(MomentsSuite.all.map(\.name)).count == MomentsSuite.all.count)

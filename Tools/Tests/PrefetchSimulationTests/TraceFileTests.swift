@@ -113,11 +113,13 @@ import Testing
     @Test func readsTheMomentsAppsMake() throws {
         let scenario = try parse("""
             {"animate": {"item": 90}}, {"animate": {"item": 5, "duration": 0.5}}, {"statusBarTap": {}}, {"restore": {"offset": 1200}},
-            {"fling": {"velocity": 5000, "for": 0.4}}, {"rotate": {"width": 667, "height": 375}}, {"fling": {"velocity": 300}}
+            {"fling": {"velocity": 5000, "for": 0.4}}, {"rotate": {"width": 667, "height": 375}}, {"fling": {"velocity": 300}},
+            {"insertAbove": {"count": 5, "after": 0.2}}, {"deleteAbove": {"count": 2}}
             """)
         #expect(scenario.motion == .gestures([
             .animate(item: 90, duration: 0.3), .animate(item: 5, duration: 0.5), .statusBarTap, .restore(offset: 1_200),
             .flingFor(velocity: 5_000, duration: 0.4), .rotate(width: 667, height: 375), .fling(velocity: 300),
+            .insertAbove(count: 5, after: 0.2), .deleteAbove(count: 2, after: nil),
         ]))
     }
 
@@ -131,6 +133,9 @@ import Testing
             == "trace.json: gestures[0].restore.offset: -5.0 must be a finite number of points, at least 0 (it is clamped to the content)")
         #expect(error(#"{"rotate": {"width": 0, "height": 375}}"#) == "trace.json: gestures[0].rotate.width: 0.0 must be a finite number greater than 0")
         #expect(error(#"{"rotate": {"width": 667}}"#) == "trace.json: gestures[0].rotate.height: is missing; expected a number")
+        #expect(error(#"{"insertAbove": {"count": 0}}"#) == "trace.json: gestures[0].insertAbove.count: 0 items is out of range; use 1 to 100000")
+        #expect(error(#"{"deleteAbove": {"count": 3, "after": -0.5}}"#)
+            == "trace.json: gestures[0].deleteAbove.after: -0.5 must be a finite number of seconds, at least 0")
         #expect(error(#"{"fling": {"velocity": 100, "for": -1}}"#)
             == "trace.json: gestures[0].fling.for: -1.0 must be a finite number of seconds, at least 0")
     }

@@ -16,6 +16,9 @@ public enum MomentsSuite {
         case restore
         /// Flings with a rotation mid-fling and one at rest: the viewport's size changes.
         case rotation
+        /// A feed's new posts and a chat's older messages arrive above the screen while the user
+        /// drags and at rest, and old ones are deleted: the app keeps the user's place.
+        case insertsAbove = "inserts-above"
     }
 
     /// Every scenario: each moment on a list, then on a grid.
@@ -57,6 +60,13 @@ public enum MomentsSuite {
                 .pause(duration: 0.5), .flingFor(velocity: 6_000, duration: 0.4), .rotate(width: landscape.width, height: landscape.height),
                 .pause(duration: 2), .drag(speed: 300, duration: 2), .pause(duration: 0.5),
                 .rotate(width: viewport.width, height: viewport.height), .pause(duration: 1), .fling(velocity: 4_000), .pause(duration: 1),
+            ]
+        case .insertsAbove:
+            gestures = [
+                .pause(duration: 0.5), .drag(speed: 500, duration: 3), .insertAbove(count: 50, after: 1), .insertAbove(count: 20, after: 2),
+                .pause(duration: 1), .insertAbove(count: 30, after: nil), .pause(duration: 1),
+                .fling(velocity: 3_000), .deleteAbove(count: 40, after: 0.3), .pause(duration: 0.5),
+                .drag(speed: -400, duration: 2), .insertAbove(count: 10, after: 0.5), .pause(duration: 1),
             ]
         }
         return Scenario(name: "\(kind.rawValue)-\(layout.rawValue)", layout: layoutValue, viewport: viewport, motion: .gestures(gestures))
