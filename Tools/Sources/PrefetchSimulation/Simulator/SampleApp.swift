@@ -103,7 +103,7 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
     /// negative after inserts (the new items get numbers below 0) and positive after deletes. The
     /// prefetcher's items, the cells' ``SampleCellContent/item``, the identifiers asked for and
     /// the meter all use stable numbers, as an app's diffable data source uses item identifiers.
-    private(set) var indexBase = 0
+    public private(set) var indexBase = 0
     /// Called with the item of each cell that comes on screen.
     var onAppear: ((Int) -> Void)?
     /// The view's data source and delegate.
