@@ -44,12 +44,16 @@ struct DemoMomentKeyTests {
         app.step(to: 0.1)
         let titles = { app.visibleItems.compactMap { scene.models.model(at: $0 + app.indexBase)?.title } }
         let before = titles()
+        scene.updatePlan()
         let count = scene.models.count
         try keys.apply([.newAbove], to: app.view, at: 0.2)
         app.step(to: 0.2 + 1.0 / 60)
         #expect(app.indexBase == -KeyInput.arrivals)
         #expect(scene.models.count == count + KeyInput.arrivals)
         #expect(titles() == before)
+        // The screen's plan tracker follows the shift: the requests that moved down by 20 view
+        // indexes are not drawn as withdrawn (it counted all 20 before it followed indexBase).
+        #expect(scene.updatePlan().withdrawn < KeyInput.arrivals)
         #expect(scene.models.model(at: -1)?.title == "New 1")
         #expect(keys.message?.contains("new items arrived above") == true)
         #expect(app.prefetchProblems.isEmpty)
