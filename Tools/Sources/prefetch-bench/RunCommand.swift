@@ -15,8 +15,14 @@ struct RunCommand: AsyncParsableCommand {
             row per scenario and policy. The same seed gives the same numbers.
             """)
 
-    @Option(name: .long, help: "Run only these scenarios (repeatable). Known: \(StandardSuite.all.map(\.name).joined(separator: ", ")).")
+    @Option(name: .long, help: "Run only these scenarios (repeatable), of the suite --suite names. Known: \(StandardSuite.all.map(\.name).joined(separator: ", ")); moments: \(MomentsSuite.all.map(\.name).joined(separator: ", ")).")
     var scenario: [String] = []
+
+    @Option(name: .long, help: "The suite to run: standard (finger drags, flings and jumps; the default) or moments (what apps do: animated scrolls, status-bar taps, restores, rotation).")
+    var suite: String = "standard"
+
+    /// The scenarios of `--suite`.
+    var suiteScenarios: [Scenario] { suite == "moments" ? MomentsSuite.all : StandardSuite.all }
 
     @Option(name: .long, help: "Run only these policies (repeatable): \(SimulationPolicy.standard.map(\.name).joined(separator: ", ")), or a peer: \(SimulationPolicy.peers.map(\.name).joined(separator: ", ")).")
     var policy: [String] = []
@@ -65,11 +71,15 @@ struct RunCommand: AsyncParsableCommand {
         try budgets.validate()
         _ = try latency.model(default: LatencyProfile.lte.model)
         _ = try network.model(profile: .lte)
-        let known = StandardSuite.all.map(\.name)
+        guard ["standard", "moments"].contains(suite) else {
+            throw ValidationError("--suite '\(suite)' is unknown; use standard or moments")
+        }
+        let known = suiteScenarios.map(\.name)
         for name in scenario where !known.contains(name) {
-            throw ValidationError("--scenario '\(name)' is unknown; known scenarios: \(known.joined(separator: ", "))")
+            throw ValidationError("--scenario '\(name)' is unknown in the \(suite) suite; known scenarios: \(known.joined(separator: ", "))")
         }
         for name in policy { _ = try SimulationPolicy.named(name) }
+        if trace != nil || traces != nil, suite != "standard" { throw ValidationError("--trace/--traces and --suite cannot be combined") }
         if trace != nil || traces != nil, !scenario.isEmpty { throw ValidationError("--trace/--traces and --scenario cannot be combined") }
         if trace != nil, traces != nil { throw ValidationError("--trace and --traces cannot be combined") }
         if frontier, peers { throw ValidationError("--peers and --frontier cannot be combined; the frontier sweeps our policies' windows only") }
@@ -91,9 +101,9 @@ struct RunCommand: AsyncParsableCommand {
         } else if let traces {
             scenarios = try TraceFile.loadFolder(URL(fileURLWithPath: traces))
         } else if scenario.isEmpty {
-            scenarios = StandardSuite.all
+            scenarios = suiteScenarios
         } else {
-            scenarios = StandardSuite.all.filter { scenario.contains($0.name) }
+            scenarios = suiteScenarios.filter { scenario.contains($0.name) }
         }
         if frontier {
             try await runFrontier(scenarios, configuration: configuration)

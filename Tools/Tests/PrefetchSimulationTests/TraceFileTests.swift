@@ -56,7 +56,7 @@ import Testing
             == "trace.json: samples[1][0]: time 0.5 is before the previous sample's 1.0; samples must be in time order")
         #expect(error("{\(base), \"samples\": [[0, true]]}") == "trace.json: samples[0][1]: expected a number, got a boolean")
         #expect(error("{\(base), \"gestures\": [{\"spin\": {}}]}")
-            == "trace.json: gestures[0].spin: unknown gesture \"spin\"; expected drag, fling, jump or pause")
+            == "trace.json: gestures[0].spin: unknown gesture \"spin\"; expected drag, fling, jump, pause, animate, statusBarTap, restore, rotate, insertAbove or deleteAbove")
         #expect(error("{\(base), \"gestures\": [{\"jump\": {\"item\": 99}}]}") == "trace.json: gestures[0]: jump item 99 is out of range 0..<10")
         #expect(error(#"{"viewport": {"width": 375}, "layout": {}, "samples": []}"#) == "trace.json: viewport.height: is missing; expected a number")
         #expect(error(#"{"viewport": {"width": 375, "height": 1}, "layout": {"kind": "table"}, "samples": []}"#)
@@ -91,5 +91,57 @@ import Testing
         let past = Scenario(name: "past", layout: layout, viewport: Viewport(width: 375, height: 667),
                             motion: .samples([OffsetSample(time: 0, offset: 0), OffsetSample(time: 1, offset: 6000)]))
         #expect(throws: SimulationError.self) { try TraceFile.encode(past) }
+    }
+}
+
+@Suite struct TraceFileMomentTests {
+    private let base = #""viewport": {"width": 375, "height": 667}, "layout": {"kind": "list", "itemCount": 100, "itemHeight": 66}"#
+
+    private func parse(_ gestures: String) throws -> Scenario {
+        try TraceFile.parse(Data("{\(base), \"gestures\": [\(gestures)]}".utf8), fileName: "trace.json")
+    }
+
+    private func error(_ gestures: String) -> String? {
+        do {
+            _ = try parse(gestures)
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func readsTheMomentsAppsMake() throws {
+        let scenario = try parse("""
+            {"animate": {"item": 90}}, {"animate": {"item": 5, "duration": 0.5}}, {"statusBarTap": {}}, {"restore": {"offset": 1200}},
+            {"fling": {"velocity": 5000, "for": 0.4}}, {"rotate": {"width": 667, "height": 375}}, {"fling": {"velocity": 300}},
+            {"insertAbove": {"count": 5, "after": 0.2}}, {"deleteAbove": {"count": 2}}
+            """)
+        #expect(scenario.motion == .gestures([
+            .animate(item: 90, duration: 0.3), .animate(item: 5, duration: 0.5), .statusBarTap, .restore(offset: 1_200),
+            .flingFor(velocity: 5_000, duration: 0.4), .rotate(width: 667, height: 375), .fling(velocity: 300),
+            .insertAbove(count: 5, after: 0.2), .deleteAbove(count: 2, after: nil),
+        ]))
+    }
+
+    @Test func badMomentsAreRejectedNamingThePathAndTheRule() {
+        #expect(error(#"{"animate": {"item": 100}}"#) == "trace.json: gestures[0].animate.item: item 100 is out of range 0..<100")
+        #expect(error(#"{"animate": {"item": 1, "duration": 0}}"#)
+            == "trace.json: gestures[0].animate.duration: 0.0 s is out of range; an animated scroll takes 0.05 to 5.0 s")
+        #expect(error(#"{"animate": {}}"#) == "trace.json: gestures[0].animate.item: is missing; expected a number")
+        #expect(error(#"{"statusBarTap": {"offset": 3}}"#) == "trace.json: gestures[0].statusBarTap: takes no fields; expected {}, got [\"offset\"]")
+        #expect(error(#"{"restore": {"offset": -5}}"#)
+            == "trace.json: gestures[0].restore.offset: -5.0 must be a finite number of points, at least 0 (it is clamped to the content)")
+        #expect(error(#"{"rotate": {"width": 0, "height": 375}}"#) == "trace.json: gestures[0].rotate.width: 0.0 must be a finite number greater than 0")
+        #expect(error(#"{"rotate": {"width": 667}}"#) == "trace.json: gestures[0].rotate.height: is missing; expected a number")
+        #expect(error(#"{"insertAbove": {"count": 0}}"#) == "trace.json: gestures[0].insertAbove.count: 0 items is out of range; use 1 to 100000")
+        #expect(error(#"{"deleteAbove": {"count": 3, "after": -0.5}}"#)
+            == "trace.json: gestures[0].deleteAbove.after: -0.5 must be a finite number of seconds, at least 0")
+        #expect(error(#"{"fling": {"velocity": 100, "for": -1}}"#)
+            == "trace.json: gestures[0].fling.for: -1.0 must be a finite number of seconds, at least 0")
+    }
+
+    @Test func oldTracesReadTheSame() throws {
+        let scenario = try parse(#"{"fling": {"velocity": 300}}, {"jump": {"item": 3}}"#)
+        #expect(scenario.motion == .gestures([.fling(velocity: 300), .jump(item: 3)]))
     }
 }

@@ -45,7 +45,48 @@ enum Motion {
     case idle
     case dragging
     case decelerating(startTime: Double, startOffset: Double, velocity: Double, rate: DecelerationRate)
-    case animating(startTime: Double, from: Double, to: Double, duration: Double)
+    case animating(startTime: Double, from: Double, to: Double, duration: Double, curve: ScrollAnimationCurve)
+}
+
+/// How an animated scroll's offset moves from its start to its destination.
+package enum ScrollAnimationCurve: Hashable, Sendable {
+    /// A cubic ease-out, `1 - (1 - p)³`: ``ItemScrollView/setContentOffset(_:animated:)``'s curve.
+    case easeOut
+    /// UIKit's ease-in-out timing curve, the cubic Bézier through (0.42, 0) and (0.58, 1): slow at
+    /// both ends, as `setContentOffset(_:animated: true)` and `scrollToItem` move on iOS.
+    case easeInOut
+
+    /// The share of the distance covered at `progress` (0...1 of the duration).
+    package func fraction(at progress: Double) -> Double {
+        let p = min(1, max(0, progress))
+        switch self {
+        case .easeOut:
+            return 1 - (1 - p) * (1 - p) * (1 - p)
+        case .easeInOut:
+            guard p > 0, p < 1 else { return p }
+            // Solve x(s) = p for the Bézier's parameter s by bisection (x is increasing), then y(s).
+            func bezier(_ s: Double, _ a: Double, _ b: Double) -> Double { 3 * (1 - s) * (1 - s) * s * a + 3 * (1 - s) * s * s * b + s * s * s }
+            var (low, high) = (0.0, 1.0)
+            for _ in 0..<40 {
+                let mid = (low + high) / 2
+                if bezier(mid, 0.42, 0.58) < p { low = mid } else { high = mid }
+            }
+            return bezier((low + high) / 2, 0, 1)
+        }
+    }
+
+    /// The curve's slope at `progress`: the share of the distance per share of the duration.
+    package func slope(at progress: Double) -> Double {
+        switch self {
+        case .easeOut:
+            let remaining = 1 - min(1, max(0, progress))
+            return 3 * remaining * remaining
+        case .easeInOut:
+            let h = 1e-4
+            let (a, b) = (max(0, progress - h), min(1, progress + h))
+            return (fraction(at: b) - fraction(at: a)) / (b - a)
+        }
+    }
 }
 
 /// Speeds below this, in points per second, end a fling (`Deceleration.restingSpeed`).
@@ -84,11 +125,19 @@ extension ItemScrollView {
     /// Non-finite values trap with a message naming the value. Before the first layout pass the
     /// offset is only stored, and used by that pass.
     public func setContentOffset(_ offset: CGPoint, animated: Bool) {
+        setContentOffset(offset, animated: animated, duration: scrollAnimationDuration, curve: .easeOut)
+    }
+
+    /// Moves the content to `offset` as ``setContentOffset(_:animated:)`` does, an animation taking
+    /// `duration` seconds along `curve` (the simulator's programmatic scrolls move as UIKit's:
+    /// ease-in-out). A duration that is not finite or is negative traps with a message naming it.
+    package func setContentOffset(_ offset: CGPoint, animated: Bool, duration: Double, curve: ScrollAnimationCurve) {
         precondition(offset.x.isFinite && offset.y.isFinite, "content offset (\(offset.x), \(offset.y)) must be finite")
+        precondition(duration.isFinite && duration >= 0, "animation duration \(duration) s must be a finite number, at least 0")
         if animated {
             prepareData()
             let target = clampedOffset(offset.y).y
-            motion = .animating(startTime: currentTime, from: contentOffsetStorage.y, to: target, duration: scrollAnimationDuration)
+            motion = .animating(startTime: currentTime, from: contentOffsetStorage.y, to: target, duration: duration, curve: curve)
         } else {
             endDragging()
             contentOffsetStorage = CGPoint(x: -contentInset.left, y: offset.y)
@@ -119,6 +168,25 @@ extension ItemScrollView {
             else { y = top }
         }
         setContentOffset(CGPoint(x: -contentInset.left, y: y), animated: animated)
+    }
+
+    /// Moves the content by `delta` points at once, keeping the motion under way: an app keeping
+    /// the user's place after items were inserted or deleted above the screen (the offset follows
+    /// the content's growth in the same frame). A drag goes on under the finger, a fling coasts on
+    /// and an animation still ends at its destination, all moved by `delta`. Runs a layout pass,
+    /// which the scroll observer hears as an offset change. Non-finite deltas trap.
+    package func shiftContentOffset(by delta: Double) {
+        precondition(delta.isFinite, "shiftContentOffset(by:) delta \(delta) must be finite")
+        contentOffsetStorage = clampedOffset(contentOffsetStorage.y + delta)
+        switch motion {
+        case let .decelerating(startTime, startOffset, velocity, rate):
+            motion = .decelerating(startTime: startTime, startOffset: startOffset + delta, velocity: velocity, rate: rate)
+        case let .animating(startTime, from, to, duration, curve):
+            motion = .animating(startTime: startTime, from: from + delta, to: clampedOffset(to + delta).y, duration: duration, curve: curve)
+        case .idle, .dragging:
+            break
+        }
+        if state.laysOutOnChange { layoutIfNeeded() }
     }
 
     /// Moves the content by `delta` points at the next ``step(to:)``, as a finger drag does;
@@ -190,15 +258,14 @@ extension ItemScrollView {
             } else {
                 velocity = current
             }
-        case let .animating(startTime, from, to, duration):
-            let progress = min(1, max(0, (currentTime - startTime) / duration))
-            let remaining = 1 - progress
-            contentOffsetStorage = clampedOffset(from + (to - from) * (1 - remaining * remaining * remaining))
+        case let .animating(startTime, from, to, duration, curve):
+            let progress = duration > 0 ? min(1, max(0, (currentTime - startTime) / duration)) : 1
+            contentOffsetStorage = clampedOffset(from + (to - from) * curve.fraction(at: progress))
             if progress >= 1 {
                 motion = .idle
                 velocity = 0
             } else {
-                velocity = (to - from) * 3 * remaining * remaining / duration
+                velocity = (to - from) * curve.slope(at: progress) / duration
             }
         }
     }
@@ -216,7 +283,7 @@ extension ItemScrollView {
         case let .decelerating(_, startOffset, initial, rate):
             let resting = startOffset + Deceleration.restingDistance(from: initial, rate: rate.rawValue)
             phase = .decelerating(restingOffset: clampedOffset(resting).y, rate: rate.rawValue)
-        case let .animating(startTime, _, to, duration):
+        case let .animating(startTime, _, to, duration, _):
             phase = .programmatic(targetOffset: to, duration: max(0, startTime + duration - currentTime))
         }
         return ScrollState(

@@ -47,9 +47,9 @@ package final class DemoScene {
     /// and returns what the screen draws of it.
     @discardableResult
     package func updatePlan() -> PlanFigures {
-        let (models, fetcher) = (models, app.fetcher)
+        let (models, fetcher, base) = (models, app.fetcher, app.indexBase)
         plan.update(app: app) { index in
-            models.model(at: index).map { fetcher.fetchedData(for: $0.identifier) != nil } ?? false
+            models.model(at: index + base).map { fetcher.fetchedData(for: $0.identifier) != nil } ?? false
         }
         return plan.figures
     }
@@ -64,7 +64,7 @@ package final class DemoScene {
         var tiles: [Tile] = []
         app.forEachItem(in: rect) { index, frame in
             let reason = plan.reason(of: index, frame: frame, viewport: viewport)
-            guard let model = models.model(at: index) else {
+            guard let model = models.model(at: index + app.indexBase) else {
                 // A feed item whose page has not arrived: a placeholder.
                 tiles.append(Tile(index: index, frame: frame, title: "Item \(index) …", state: pending.contains(index) ? .waiting : .blank,
                                   reason: reason))

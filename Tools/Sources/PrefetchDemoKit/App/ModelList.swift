@@ -16,26 +16,41 @@ package final class ModelList {
     }
 
     private var storage: Storage
-    /// The number of items the view shows.
-    package let count: Int
+    /// Models that arrived above the first (``prepend(_:)``): the model numbered `-k` is `above[k - 1]`.
+    private var above: [Model] = []
+    /// The number of items the list started with.
+    private let initialCount: Int
+    /// The number of items the view shows, those that arrived above included.
+    package var count: Int { initialCount + above.count }
 
     /// A list of every model at once.
     package init(models: [Model]) {
         storage = .all(models)
-        count = models.count
+        initialCount = models.count
     }
 
     /// A paged list of `count` items, `pageSize` per page, with no page yet.
     package init(count: Int, pageSize: Int) {
         precondition(pageSize >= 1, "pageSize must be at least 1")
         storage = .paged(pageSize: pageSize, pages: [:])
-        self.count = count
+        initialCount = count
     }
 
-    /// The model at `index`, or nil while its page is not here.
+    /// Adds `models` above the first (a feed's new posts), the first of them nearest it: they take
+    /// the numbers below the lowest, one after another, as `SampleApp.insertAbove(count:)` gives them.
+    package func prepend(_ models: [Model]) {
+        above.append(contentsOf: models)
+    }
+
+    /// The lowest model number: 0, or below after ``prepend(_:)``.
+    package var lowestNumber: Int { -above.count }
+
+    /// The model numbered `index` (its index in the list the view started with; negative for
+    /// those that arrived above since), or nil while its page is not here.
     /// - Complexity: O(1)
     package func model(at index: Int) -> Model? {
-        guard index >= 0, index < count else { return nil }
+        if index < 0 { return -index <= above.count ? above[-index - 1] : nil }
+        guard index < initialCount else { return nil }
         switch storage {
         case .all(let models):
             return models[index]
@@ -50,7 +65,8 @@ package final class ModelList {
     /// - Complexity: O(1)
     package func identifier(at index: Int) -> UUID {
         switch storage {
-        case .all(let models): models[index].identifier
+        case .all(let models) where index >= 0: models[index].identifier
+        case .all: model(at: index)?.identifier ?? Model.feedIdentifier(index)
         case .paged: model(at: index)?.identifier ?? Model.feedIdentifier(index)
         }
     }

@@ -24,6 +24,9 @@ package protocol DemoBackend: AnyObject {
     var label: String { get }
     /// Scales the network's latency by `factor` (the `+` and `-` keys) and says what happened.
     func scaleLatency(by factor: Double) -> String
+    /// New items arrive above the first (the `n` key: a feed's new posts), the app keeping the
+    /// user's place; says what happened.
+    func insertAbove(count: Int) -> String
     /// The simulated network's latency now (after `+` and `-`), or nil for a server's.
     var currentLatency: LatencyModel? { get }
     /// What the fetcher's memory figures count.
@@ -63,19 +66,37 @@ package final class SimulatedBackend: DemoBackend {
     package init(settings: DemoSettings) throws {
         let models = Model.make(count: settings.itemCount, seed: settings.seed)
         let indexes = Dictionary(uniqueKeysWithValues: models.map { ($0.identifier, $0.index) })
+        let list = ModelList(models: models)
         let board = LoadBoard()
         self.board = board
         simulation = try Simulation(
             settings.scenario, policy: settings.policy, configuration: settings.simulationConfiguration,
-            identifier: { models[$0].identifier }, item: { indexes[$0] ?? 0 }, value: { DisplayData(identifier: $0) },
+            identifier: { list.model(at: $0)?.identifier }, item: { indexes[$0] ?? 0 }, value: { DisplayData(identifier: $0) },
             onEvent: { board.record($0) })
         simulation.app.isPrefetchingEnabled = settings.prefetching
-        self.models = ModelList(models: models)
+        self.models = list
         seed = settings.seed
         valueBytes = settings.valueBytes
     }
 
     package var app: SampleApp<UUID, DisplayData> { simulation.app }
+
+    /// `count` new models arrive above the first, with identifiers from the seed and their number.
+    package func insertAbove(count: Int) -> String {
+        let lowest = models.lowestNumber
+        var random = SplitMix64(seed: seed ^ UInt64(truncatingIfNeeded: lowest) ^ 0xA11E_57A1)
+        let arrived = (1...max(1, count)).map { k in
+            Model(index: lowest - k, identifier: UUID.random(using: &random), title: "New \(k - lowest)")
+        }
+        models.prepend(arrived)
+        do {
+            try app.insertAbove(count: arrived.count)
+        } catch {
+            return "new items above failed: \(error)"
+        }
+        return "\(arrived.count) new items arrived above (\(models.count) now): the rows on screen stay put"
+    }
+
     package var label: String { "\(simulation.latency) · seed \(seed)" }
     package var currentLatency: LatencyModel? { simulation.latency }
     /// Every value costs the settings' decoded size: the simulator's memory model.

@@ -196,6 +196,9 @@ package final class ServerBackend: DemoBackend {
         settings.memoryBudgetBytes == nil ? .payload : .modelled(bytesPerValue: settings.valueBytes)
     }
 
+    /// A server's feed decides its items: new items above are the simulated network's (the `n` key says so).
+    package func insertAbove(count: Int) -> String { "new items above: only on the simulated network (without --serve or --source)" }
+
     package func scaleLatency(by factor: Double) -> String {
         "the server sets the latency (--server-latency-ms with --serve)"
     }

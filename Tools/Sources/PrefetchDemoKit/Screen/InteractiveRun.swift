@@ -103,7 +103,8 @@ package final class InteractiveRun {
 }
 
 /// The keys as a frame's input: arrows drag (a drag ends after 0.2 s without a key), pages fling,
-/// `g`/`G` jump to the top and bottom, `+`/`-` scale the latency, `p` toggles prefetching, `c`
+/// `g`/`G` jump to the top and bottom, `a` scrolls with animation to an item half the list away,
+/// `n` brings 20 new items above the first (the rows on screen stay put), `+`/`-` scale the latency, `p` toggles prefetching, `c`
 /// moves to the next policy, `m` sends a memory warning.
 @MainActor
 final class KeyInput: FrameInput {
@@ -118,6 +119,8 @@ final class KeyInput: FrameInput {
 
     /// Drag distance per arrow key, in points.
     static let keyStep = 44.0
+    /// How many new items arrive above at `n`.
+    static let arrivals = 20
     /// Fling speed of PgUp/PgDn, in points per second.
     static let flingSpeed = 3_000.0
 
@@ -143,7 +146,7 @@ final class KeyInput: FrameInput {
             case .pageDown: view.fling(velocity: Self.flingSpeed)
             case .pageUp: view.fling(velocity: -Self.flingSpeed)
             case .top: try view.scrollToItem(at: IndexPath(item: 0, section: 0), at: .top, animated: false)
-            case .bottom: try view.scrollToItem(at: IndexPath(item: itemCount - 1, section: 0), at: .bottom, animated: false)
+            case .bottom: try view.scrollToItem(at: IndexPath(item: backend.models.count - 1, section: 0), at: .bottom, animated: false)
             case .slower, .faster: message = backend.scaleLatency(by: key == .slower ? 1.5 : 1 / 1.5)
             case .togglePrefetch:
                 app.isPrefetchingEnabled.toggle()
@@ -157,6 +160,12 @@ final class KeyInput: FrameInput {
                 app.view.handleMemoryPressure()
                 let seconds = LatencyOptions.format(app.prefetchConfiguration.memoryPressureDuration)
                 message = "memory warning sent: cache \(before) → \(app.fetcher.cachedCount) values  for \(seconds) s the plan keeps only the screen and a fling's landing zone"
+            case .animatedScroll:
+                let target = Self.farItem(from: app.visibleItems.first ?? 0, count: backend.models.count)
+                app.scroll(toItem: target)
+                message = "animated scroll to #\(target) (0.3 s, ease-in-out): the app told its prefetcher the destination first"
+            case .newAbove:
+                message = backend.insertAbove(count: Self.arrivals)
             case .quit: quit = true
             }
         }
@@ -167,6 +176,13 @@ final class KeyInput: FrameInput {
             // Key repeat leaves gaps between presses: end the drag only after a pause.
             view.endDragging()
         }
+    }
+
+    /// The item an animated scroll (`a`) goes to from `first` on screen: half the list away,
+    /// down from the first half and up from the second.
+    static func farItem(from first: Int, count: Int) -> Int {
+        guard count > 1 else { return 0 }
+        return first < count / 2 ? min(count - 1, first + count / 2) : max(0, first - count / 2)
     }
 
     /// The policy after `name` in `PrefetchPolicies.all`: none → uikitLike → textureLike → adaptive → none.

@@ -96,12 +96,21 @@ package final class PlanTracker {
     /// The most items kept marked flown past or withdrawn; beyond it the farthest from the screen are forgotten.
     static let markLimit = 2_000
 
+    /// The app's `indexBase` at the last frame: the view indexes held above are relative to it.
+    private var indexBase = 0
+
     /// A tracker that has seen no frame.
     package init() {}
 
     /// Reads the app's plan and motion for this frame. `hasData` tells whether the item's data is here.
     package func update(app: SampleApp<UUID, DisplayData>, hasData: (Int) -> Bool) {
         let view = app.view
+        if app.indexBase != indexBase {
+            // Items arrived or went above: what the tracker holds by view index moves with them.
+            let shift = indexBase - app.indexBase
+            (planned, withdrawn, flownPast) = (Set(planned.map { $0 + shift }), Set(withdrawn.map { $0 + shift }), Set(flownPast.map { $0 + shift }))
+            indexBase = app.indexBase
+        }
         let now = Set(app.plannedItems)
         let visible = Set(app.visibleItems)
         if view.velocity != 0 { heading = view.velocity > 0 ? 1 : -1 }

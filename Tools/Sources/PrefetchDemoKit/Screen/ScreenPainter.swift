@@ -9,7 +9,7 @@ package struct ScreenPainter {
 
     /// The keys line of the interactive screen.
     package static let interactiveKeys =
-        "↑↓/jk scroll  PgUp/PgDn/space fling  g/G top/bottom  +/- latency  p prefetch on/off  c next policy  m memory warning  q quit"
+        "↑↓/jk scroll  PgUp/PgDn/space fling  g/G top/bottom  a animated scroll  n new above  +/- latency  p prefetch on/off  c next policy  m memory warning  q quit"
 
     /// Draws `scene` with `title`, `footer` (the keys) and `message` (what the last key did) at
     /// the terminal's current size.

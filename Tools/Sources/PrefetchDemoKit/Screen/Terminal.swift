@@ -124,6 +124,11 @@ package enum Key: Equatable, Sendable {
     case cyclePolicy
     /// `m`: a memory warning, as the system sends an app.
     case memoryWarning
+    /// `a`: the app scrolls with animation to an item half the list away (`scrollToItem(at:at:animated: true)`),
+    /// telling its prefetcher first.
+    case animatedScroll
+    /// `n`: new items arrive above the first, as a feed's new posts do; the rows on screen stay put.
+    case newAbove
 
     /// The keys in `bytes`, in order; unknown bytes and sequences are skipped.
     package static func parse(_ bytes: [UInt8]) -> [Key] {
@@ -161,6 +166,8 @@ package enum Key: Equatable, Sendable {
             case UInt8(ascii: "p"), UInt8(ascii: "P"): keys.append(.togglePrefetch)
             case UInt8(ascii: "c"), UInt8(ascii: "C"): keys.append(.cyclePolicy)
             case UInt8(ascii: "m"), UInt8(ascii: "M"): keys.append(.memoryWarning)
+            case UInt8(ascii: "a"), UInt8(ascii: "A"): keys.append(.animatedScroll)
+            case UInt8(ascii: "n"), UInt8(ascii: "N"): keys.append(.newAbove)
             case UInt8(ascii: "q"), UInt8(ascii: "Q"), 0x03: keys.append(.quit)
             default: break
             }

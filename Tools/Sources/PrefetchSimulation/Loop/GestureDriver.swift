@@ -32,7 +32,16 @@ public struct GestureDriver: FrameInput {
         case drag(speed: Double, until: Double)
         case fling
         case pause(until: Double)
+        case animation
     }
+
+    /// The app whose code plays the app's gestures: it scrolls for `animate`, `statusBarTap` and
+    /// `restore` (telling its prefetcher, then moving the view, as a UIKit app does) and changes
+    /// its data for `insertAbove` and `deleteAbove`. Without one the driver scrolls the view
+    /// itself, and an insert or a delete is an error.
+    public var app: (any AppActions)?
+    /// Gestures that happen during the one before them (an insert with `after`), by time.
+    private var scheduled: [(time: Double, gesture: ScrollGesture, index: Int)] = []
 
     private let gestures: [ScrollGesture]
     private let samples: [OffsetSample]
@@ -64,7 +73,7 @@ public struct GestureDriver: FrameInput {
     /// Whether the motion has been played out (a fling counts until the view rests).
     public var isFinished: Bool {
         if !samples.isEmpty { return samplesEnded }
-        if case .idle = active { return next >= gestures.count }
+        if case .idle = active { return next >= gestures.count && scheduled.isEmpty }
         return false
     }
 
@@ -83,10 +92,21 @@ public struct GestureDriver: FrameInput {
             return
         }
         if case .fling = active, !view.isDecelerating { active = .idle }
+        while let first = scheduled.first, first.time <= time + 1e-9 {
+            scheduled.removeFirst()
+            try changeData(first.gesture, at: "gestures[\(first.index)]")
+        }
         while case .idle = active, next < gestures.count {
             let gesture = gestures[next]
             next += 1
             try gesture.validate(itemCount: .max, at: "gestures[\(next - 1)]")
+            // What happens during this gesture, timed from its start.
+            while next < gestures.count, let after = gestures[next].during {
+                try gestures[next].validate(itemCount: .max, at: "gestures[\(next)]")
+                scheduled.append((time - frameDuration + after, gestures[next], next))
+                next += 1
+            }
+            scheduled.sort { $0.time < $1.time }
             switch gesture {
             case .drag(let speed, let duration):
                 active = .drag(speed: speed, until: time - frameDuration + duration)
@@ -101,6 +121,21 @@ public struct GestureDriver: FrameInput {
                 try view.scrollToItem(at: IndexPath(indexes: [0, min(max(item, 0), count - 1)]), at: .top, animated: false)
             case .pause(let duration):
                 active = .pause(until: time - frameDuration + duration)
+            case .flingFor(let velocity, let duration):
+                view.fling(velocity: velocity)
+                active = .pause(until: time - frameDuration + duration)
+            case .animate(let item, let duration):
+                let count = view.numberOfItemsInFirstSection
+                guard count > 0, let extent = view.cellExtent(at: IndexPath(indexes: [0, min(item, count - 1)]), along: .vertical) else { continue }
+                scroll(view, to: extent.lowerBound - view.contentInset.top, animated: true, duration: duration)
+            case .statusBarTap:
+                scroll(view, to: view.contentOffsetRange.lowerBound, animated: true, duration: ScrollGesture.defaultAnimationDuration)
+            case .restore(let offset):
+                scroll(view, to: offset, animated: false, duration: 0)
+            case .rotate(let width, let height):
+                view.frame = CGRect(x: 0, y: 0, width: width, height: height)
+            case .insertAbove, .deleteAbove:
+                try changeData(gesture, at: "gestures[\(next - 1)]")
             }
         }
         switch active {
@@ -113,9 +148,32 @@ public struct GestureDriver: FrameInput {
             }
         case .pause(let until):
             if time > until + 1e-9 { active = .idle }
+        case .animation:
+            if !view.isScrollAnimating { active = .idle }
         case .fling, .idle:
             break
         }
+    }
+
+    /// An insert or a delete above, by the app.
+    private func changeData(_ gesture: ScrollGesture, at path: String) throws {
+        guard let app else { throw SimulationError(path: path, "an insert or a delete needs an app to change its data; this driver plays a bare view") }
+        switch gesture {
+        case .insertAbove(let count, _): try app.insertAbove(count: count)
+        case .deleteAbove(let count, _): try app.deleteAbove(count: count)
+        default: break
+        }
+    }
+
+    /// A programmatic scroll to `offset` (clamped to the content): through the app when there is one.
+    private mutating func scroll(_ view: ItemScrollView, to offset: Double, animated: Bool, duration: Double) {
+        let target = view.contentOffsetRange.clamp(offset)
+        if let app {
+            app.scroll(to: target, animated: animated, duration: duration)
+        } else {
+            view.setContentOffset(CGPoint(x: view.contentOffset.x, y: target), animated: animated, duration: duration, curve: .easeInOut)
+        }
+        if animated { active = .animation }
     }
 
     private mutating func follow(_ view: ItemScrollView, at time: Double, frameDuration: Double) throws {
@@ -164,6 +222,20 @@ public struct GestureDriver: FrameInput {
         guard b.time > a.time else { return b.offset }
         return a.offset + (b.offset - a.offset) * (time - a.time) / (b.time - a.time)
     }
+}
+
+/// What an app's own code does to its view (not the user's finger): scroll it programmatically
+/// and change its data. ``GestureDriver`` asks the app to play these gestures, so they go through
+/// the app's path as on iOS.
+@MainActor
+public protocol AppActions: AnyObject {
+    /// Scrolls the view to `offset` (in the content), with animation (UIKit's ease-in-out, over
+    /// `duration` seconds) or at once, telling the app's prefetcher first.
+    func scroll(to offset: Double, animated: Bool, duration: Double)
+    /// Inserts `count` items above the first, keeping the user's place.
+    func insertAbove(count: Int) throws
+    /// Deletes the first `count` items, keeping the user's place.
+    func deleteAbove(count: Int) throws
 }
 
 extension ClosedRange<Double> {

@@ -18,6 +18,10 @@ protocol SampleSurface: ItemScrollView {
     func cell(at indexPath: IndexPath) -> ReusableCell?
     /// Calls `body` with each item whose frame meets `rect` (content coordinates) and the frame.
     func forEachItem(in rect: CGRect, _ body: (IndexPath, CGRect) -> Void)
+    /// Inserts items at `indexPaths` (`insertItems(at:)`, `insertRows(at:)`), inside a batch update.
+    func insert(_ indexPaths: [IndexPath])
+    /// Deletes items at `indexPaths` (`deleteItems(at:)`, `deleteRows(at:)`), inside a batch update.
+    func delete(_ indexPaths: [IndexPath])
 }
 
 extension CollectionView: SampleSurface {
@@ -32,6 +36,8 @@ extension CollectionView: SampleSurface {
     var visibleIndexPaths: [IndexPath] { indexPathsForVisibleItems }
     func cell(at indexPath: IndexPath) -> ReusableCell? { cellForItem(at: indexPath) }
     func forEachItem(in rect: CGRect, _ body: (IndexPath, CGRect) -> Void) { collectionViewLayout.forEachItem(in: rect, body) }
+    func insert(_ indexPaths: [IndexPath]) { insertItems(at: indexPaths) }
+    func delete(_ indexPaths: [IndexPath]) { deleteItems(at: indexPaths) }
 }
 
 extension TableView: SampleSurface {
@@ -45,6 +51,8 @@ extension TableView: SampleSurface {
     func priority(forItemAt indexPath: IndexPath) -> FetchPriority { fetchPriority(forRowAt: indexPath) }
     var visibleIndexPaths: [IndexPath] { indexPathsForVisibleRows }
     func cell(at indexPath: IndexPath) -> ReusableCell? { cellForRow(at: indexPath) }
+    func insert(_ indexPaths: [IndexPath]) { insertRows(at: indexPaths) }
+    func delete(_ indexPaths: [IndexPath]) { deleteRows(at: indexPaths) }
     /// The rows in `rect`, each `rowHeight` high and as wide as the view.
     func forEachItem(in rect: CGRect, _ body: (IndexPath, CGRect) -> Void) {
         let rows = numberOfSections > 0 ? numberOfRows(inSection: 0) : 0

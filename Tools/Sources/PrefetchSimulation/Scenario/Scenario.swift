@@ -99,6 +99,44 @@ public enum ScrollGesture: Sendable, Hashable {
     case jump(item: Int)
     /// Do nothing for `duration` seconds.
     case pause(duration: Double)
+    /// Fling at `velocity` points per second and move on to the next gesture after `duration`
+    /// seconds while the view may still coast (a rotation mid-fling).
+    case flingFor(velocity: Double, duration: Double)
+    /// The app scrolls with animation to an item (`scrollToItem(at:at: .top, animated: true)`),
+    /// along UIKit's ease-in-out curve for `duration` seconds, telling its prefetcher first
+    /// (`willScroll(to:animated: true)`); the next gesture starts when the animation ends.
+    case animate(item: Int, duration: Double)
+    /// A tap on the status bar: the view scrolls to the top with animation (0.3 s, ease-in-out).
+    case statusBarTap
+    /// The app puts the content at `offset` without animation (a "back to where you were"
+    /// restore, `setContentOffset(_:animated: false)`), telling its prefetcher first.
+    case restore(offset: Double)
+    /// The device rotates: the viewport becomes `width` × `height` points at once.
+    case rotate(width: Double, height: Double)
+    /// `count` new items arrive above the first (a feed's new posts, a chat's older messages) and
+    /// the app keeps the user's place (`SampleApp.insertAbove(count:)`). With `after`, during the
+    /// gesture before it, `after` seconds after that gesture started (a snapshot applied
+    /// mid-drag); without, once it has ended.
+    case insertAbove(count: Int, after: Double?)
+    /// The first `count` items are deleted, the app keeping the user's place; `after` as for ``insertAbove(count:after:)``.
+    case deleteAbove(count: Int, after: Double?)
+
+    /// How many items one insert or delete above may change: 1 to 100,000.
+    static let changeCounts = 1...100_000
+
+    /// Whether the gesture happens during the one before it (an insert or a delete with `after`)
+    /// rather than after it: the seconds into the gesture before, or nil.
+    var during: Double? {
+        switch self {
+        case .insertAbove(_, let after), .deleteAbove(_, let after): after
+        default: nil
+        }
+    }
+
+    /// The durations an animated scroll (``animate(item:duration:)``) may take, in seconds: 0.05 to 5.
+    static let animationDurations = 0.05...5.0
+    /// UIKit's animated scroll duration, about 0.3 s (`ScrollTranslation.animatedScrollDuration`).
+    public static let defaultAnimationDuration = ScrollTranslation.animatedScrollDuration
 
     func validate(itemCount: Int, at path: String) throws {
         switch self {
@@ -111,6 +149,36 @@ public enum ScrollGesture: Sendable, Hashable {
             guard (0..<itemCount).contains(item) else { throw SimulationError(path: path, "jump item \(item) is out of range 0..<\(itemCount)") }
         case .pause(let duration):
             guard duration.isFinite, duration >= 0 else { throw SimulationError(path: path, "pause duration \(duration) must be a finite number of seconds, at least 0") }
+        case .flingFor(let velocity, let duration):
+            guard velocity.isFinite else { throw SimulationError(path: "\(path).fling.velocity", "fling velocity \(velocity) must be finite") }
+            guard duration.isFinite, duration >= 0 else {
+                throw SimulationError(path: "\(path).fling.for", "\(duration) must be a finite number of seconds, at least 0")
+            }
+        case .animate(let item, let duration):
+            guard (0..<itemCount).contains(item) else {
+                throw SimulationError(path: "\(path).animate.item", "item \(item) is out of range 0..<\(itemCount)")
+            }
+            guard duration.isFinite, Self.animationDurations.contains(duration) else {
+                throw SimulationError(
+                    path: "\(path).animate.duration",
+                    "\(duration) s is out of range; an animated scroll takes \(Self.animationDurations.lowerBound) to \(Self.animationDurations.upperBound) s")
+            }
+        case .statusBarTap:
+            break
+        case .restore(let offset):
+            guard offset.isFinite, offset >= 0 else {
+                throw SimulationError(path: "\(path).restore.offset", "\(offset) must be a finite number of points, at least 0 (it is clamped to the content)")
+            }
+        case .rotate(let width, let height):
+            try Viewport(width: width, height: height).validate(at: "\(path).rotate.")
+        case .insertAbove(let count, let after), .deleteAbove(let count, let after):
+            let key = if case .insertAbove = self { "insertAbove" } else { "deleteAbove" }
+            guard (1...Self.changeCounts.upperBound).contains(count) else {
+                throw SimulationError(path: "\(path).\(key).count", "\(count) items is out of range; use 1 to \(Self.changeCounts.upperBound)")
+            }
+            if let after, !(after.isFinite && after >= 0) {
+                throw SimulationError(path: "\(path).\(key).after", "\(after) must be a finite number of seconds, at least 0")
+            }
         }
     }
 }
@@ -185,9 +253,9 @@ public struct Viewport: Sendable, Hashable {
     /// A phone-sized table view.
     public static let phoneList = Viewport(width: 375, height: 667)
 
-    /// Checks the viewport, naming the first bad value and the rule.
-    func validate() throws {
-        guard width.isFinite, width > 0 else { throw SimulationError(path: "viewport.width", "\(width) must be a finite number greater than 0") }
-        guard height.isFinite, height > 0 else { throw SimulationError(path: "viewport.height", "\(height) must be a finite number greater than 0") }
+    /// Checks the viewport, naming the first bad value (`prefix` + `width` or `height`) and the rule.
+    func validate(at prefix: String = "viewport.") throws {
+        guard width.isFinite, width > 0 else { throw SimulationError(path: "\(prefix)width", "\(width) must be a finite number greater than 0") }
+        guard height.isFinite, height > 0 else { throw SimulationError(path: "\(prefix)height", "\(height) must be a finite number greater than 0") }
     }
 }

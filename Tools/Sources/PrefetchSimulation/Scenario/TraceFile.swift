@@ -20,7 +20,14 @@ import Foundation
 ///   the touch-up sample its predicted resting offset, `[seconds, offset, "decelerating", resting]`
 ///   (see the article <doc:TraceFormat> for the rules; traces without phases have them inferred on replay).
 /// - `gestures` (used when there are no samples) are objects with one key each: `drag`
-///   (`speed` pt/s, `duration` s), `fling` (`velocity` pt/s), `jump` (`item`), `pause` (`duration` s).
+///   (`speed` pt/s, `duration` s), `fling` (`velocity` pt/s; with `for` s, the next gesture starts
+///   that long after the touch-up, while the view may still coast), `jump` (`item`), `pause`
+///   (`duration` s), and the moments apps make: `animate` (`item`, `duration` s, 0.3 by default:
+///   the app's animated `scrollToItem`, UIKit's ease-in-out curve), `statusBarTap` (`{}`: animated
+///   to the top), `restore` (`offset`: the app's `setContentOffset` without animation) and
+///   `rotate` (`width`, `height`: the viewport's new size), `insertAbove` and `deleteAbove`
+///   (`count` items above the first, the app keeping the user's place; with `after` s, during the
+///   gesture before, that long after it started, such as a snapshot applied mid-drag).
 /// - `payloadBytes` (default 50,000) is each item's size under the independent network model.
 /// - `itemBytes` (optional) gives each item's size, one per item, on a shared link; without it
 ///   the link's sizes apply.
@@ -134,6 +141,8 @@ public enum TraceFile {
 
     private struct Reader {
         let file: String
+        /// The gestures a trace may hold, for errors.
+        static let gestureNames = "drag, fling, jump, pause, animate, statusBarTap, restore, rotate, insertAbove or deleteAbove"
 
         func fail(_ path: String, _ message: String) -> SimulationError {
             SimulationError(path: "\(file): \(path)", message)
@@ -233,15 +242,31 @@ public enum TraceFile {
         func gesture(_ value: Any, _ path: String) throws -> ScrollGesture {
             let object = try object(value, path)
             guard object.count == 1, let (key, body) = object.first else {
-                throw fail(path, "expected an object with one key (drag, fling, jump or pause), got \(object.count) keys")
+                throw fail(path, "expected an object with one key (\(Self.gestureNames)), got \(object.count) keys")
             }
             let fields = try self.object(body, "\(path).\(key)")
             switch key {
             case "drag": return .drag(speed: try number(fields["speed"], "\(path).drag.speed"), duration: try number(fields["duration"], "\(path).drag.duration"))
-            case "fling": return .fling(velocity: try number(fields["velocity"], "\(path).fling.velocity"))
+            case "fling":
+                let velocity = try number(fields["velocity"], "\(path).fling.velocity")
+                guard fields["for"] != nil else { return .fling(velocity: velocity) }
+                return .flingFor(velocity: velocity, duration: try number(fields["for"], "\(path).fling.for"))
             case "jump": return .jump(item: try integer(fields["item"], "\(path).jump.item"))
             case "pause": return .pause(duration: try number(fields["duration"], "\(path).pause.duration"))
-            default: throw fail("\(path).\(key)", "unknown gesture \"\(key)\"; expected drag, fling, jump or pause")
+            case "animate":
+                return .animate(item: try integer(fields["item"], "\(path).animate.item"),
+                                duration: try number(fields["duration"], "\(path).animate.duration", default: ScrollGesture.defaultAnimationDuration))
+            case "statusBarTap":
+                guard fields.isEmpty else { throw fail("\(path).statusBarTap", "takes no fields; expected {}, got \(fields.keys.sorted())") }
+                return .statusBarTap
+            case "restore": return .restore(offset: try number(fields["offset"], "\(path).restore.offset"))
+            case "insertAbove", "deleteAbove":
+                let count = try integer(fields["count"], "\(path).\(key).count")
+                let after = try fields["after"].map { try number($0, "\(path).\(key).after") }
+                return key == "insertAbove" ? .insertAbove(count: count, after: after) : .deleteAbove(count: count, after: after)
+            case "rotate":
+                return .rotate(width: try number(fields["width"], "\(path).rotate.width"), height: try number(fields["height"], "\(path).rotate.height"))
+            default: throw fail("\(path).\(key)", "unknown gesture \"\(key)\"; expected \(Self.gestureNames)")
             }
         }
     }

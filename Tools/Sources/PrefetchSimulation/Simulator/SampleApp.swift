@@ -91,15 +91,21 @@ final class SampleListCell<ID: Hashable & Sendable, Value: Sendable>: TableViewC
 /// app.step(to: 0)            // the first screen: cells ask for their data
 /// ```
 @MainActor
-public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
+public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActions {
     /// The grid or the list.
     let surface: any SampleSurface
     /// The fetcher the cells and the prefetcher use.
     public let fetcher: AsyncFetcher<ID, Value>
     /// Measures what the user sees.
     public let meter: ReadinessMeter
-    /// The number of items.
-    let itemCount: Int
+    /// The number of items now.
+    private(set) var itemCount: Int
+    /// What to add to a view index to get the item's stable number (its data's index in the
+    /// original list): 0 until items are inserted or deleted above (``insertAbove(count:)``), then
+    /// negative after inserts (the new items get numbers below 0) and positive after deletes. The
+    /// prefetcher's items, the cells' ``SampleCellContent/item``, the identifiers asked for and
+    /// the meter all use stable numbers, as an app's diffable data source uses item identifiers.
+    public private(set) var indexBase = 0
     /// Called with the item of each cell that comes on screen.
     var onAppear: ((Int) -> Void)?
     /// The view's data source and delegate.
@@ -130,6 +136,8 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
     private var placeholders: [Int: any SampleCell<ID, Value>] = [:]
     /// Every cell the app has configured, for tests to inspect.
     private(set) var cells: [ObjectIdentifier: any SampleCell<ID, Value>] = [:]
+    /// Whether an animated scroll the app started runs (its end is forwarded to the prefetcher).
+    private var scrollAnimationRunning = false
 
     /// The view of `layout` in `viewport`, filled with `itemCount` items (the layout's by default),
     /// the identifier of each from `identifier` (nil while unknown), from `fetcher`.
@@ -176,7 +184,12 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
         controller.previews = previewPlan
         let view = surface
         let prefetcher = ScrollViewPrefetcher(
-            surface: view, lookup: ItemLookup(item: { $0 }, indexPath: { $0 }),
+            surface: view,
+            lookup: ItemLookup(item: { [unowned self] in IndexPath(indexes: [0, $0.item + indexBase]) },
+                               indexPath: { [unowned self] in
+                                   let index = $0.item - indexBase
+                                   return (0..<itemCount).contains(index) ? IndexPath(indexes: [0, index]) : nil
+                               }),
             adapter: ScrollAdapter(controller: controller, isShutDown: { [fetcher] in fetcher.isShutDown }), axis: .vertical,
             now: { [unowned view] in view.currentTime })
         prefetcher.onProblem = { [unowned self] problem in prefetchProblems.append(problem) }
@@ -234,13 +247,19 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
         prefetcher?.priority(at: indexPath) ?? surface.priority(forItemAt: indexPath)
     }
 
-    /// The items the plan holds now, in item order: the prefetcher's requests, or, without one,
-    /// what the view's own prefetch data source was asked for and not yet shown.
-    public var plannedItems: [Int] {
-        guard let prefetcher else { return surface.indexPathsPendingPrefetch.map(\.item) }
+    /// The items the plan holds now, by view index, in order: the prefetcher's requests, or,
+    /// without one, what the view's own prefetch data source was asked for and not yet shown.
+    public var plannedItems: [Int] { plannedItemNumbers.map { $0 - indexBase } }
+
+    /// The items the plan holds now, by stable number (``indexBase``), in order: what the meter counts.
+    var plannedItemNumbers: [Int] {
+        guard let prefetcher else { return surface.indexPathsPendingPrefetch.map { $0.item + indexBase } }
         guard isPrefetchingEnabled else { return [] }
         return prefetcher.controller.requestedItems.map(\.item.item).sorted()
     }
+
+    /// The stable number of the item at view index `index`.
+    func itemNumber(_ index: Int) -> Int { index + indexBase }
 
     /// The grid (a `CollectionView`) or the list (a `TableView`).
     public var view: ItemScrollView { surface }
@@ -258,6 +277,12 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
     public func step(to time: Double) {
         releasePooledConsumers()
         surface.step(to: time)
+        if scrollAnimationRunning, !surface.isScrollAnimating {
+            // UIKit's `scrollViewDidEndScrollingAnimation` (or `scrollViewDidScrollToTop`), which
+            // the app's delegate forwards to its prefetcher, after the animation's last frame.
+            scrollAnimationRunning = false
+            prefetcher?.didEndScrollingAnimation()
+        }
         // What the prefetcher's documentation asks of an app with a memory budget: a display link
         // that lets a resting view's held-back requests and store promotions move on.
         if prefetchTarget.prefetchCapacity != nil, !surface.isDragging, !surface.isDecelerating, !surface.isScrollAnimating {
@@ -265,11 +290,65 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
         }
         releasePooledConsumers()
         if !placeholders.isEmpty {
-            placeholders = placeholders.filter { item, cell in cell.indexPath?.last == item && cell.content.identifier == nil }
+            placeholders = placeholders.filter { item, cell in cell.indexPath?.last.map(itemNumber) == item && cell.content.identifier == nil }
         }
     }
 
-    /// What the view's cell for `item` shows, if the view holds one.
+    /// The app's code scrolls (an animated `scrollToItem`, a status-bar tap, a restore): it tells
+    /// the prefetcher where the content goes (`willScroll(to:animated:)`), then moves the view,
+    /// with animation along UIKit's ease-in-out curve for `duration` seconds; the animation's end
+    /// reaches the prefetcher as `didEndScrollingAnimation()` after its last frame.
+    public func scroll(to offset: Double, animated: Bool, duration: Double = ScrollGesture.defaultAnimationDuration) {
+        let target = surface.contentOffsetRange.clamp(offset)
+        prefetcher?.willScroll(to: target, animated: animated)
+        surface.setContentOffset(CGPoint(x: surface.contentOffset.x, y: target), animated: animated, duration: duration, curve: .easeInOut)
+        scrollAnimationRunning = animated && surface.isScrollAnimating
+    }
+
+    /// The app scrolls with animation to `item`'s top (`scrollToItem(at:at: .top, animated: true)`)
+    /// through ``scroll(to:animated:duration:)``; an item out of range is clamped to the last.
+    public func scroll(toItem item: Int, duration: Double = ScrollGesture.defaultAnimationDuration) {
+        let path = IndexPath(indexes: [0, min(max(item, 0), max(itemCount - 1, 0))])
+        guard let extent = surface.cellExtent(at: path, along: .vertical) else { return }
+        scroll(to: extent.lowerBound - surface.contentInset.top, animated: true, duration: duration)
+    }
+
+    /// New items arrive above the first (a feed's new posts, a chat's older messages), and the
+    /// app keeps the user's place as a diffable snapshot with UIKit's anchoring does: the view's
+    /// batch update grows the content (the prefetcher hears a content-size change at the old
+    /// offset), then, in the same frame, the offset moves by the content's growth, whatever the
+    /// user is doing (a drag goes on under the finger). The new items get stable numbers below the
+    /// first's (``indexBase``); the identifier closure is asked for them.
+    /// - Throws: ``SimulationError`` for a count below 1; the view's error when it refuses the update.
+    public func insertAbove(count: Int) throws {
+        guard count >= 1 else { throw SimulationError(path: "insertAbove.count", "\(count) items; an insert needs at least 1") }
+        try changeAbove(by: count)
+    }
+
+    /// The first `count` items are deleted (at most all but one), the app keeping the user's
+    /// place as ``insertAbove(count:)`` does: the content shrinks, then the offset follows.
+    /// - Throws: ``SimulationError`` for a count below 1; the view's error when it refuses the update.
+    public func deleteAbove(count: Int) throws {
+        guard count >= 1 else { throw SimulationError(path: "deleteAbove.count", "\(count) items; a delete needs at least 1") }
+        try changeAbove(by: -min(count, itemCount - 1))
+    }
+
+    private func changeAbove(by count: Int) throws {
+        guard count != 0 else { return }
+        let before = surface.contentSize.height
+        let paths = (0..<abs(count)).map { IndexPath(indexes: [0, $0]) }
+        let (oldCount, oldBase) = (itemCount, indexBase)
+        (itemCount, indexBase) = (itemCount + count, indexBase - count)
+        do {
+            try surface.performBatchUpdates { count > 0 ? surface.insert(paths) : surface.delete(paths) }
+        } catch {
+            (itemCount, indexBase) = (oldCount, oldBase)
+            throw error
+        }
+        surface.shiftContentOffset(by: surface.contentSize.height - before)
+    }
+
+    /// What the view's cell for the item at view index `item` shows, if the view holds one.
     public func content(at item: Int) -> SampleCellContent<ID, Value>? {
         (surface.cell(at: IndexPath(indexes: [0, item])) as? any SampleCell<ID, Value>)?.content
     }
@@ -279,8 +358,8 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
     public func fillPlaceholders() {
         for (item, cell) in placeholders.sorted(by: { $0.key < $1.key }) where identifier(item) != nil {
             placeholders[item] = nil
-            guard cell.indexPath?.last == item, cell.content.identifier == nil else { continue }
-            populate(cell, item: item, priority: priority(at: IndexPath(indexes: [0, item])))
+            guard cell.indexPath?.last.map(itemNumber) == item, cell.content.identifier == nil else { continue }
+            populate(cell, item: item, priority: priority(at: IndexPath(indexes: [0, item - indexBase])))
             if cell.isDisplayed, cell.content.data != nil {
                 if cell.content.isPreview { meter.previewShown(item: item) } else { meter.dataShown(item: item) }
             }
@@ -290,7 +369,7 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable> {
     /// Ends the run: the meter closes its open waits (the view's prefetch window counts as still
     /// planned), and the fetcher shuts down.
     public func finish() {
-        meter.finish(stillPlanned: plannedItems)
+        meter.finish(stillPlanned: plannedItemNumbers)
         fetcher.shutdown()
     }
 
@@ -397,16 +476,16 @@ final class SampleCallbacks<ID: Hashable & Sendable, Value: Sendable>:
     func collectionView(_ collectionView: CollectionView, cellForItemAt indexPath: IndexPath) -> CollectionViewCell {
         let cell = collectionView.dequeueReusableCell(withReuseIdentifier: sampleCellIdentifier, for: indexPath)
         guard let sample = cell as? SampleGridCell<ID, Value> else { preconditionFailure("expected a SampleGridCell, got \(cell)") }
-        app.populate(sample, item: indexPath.item, priority: app.priority(at: indexPath))
+        app.populate(sample, item: app.itemNumber(indexPath.item), priority: app.priority(at: indexPath))
         return cell
     }
 
     func collectionView(_ collectionView: CollectionView, willDisplay cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
-        app.appeared(cell, item: indexPath.item, priority: app.priority(at: indexPath))
+        app.appeared(cell, item: app.itemNumber(indexPath.item), priority: app.priority(at: indexPath))
     }
 
     func collectionView(_ collectionView: CollectionView, didEndDisplaying cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
-        app.disappeared(cell, item: indexPath.item)
+        app.disappeared(cell, item: app.itemNumber(indexPath.item))
     }
 
     func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int { app.itemCount }
@@ -414,15 +493,15 @@ final class SampleCallbacks<ID: Hashable & Sendable, Value: Sendable>:
     func tableView(_ tableView: TableView, cellForRowAt indexPath: IndexPath) -> TableViewCell {
         let cell = tableView.dequeueReusableCell(withIdentifier: sampleCellIdentifier, for: indexPath)
         guard let sample = cell as? SampleListCell<ID, Value> else { preconditionFailure("expected a SampleListCell, got \(cell)") }
-        app.populate(sample, item: indexPath.row, priority: app.priority(at: indexPath))
+        app.populate(sample, item: app.itemNumber(indexPath.row), priority: app.priority(at: indexPath))
         return cell
     }
 
     func tableView(_ tableView: TableView, willDisplay cell: TableViewCell, forRowAt indexPath: IndexPath) {
-        app.appeared(cell, item: indexPath.row, priority: app.priority(at: indexPath))
+        app.appeared(cell, item: app.itemNumber(indexPath.row), priority: app.priority(at: indexPath))
     }
 
     func tableView(_ tableView: TableView, didEndDisplaying cell: TableViewCell, forRowAt indexPath: IndexPath) {
-        app.disappeared(cell, item: indexPath.row)
+        app.disappeared(cell, item: app.itemNumber(indexPath.row))
     }
 }

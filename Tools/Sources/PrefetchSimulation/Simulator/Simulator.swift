@@ -103,6 +103,7 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
     public func run(onFrame: (FrameDriver.Frame) async throws -> Bool = { _ in true }) async throws -> SimulationResult {
         let (app, loop, meter) = (app, loop, app.meter)
         var gestures = GestureDriver(scenario.motion)
+        gestures.app = app
         var frameTimes: [Double] = []
         var lastOffset = 0.0
         let wallClock = ContinuousClock()
@@ -129,7 +130,7 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
                 lastOffset = offset
                 self.onRest?()
                 if frame.index % 3 == 0, frame.index > 0 {
-                    let pending = app.plannedItems
+                    let pending = app.plannedItemNumbers
                     meter.sampleFrame(visible: meter.visibleItems, prefetch: pending.min().flatMap { lo in pending.max().map { lo...$0 } })
                 }
                 return frame.index == 0 ? true : try await onFrame(frame)

@@ -1,0 +1,74 @@
+/// What apps do besides a finger's drag and fling (issue #35), each on the tutorial's list and on
+/// the grid of Apple's sample: `prefetch-bench run --suite moments`.
+///
+/// A separate suite, so the standard suite's summary numbers stay comparable with those measured
+/// before it. Every programmatic moment goes through the app's path: the app tells its
+/// `ScrollViewPrefetcher` where it scrolls (`willScroll(to:animated:)`), moves the view (UIKit's
+/// ease-in-out, 0.3 s), and forwards the animation's end (`didEndScrollingAnimation()`).
+public enum MomentsSuite {
+    /// The moments in the suite.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// Reading, then animated scrolls to far items (`scrollToItem(at:at:animated: true)`) and back.
+        case animatedScroll = "animated-scroll"
+        /// Scrolling far down, then a status-bar tap (animated to the top), twice.
+        case statusBarTap = "status-bar-tap"
+        /// Reading, then instant restores to saved offsets (`setContentOffset(_:animated: false)`).
+        case restore
+        /// Flings with a rotation mid-fling and one at rest: the viewport's size changes.
+        case rotation
+        /// A feed's new posts and a chat's older messages arrive above the screen while the user
+        /// drags and at rest, and old ones are deleted: the app keeps the user's place.
+        case insertsAbove = "inserts-above"
+    }
+
+    /// Every scenario: each moment on a list, then on a grid.
+    public static var all: [Scenario] {
+        [ScenarioLayout.Kind.list, .grid].flatMap { layout in Kind.allCases.map { scenario($0, layout: layout) } }
+    }
+
+    /// One scenario of the suite.
+    public static func scenario(_ kind: Kind, layout: ScenarioLayout.Kind) -> Scenario {
+        let layoutValue: ScenarioLayout = layout == .grid ? .grid() : .list()
+        let viewport: Viewport = layout == .grid ? .seedGrid : .phoneList
+        // Items about 90,000 points down, and a place about 40,000 points down, in either layout.
+        let perPoint = layout == .grid ? 2.0 / 110 : 1.0 / 66
+        let far = Int(90_000 * perPoint), middle = Int(40_000 * perPoint)
+        let gestures: [ScrollGesture]
+        switch kind {
+        case .animatedScroll:
+            gestures = [
+                .pause(duration: 0.5), .drag(speed: 400, duration: 2), .pause(duration: 0.5),
+                .animate(item: far, duration: ScrollGesture.defaultAnimationDuration), .pause(duration: 1.5),
+                .drag(speed: 300, duration: 2), .pause(duration: 0.5),
+                .animate(item: middle, duration: 0.5), .pause(duration: 1.5),
+                .animate(item: 20, duration: ScrollGesture.defaultAnimationDuration), .pause(duration: 1.5),
+            ]
+        case .statusBarTap:
+            let down = (0..<6).flatMap { _ in [ScrollGesture.fling(velocity: 9_000), .pause(duration: 0.3)] }
+            gestures = [.pause(duration: 0.5)] + down + [.statusBarTap, .pause(duration: 1.5), .drag(speed: 300, duration: 2)]
+                + down + [.statusBarTap, .pause(duration: 1.5)]
+        case .restore:
+            gestures = [
+                .pause(duration: 0.5), .drag(speed: 300, duration: 3), .pause(duration: 1),
+                .restore(offset: 40_000), .pause(duration: 1.5), .drag(speed: 300, duration: 2), .pause(duration: 1),
+                .restore(offset: 2_000), .pause(duration: 1.5), .drag(speed: -200, duration: 2), .pause(duration: 1),
+            ]
+        case .rotation:
+            // The phone turned on its side; the grid's view (a part of an iPad's screen) turns wider: 2 columns become 4.
+            let landscape = layout == .grid ? Viewport(width: 700, height: 300) : Viewport(width: viewport.height, height: viewport.width)
+            gestures = [
+                .pause(duration: 0.5), .flingFor(velocity: 6_000, duration: 0.4), .rotate(width: landscape.width, height: landscape.height),
+                .pause(duration: 2), .drag(speed: 300, duration: 2), .pause(duration: 0.5),
+                .rotate(width: viewport.width, height: viewport.height), .pause(duration: 1), .fling(velocity: 4_000), .pause(duration: 1),
+            ]
+        case .insertsAbove:
+            gestures = [
+                .pause(duration: 0.5), .drag(speed: 500, duration: 3), .insertAbove(count: 50, after: 1), .insertAbove(count: 20, after: 2),
+                .pause(duration: 1), .insertAbove(count: 30, after: nil), .pause(duration: 1),
+                .fling(velocity: 3_000), .deleteAbove(count: 40, after: 0.3), .pause(duration: 0.5),
+                .drag(speed: -400, duration: 2), .insertAbove(count: 10, after: 0.5), .pause(duration: 1),
+            ]
+        }
+        return Scenario(name: "\(kind.rawValue)-\(layout.rawValue)", layout: layoutValue, viewport: viewport, motion: .gestures(gestures))
+    }
+}
