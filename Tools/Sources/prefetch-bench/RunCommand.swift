@@ -214,8 +214,9 @@ struct NetworkOptions: ParsableArguments {
     /// - Throws: `ValidationError` naming the flag, the value and the rule broken.
     func model(profile: LatencyProfile) throws -> NetworkModel {
         if network == .independent {
-            let phoneFlags = [("--link", link != .classic), ("--payloads", payloads != nil), ("--image-format", imageFormat != nil), ("--[no-]queueing", queueing != nil),
-                              ("--[no-]slow-start", slowStart != nil), ("--[no-]radio-wake", radioWake != nil), ("--[no-]bursty-rtt", burstyRtt != nil)]
+            let switches = [("queueing", queueing), ("slow-start", slowStart), ("radio-wake", radioWake), ("bursty-rtt", burstyRtt)]
+            let phoneFlags = [("--link \(link.rawValue)", link != .classic), ("--payloads", payloads != nil), ("--image-format", imageFormat != nil)]
+                + switches.map { name, on in (on == false ? "--no-\(name)" : "--\(name)", on != nil) }
             for (flag, given) in [("--http", http != .http2), ("--link-mbps", linkMbps != nil), ("--no-resume", !resume), ("--link-sharing", linkSharing != .fair)] + phoneFlags where given {
                 throw ValidationError("\(flag) applies only to --network shared; it cannot be combined with --network independent")
             }

@@ -1,5 +1,6 @@
 import Foundation
 import PrefetchTesting
+import PrefetchToolSupport
 
 /// The effects that make a ``SharedLink`` behave like a phone's radio link, each its own switch
 /// (all off by default: the classic fluid link). See <doc:APhonesLink> for each effect's source.
@@ -141,15 +142,15 @@ public struct PhoneEffects: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The chain of ``PhoneEffects/BurstyRoundTrips``: when its state changes, drawn lazily and seeded.
-struct BurstyChain: Sendable, Hashable {
+struct BurstyChain: Sendable {
     let parameters: PhoneEffects.BurstyRoundTrips
-    private var rng: SplitMix64Box
+    private var rng: SplitMix64
     /// The times the state changes, in seconds; the chain starts good at 0.
     private(set) var changes: [Double] = []
 
     init(_ parameters: PhoneEffects.BurstyRoundTrips, seed: UInt64) {
         self.parameters = parameters
-        self.rng = SplitMix64Box(seed: seed ^ 0x4255_5253_5459)
+        self.rng = SplitMix64(seed: seed ^ 0x4255_5253_5459)
     }
 
     /// Whether the chain is bad at `seconds`.
@@ -167,23 +168,8 @@ struct BurstyChain: Sendable, Hashable {
     /// Draws the next stay.
     mutating func extend() {
         let mean = changes.count % 2 == 0 ? parameters.meanGoodSeconds : parameters.meanBadSeconds
-        let u = max(rng.next(), 1e-300)
+        let u = max(rng.nextUnitInterval(), 1e-300)
         changes.append((changes.last ?? 0) - mean * log(u))
-    }
-}
-
-/// A seeded unit-interval generator that is `Hashable` (the chain is part of a timeline's value).
-struct SplitMix64Box: Sendable, Hashable {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    /// The next number in [0, 1).
-    mutating func next() -> Double {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return Double(z >> 11) / Double(1 << 53)
     }
 }
 
