@@ -53,6 +53,24 @@ import Testing
         #expect(first.out.contains("jumps-list") && first.out.contains("clairvoyant"))
     }
 
+    @Test func thePhoneLinkRepeatsInTwoProcessesAndRefusesBadFlagsByName() async throws {
+        let a = Self.temporaryFile("a.json"), b = Self.temporaryFile("b.json")
+        defer { try? FileManager.default.removeItem(at: a); try? FileManager.default.removeItem(at: b) }
+        // Every effect on, the bursty chain included: the same seed gives the same bytes in every process.
+        let args = ["--quiet", "--scenario", "flings-list", "--policy", "adaptive", "--link", "phone", "--latency-profile", "emerging"]
+        let first = try await Self.run(args + ["--json", a.path])
+        let second = try await Self.run(args + ["--json", b.path])
+        #expect(first.status == 0 && second.status == 0, "\(first.err)\(second.err)")
+        #expect(try Data(contentsOf: a) == Data(contentsOf: b))
+        #expect(first.out.contains("sizes cell(thumbnail jpeg") && first.out.contains("radio wake(2.0 s after 17.0 s idle)"))
+        let link = try await Self.run(["--link", "tablet"])
+        #expect(link.status != 0 && link.err.contains("'tablet'") && link.err.contains("'classic' and 'phone'"))
+        let format = try await Self.run(["--image-format", "webp"])
+        #expect(format.status != 0 && format.err.contains("--image-format webp applies only to cell payloads"))
+        let independent = try await Self.run(["--network", "independent", "--no-slow-start"])
+        #expect(independent.status != 0 && independent.err.contains("--no-slow-start applies only to --network shared"))
+    }
+
     @Test func badFlagsNameTheValueAndTheRule() async throws {
         let cap = try await Self.run(["--cap", "0"])
         #expect(cap.status != 0)
