@@ -156,6 +156,7 @@ extension RunCommand {
 }
 
 extension HTTPVersion:  ExpressibleByArgument {}
+extension CellImages.Format: ExpressibleByArgument {}
 
 /// The bench's network flags: a shared link (the default) or independent latencies.
 struct NetworkOptions: ParsableArguments {
@@ -184,6 +185,38 @@ struct NetworkOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Whether a stopped transfer's bytes are kept and the item's next load moves only the rest, as HTTPLoader does with range requests (default: on).")
     var resume = true
 
+    @Option(help: ArgumentHelp("The link's behaviour: classic (a fluid fair-share pipe after an independent round trip; the default) or phone (payloads follow the cell, queueing, slow start, radio wake-up and bursty round trips all on; each flag below can turn one off or on).", valueName: "model"))
+    var link: LinkModel = .classic
+
+    /// The link's behaviour.
+    enum LinkModel: String, ExpressibleByArgument, CaseIterable {
+        case classic, phone
+    }
+
+    @Option(help: ArgumentHelp("Payload sizes: standard (60 KB median, 600 KB p99, every cell alike; classic's default), thumbnail (the cell's image at 3x: a 66 pt row's 198 px square, a grid item's rectangle; phone's default) or feed-photo (a full-width square photo at 3x).", valueName: "sizes"))
+    var payloads: Payloads?
+
+    /// Payload sizes by name.
+    enum Payloads: String, ExpressibleByArgument, CaseIterable {
+        case standard, thumbnail
+        case feedPhoto = "feed-photo"
+    }
+
+    @Option(help: ArgumentHelp("The image format of cell payloads: jpeg (0.35 bytes per pixel; the default) or webp (0.25).", valueName: "format"))
+    var imageFormat: CellImages.Format?
+
+    @Flag(inversion: .prefixedNo, help: "Queueing: a round trip waits behind the bytes queued in the link's buffer (half a second of its capacity) (default: on with --link phone).")
+    var queueing: Bool?
+
+    @Flag(inversion: .prefixedNo, help: "Slow start: a transfer's congestion window starts at 10 segments and doubles per round trip (RFC 6928) (default: on with --link phone).")
+    var slowStart: Bool?
+
+    @Flag(inversion: .prefixedNo, help: "Radio wake-up: after an idle tail the next request waits for the radio (lte: 0.26 s after 11.6 s idle; emerging: 2 s after 17 s) (default: on with --link phone).")
+    var radioWake: Bool?
+
+    @Flag(inversion: .prefixedNo, help: "Bursty round trips: a good/bad Markov chain (10 s good, 2 s bad on average) makes slow round trips (4 x) come in runs (default: on with --link phone).")
+    var burstyRtt: Bool?
+
     @Flag(inversion: .prefixedNo, help: "Whether the app knows each item's payload size (as a feed listing byte counts does), so the view plans each item with its own load time once the fetcher has measured the transfer rate (default: on).")
     var knownSizes = true
 
@@ -191,7 +224,10 @@ struct NetworkOptions: ParsableArguments {
     /// - Throws: `ValidationError` naming the flag, the value and the rule broken.
     func model(profile: LatencyProfile) throws -> NetworkModel {
         if network == .independent {
-            for (flag, given) in [("--http", http != .http2), ("--link-mbps", linkMbps != nil), ("--no-resume", !resume), ("--link-sharing", linkSharing != .fair)] where given {
+            let switches = [("queueing", queueing), ("slow-start", slowStart), ("radio-wake", radioWake), ("bursty-rtt", burstyRtt)]
+            let phoneFlags = [("--link \(link.rawValue)", link != .classic), ("--payloads", payloads != nil), ("--image-format", imageFormat != nil)]
+                + switches.map { name, on in (on == false ? "--no-\(name)" : "--\(name)", on != nil) }
+            for (flag, given) in [("--http", http != .http2), ("--link-mbps", linkMbps != nil), ("--no-resume", !resume), ("--link-sharing", linkSharing != .fair)] + phoneFlags where given {
                 throw ValidationError("\(flag) applies only to --network shared; it cannot be combined with --network independent")
             }
             return .independent
@@ -205,6 +241,32 @@ struct NetworkOptions: ParsableArguments {
         }
         link.resumesStoppedTransfers = resume
         link.sharesByPriority = linkSharing == .priority
+        try applyPhone(to: &link, profile: profile)
         return .shared(link)
+    }
+
+    /// Sets the link's payload sizes and phone effects from `--link` and the per-effect flags.
+    /// - Throws: `ValidationError` when `--image-format` is given with standard payloads.
+    private func applyPhone(to sharedLink: inout SharedLink, profile: LatencyProfile) throws {
+        let phone = link == .phone
+        let sizes = payloads ?? (phone ? .thumbnail : .standard)
+        if let imageFormat, sizes == .standard {
+            throw ValidationError("--image-format \(imageFormat.rawValue) applies only to cell payloads; use it with --payloads thumbnail or feed-photo (or --link phone)")
+        }
+        let format = imageFormat ?? .jpeg
+        switch sizes {
+        case .standard: break
+        case .thumbnail: sharedLink = try SharedLink(capacityBytesPerSecond: sharedLink.capacityBytesPerSecond, http: http, sizes: .cell(CellImages(.thumbnail, format: format)))
+        case .feedPhoto: sharedLink = try SharedLink(capacityBytesPerSecond: sharedLink.capacityBytesPerSecond, http: http, sizes: .cell(CellImages(.feedPhoto, format: format)))
+        }
+        sharedLink.resumesStoppedTransfers = resume
+        sharedLink.sharesByPriority = linkSharing == .priority
+        let all = PhoneEffects.phone(capacityBytesPerSecond: sharedLink.capacityBytesPerSecond)
+        var effects = PhoneEffects()
+        if queueing ?? phone { effects.queueing = all.queueing }
+        if slowStart ?? phone { effects.slowStart = all.slowStart }
+        if radioWake ?? phone { effects.radioWake = profile == .emerging ? .umts : .lte }
+        if burstyRtt ?? phone { effects.burstyRoundTrips = all.burstyRoundTrips }
+        sharedLink.phone = effects
     }
 }

@@ -32,17 +32,24 @@ import Testing
         FileManager.default.temporaryDirectory.appendingPathComponent("prefetch-bench-\(UUID().uuidString)-\(name)")
     }
 
-    @Test func writesTheSameJSONInTwoProcesses() async throws {
-        // Swift seeds hashing per process: two processes catch any order that leaks from a Set or Dictionary.
-        let a = Self.temporaryFile("a.json"), b = Self.temporaryFile("b.json")
+    /// Runs the bench with `args` in two processes, expecting the same JSON from both (Swift seeds
+    /// hashing per process: two processes catch any order that leaks from a Set or Dictionary).
+    /// Returns the first run and its JSON.
+    static func runTwice(_ args: [String]) async throws -> (first: (status: Int32, out: String, err: String), json: Data) {
+        let a = temporaryFile("a.json"), b = temporaryFile("b.json")
         defer { try? FileManager.default.removeItem(at: a); try? FileManager.default.removeItem(at: b) }
-        // Failures too: retries wait out the fetcher's back-off on the virtual clock.
-        let args = ["--quiet", "--scenario", "jumps-list", "--scenario", "flings-grid", "--seed", "7", "--failure-rate", "0.2"]
-        let first = try await Self.run(args + ["--json", a.path])
-        let second = try await Self.run(args + ["--json", b.path])
+        let first = try await run(args + ["--json", a.path])
+        let second = try await run(args + ["--json", b.path])
         #expect(first.status == 0 && second.status == 0, "\(first.err)\(second.err)")
         let dataA = try Data(contentsOf: a), dataB = try Data(contentsOf: b)
         #expect(dataA == dataB)
+        return (first, dataA)
+    }
+
+    @Test func writesTheSameJSONInTwoProcesses() async throws {
+        // Failures too: retries wait out the fetcher's back-off on the virtual clock.
+        let args = ["--quiet", "--scenario", "jumps-list", "--scenario", "flings-grid", "--seed", "7", "--failure-rate", "0.2"]
+        let (first, dataA) = try await Self.runTwice(args)
         let object = try JSONSerialization.jsonObject(with: dataA) as? [String: Any]
         let results = try #require(object?["results"] as? [[String: Any]])
         #expect(results.count == 12)
@@ -51,6 +58,19 @@ import Testing
                                  "loadsNeverShown", "settleMeanMs", "settleP95Ms", "peakMemoryBytes"]
         for result in results { #expect(keys.isSubset(of: Set(result.keys)), "missing \(keys.subtracting(result.keys))") }
         #expect(first.out.contains("jumps-list") && first.out.contains("clairvoyant"))
+    }
+
+    @Test func thePhoneLinkRepeatsInTwoProcessesAndRefusesBadFlagsByName() async throws {
+        // Every effect on, the bursty chain included: the same seed gives the same bytes in every process.
+        let args = ["--quiet", "--scenario", "flings-list", "--policy", "adaptive", "--link", "phone", "--latency-profile", "emerging"]
+        let (first, _) = try await Self.runTwice(args)
+        #expect(first.out.contains("sizes cell(thumbnail jpeg") && first.out.contains("radio wake(2.0 s after 17.0 s idle)"))
+        let link = try await Self.run(["--link", "tablet"])
+        #expect(link.status != 0 && link.err.contains("'tablet'") && link.err.contains("'classic' and 'phone'"))
+        let format = try await Self.run(["--image-format", "webp"])
+        #expect(format.status != 0 && format.err.contains("--image-format webp applies only to cell payloads"))
+        let independent = try await Self.run(["--network", "independent", "--no-slow-start"])
+        #expect(independent.status != 0 && independent.err.contains("--no-slow-start applies only to --network shared"))
     }
 
     @Test func badFlagsNameTheValueAndTheRule() async throws {

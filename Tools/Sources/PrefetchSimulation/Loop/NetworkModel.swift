@@ -52,6 +52,9 @@ public struct SharedLink: Sendable, Hashable, CustomStringConvertible {
     /// signals (RFC 9218) over HTTP/2 or HTTP/3, with each load's urgency following its fetch
     /// priority while it runs (``FetchPriority/urgency``, as `HTTPLoader` sends it).
     public var sharesByPriority = false
+    /// What makes the link behave like a phone's (queueing, slow start, the radio's wake-up,
+    /// slow round trips in runs): none by default, the classic fluid link. See <doc:APhonesLink>.
+    public var phone = PhoneEffects()
 
     /// A link of `capacityBytesPerSecond`.
     /// - Throws: ``SimulationError`` when the capacity is not a finite number greater than 0.
@@ -75,8 +78,11 @@ public struct SharedLink: Sendable, Hashable, CustomStringConvertible {
     /// when stopped transfers start over and `, by priority` when the most urgent go first.
     public var description: String {
         "\(capacityBytesPerSecond * 8 / 1e6) Mbit/s, \(http), sizes \(sizes)" + (resumesStoppedTransfers ? "" : ", no resuming")
-            + (sharesByPriority ? ", by priority" : "")
+            + (sharesByPriority ? ", by priority" : "") + phoneSuffix
     }
+
+    /// `, ` and the phone's effects when any is on; empty on the classic link.
+    private var phoneSuffix: String { phone.isClassic ? "" : ", \(phone)" }
 }
 
 /// The HTTP version of a shared link, which decides how many requests can be under way at once.
@@ -103,6 +109,9 @@ public enum PayloadSizes: Sendable, Hashable, CustomStringConvertible {
     case logNormal(median: Int, p99: Int)
     /// The size of each item, by index (a trace's `itemBytes`); items past the end have the last size.
     case perItem([Int])
+    /// Sizes that follow the cell's image (see ``CellImages``): a scenario turns them into a
+    /// log-normal around its layout's cell; without one, a 66-point list row's thumbnail.
+    case cell(CellImages)
 
     /// Feed thumbnails: median 60 KB, 99th percentile 600 KB.
     public static let standard = PayloadSizes.logNormal(median: 60_000, p99: 600_000)
@@ -112,6 +121,8 @@ public enum PayloadSizes: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .fixed(let bytes) where bytes < 0:
             throw SimulationError("payload size is \(bytes) bytes, but it must be 0 or more")
+        case .cell(let images) where !(images.scale.isFinite && images.scale > 0 && images.p99Ratio.isFinite && images.p99Ratio >= 1):
+            throw SimulationError("cell images at scale \(images.scale), p99 ratio \(images.p99Ratio): the scale must be above 0 and the ratio at least 1")
         case .logNormal(let median, let p99) where median <= 0 || p99 < median:
             throw SimulationError("payload sizes median \(median) B, p99 \(p99) B: the median must be above 0 and the p99 at least the median")
         case .perItem(let sizes):
@@ -131,6 +142,8 @@ public enum PayloadSizes: Sendable, Hashable, CustomStringConvertible {
             return bytes
         case .perItem(let sizes):
             return sizes[min(max(item, 0), sizes.count - 1)]
+        case .cell(let images):
+            return images.sizes(layout: ScenarioLayout.list(), viewport: Viewport(width: 390, height: 844)).bytes(item: item, seed: seed)
         case .logNormal(let median, let p99):
             var rng = SplitMix64(seed: seed ^ (UInt64(truncatingIfNeeded: item) &* 0x9E37_79B9_7F4A_7C15) ^ 0x5349_5A45)
             let u1 = max(rng.nextUnitInterval(), 1e-300), u2 = rng.nextUnitInterval()
@@ -140,12 +153,13 @@ public enum PayloadSizes: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `fixed(50000 B)`, `logNormal(median 60000 B, p99 600000 B)` or `perItem(1000 sizes)`.
+    /// `fixed(50000 B)`, `logNormal(median 60000 B, p99 600000 B)`, `perItem(1000 sizes)` or `cell(thumbnail jpeg (0.35 B/px, 3x))`.
     public var description: String {
         switch self {
         case .fixed(let bytes): "fixed(\(bytes) B)"
         case .logNormal(let median, let p99): "logNormal(median \(median) B, p99 \(p99) B)"
         case .perItem(let sizes): "perItem(\(sizes.count) sizes)"
+        case .cell(let images): "cell(\(images))"
         }
     }
 }

@@ -40,6 +40,9 @@ struct NetworkTimeline: Sendable {
         var keepsPrefix = false
         /// A separate resource (a variant): nothing carried into it or kept from it.
         var isVariant = false
+        /// With slow start, the earliest the transfer can end (its flights' round trips), in
+        /// seconds; once its bytes have moved it waits for this without a share of the link.
+        var earliestEnd: Double?
     }
 
     /// What the next event does.
@@ -50,6 +53,9 @@ struct NetworkTimeline: Sendable {
         case transferBegins(key: Int)
         /// The attempt `key`'s bytes passed its preview's prefix: the preview exists.
         case previewReady(key: Int)
+        /// The attempt `key` moved its last byte before slow start lets it end: it leaves the
+        /// link's sharing and waits for its last flight. Nothing the fetcher sees.
+        case bytesMoved(key: Int)
     }
 
     let model: NetworkModel
@@ -72,8 +78,23 @@ struct NetworkTimeline: Sendable {
     private(set) var finishedBytes: [Int: Double] = [:]
     /// The most stopped transfers and bytes kept at once: `HTTPLoader`'s defaults.
     static let keptLimit = (transfers: 16, bytes: 8.0 * 1_048_576)
+    /// The phone's effects (none on the classic link or when independent).
+    private let phone: PhoneEffects
+    /// The bursty chain of round trips, when on.
+    private var chain: BurstyChain?
+    /// The last time the network held an attempt, in seconds (the radio's tail starts there).
+    private var lastActive = 0.0
+    /// When the radio, woken, is connected again, in seconds.
+    private var awakeAt = -Double.infinity
+    /// When the last transfer ended or stopped, in seconds (an HTTP/2 connection idle since then restarts slow start).
+    private var lastTransferEnd = -Double.infinity
 
-    init(model: NetworkModel) { self.model = model }
+    /// A timeline for `model`; `seed` seeds the bursty chain of a phone's link.
+    init(model: NetworkModel, seed: UInt64 = 0) {
+        self.model = model
+        if case .shared(let link) = model { phone = link.phone } else { phone = PhoneEffects() }
+        chain = phone.burstyRoundTrips.map { BurstyChain($0, seed: seed) }
+    }
 
     /// An attempt's part in previews.
     enum PreviewRole: Sendable, Hashable {
@@ -93,7 +114,9 @@ struct NetworkTimeline: Sendable {
 
     private var transferCount: Int {
         let urgency = movingUrgency
-        return attempts.values.reduce(0) { n, attempt in if case .transfer = attempt.phase, attempt.urgency <= urgency { n + 1 } else { n } }
+        return attempts.values.reduce(0) { n, attempt in
+            if case .transfer(let remaining) = attempt.phase, attempt.urgency <= urgency, attempt.earliestEnd == nil || remaining > 0 { n + 1 } else { n }
+        }
     }
 
     /// The urgency whose transfers move: the most urgent of the running transfers when the link
@@ -121,6 +144,11 @@ struct NetworkTimeline: Sendable {
     mutating func start(key: Int, item: Int, bytes: Int, roundTrip: Duration, fails: Bool, urgency: Int = 3,
                         preview: PreviewRole = .none, at now: Duration) {
         catchUp(to: now)
+        var roundTrip = roundTrip
+        if chain?.isBad(at: now.seconds) == true, let factor = phone.burstyRoundTrips?.badFactor {
+            roundTrip = .seconds(exactly: roundTrip.seconds * factor)
+        }
+        let wasIdle = attempts.isEmpty
         var attempt = Attempt(item: item, bytes: bytes, roundTrip: roundTrip, fails: fails, phase: .roundTrip(end: now + roundTrip), urgency: urgency)
         switch preview {
         case .none: break
@@ -140,8 +168,32 @@ struct NetworkTimeline: Sendable {
         if let limit = link?.http.maxConnections, connectionsInUse >= limit {
             attempt.phase = .waitingForConnection
             connectionQueue.append(key)
+        } else if !phone.isClassic {
+            attempt.phase = .roundTrip(end: now + roundTrip + phoneDelay(at: now, radioWasIdle: wasIdle))
         }
         attempts[key] = attempt
+    }
+
+    /// What a phone's link adds to a round trip beginning at `now`: the wait behind the bytes
+    /// queued in the bottleneck's buffer, and the radio's wake-up (when it was idle past its tail,
+    /// or is waking).
+    private mutating func phoneDelay(at now: Duration, radioWasIdle: Bool) -> Duration {
+        var seconds = 0.0
+        if let queueing = phone.queueing, let link {
+            let queued = attempts.values.reduce(0.0) { sum, attempt in if case .transfer(let remaining) = attempt.phase { sum + remaining } else { sum } }
+            seconds += min(queued, queueing.bufferBytes) / link.capacityBytesPerSecond
+        }
+        if let radio = phone.radioWake {
+            let t = now.seconds
+            if radioWasIdle, t - lastActive >= radio.idleSeconds, t >= awakeAt { awakeAt = t + radio.promotionSeconds }
+            seconds += max(awakeAt - t, 0)
+        }
+        return .seconds(exactly: seconds)
+    }
+
+    /// Notes that the network held nothing from `now` on, when it does not (the radio's tail starts).
+    private mutating func noteIfEmpty(at now: Duration) {
+        if attempts.isEmpty { lastActive = max(lastActive, now.seconds) }
     }
 
     /// Stops attempt `key` at `now` (cancelled): its bytes so far stay on the wire, counted as stopped.
@@ -153,7 +205,9 @@ struct NetworkTimeline: Sendable {
         if case .transfer(let remaining) = attempt.phase { moved = Double(attempt.bytes) - attempt.carried - remaining }
         bytesStopped += moved
         if !attempt.isVariant { keep(attempt.item, attempt.carried + moved) }
+        if case .transfer = attempt.phase { lastTransferEnd = now.seconds }
         if attempt.phase != .waitingForConnection { admitWaiting(at: now) }
+        noteIfEmpty(at: now)
     }
 
     /// The next event and when it happens (ties by item, then key), or nil when nothing runs.
@@ -169,8 +223,19 @@ struct NetworkTimeline: Sendable {
             case .roundTrip(let end):
                 candidate = (end, link == nil || attempt.fails ? .ends(key: key) : .transferBegins(key: key))
             case .transfer(let remaining):
-                guard attempt.urgency <= moving else { continue }
-                if let at = attempt.previewAt {
+                guard attempt.urgency <= moving || (attempt.earliestEnd != nil && remaining <= 0) else { continue }
+                if let earliest = attempt.earliestEnd {
+                    // Slow start: the bytes move at the link's share but the attempt ends no sooner than its last flight.
+                    if remaining <= 0 {
+                        candidate = (.seconds(exactly: max(earliest, linkTime)), .ends(key: key))
+                    } else if attempt.previewAt == nil {
+                        let seconds = linkTime + remaining * sharing / (link?.capacityBytesPerSecond ?? 1)
+                        candidate = seconds < earliest ? (.seconds(exactly: seconds), .bytesMoved(key: key)) : (.seconds(exactly: seconds), .ends(key: key))
+                    } else {
+                        let untilPreview = max(remaining - (Double(attempt.bytes) - attempt.previewAt!), 0)
+                        candidate = (.seconds(exactly: linkTime + untilPreview * sharing / (link?.capacityBytesPerSecond ?? 1)), .previewReady(key: key))
+                    }
+                } else if let at = attempt.previewAt {
                     // The preview exists once the bytes left are down to the part after the prefix.
                     let untilPreview = max(remaining - (Double(attempt.bytes) - at), 0)
                     candidate = (.seconds(exactly: linkTime + untilPreview * sharing / (link?.capacityBytesPerSecond ?? 1)), .previewReady(key: key))
@@ -191,7 +256,17 @@ struct NetworkTimeline: Sendable {
         catchUp(to: time)
         switch event {
         case .transferBegins(let key):
-            if let attempt = attempts[key] { attempts[key]?.phase = .transfer(remaining: Double(attempt.bytes) - attempt.carried) }
+            if let attempt = attempts[key] {
+                attempts[key]?.phase = .transfer(remaining: Double(attempt.bytes) - attempt.carried)
+                let earliest = slowStartEnd(of: attempt, key: key, at: time)
+                attempts[key]?.earliestEnd = earliest
+            }
+            return nil
+        case .bytesMoved(let key):
+            if case .transfer(let remaining) = attempts[key]?.phase {
+                bytesOnWire += remaining   // the last sliver the clock's rounding left
+                attempts[key]?.phase = .transfer(remaining: 0)
+            }
             return nil
         case .previewReady(let key):
             attempts[key]?.previewAt = nil
@@ -214,9 +289,28 @@ struct NetworkTimeline: Sendable {
                     prefixes[attempt.item] = nil
                 }
             }
+            if case .transfer = attempt.phase { lastTransferEnd = time.seconds }
             admitWaiting(at: time)
+            noteIfEmpty(at: time)
             return attempt
         }
+    }
+
+    /// With slow start, when attempt `key`'s transfer beginning at `now` can end at the earliest:
+    /// `flights − 1` of its round trips after its first byte (nil: one flight, or no slow start).
+    /// Over HTTP/1.1 every transfer starts slowly; over HTTP/2 only one beginning on a connection
+    /// idle (no other transfer running) for longer than the restart time.
+    private func slowStartEnd(of attempt: Attempt, key: Int, at now: Duration) -> Double? {
+        guard let slowStart = phone.slowStart, let link else { return nil }
+        if link.http == .http2 {
+            let othersRunning = attempts.contains { other in
+                if other.key != key, case .transfer = other.value.phase { true } else { false }
+            }
+            guard !othersRunning, now.seconds - lastTransferEnd > slowStart.restartAfterIdleSeconds else { return nil }
+        }
+        let flights = slowStart.flights(Double(attempt.bytes) - attempt.carried)
+        guard flights > 1 else { return nil }
+        return now.seconds + Double(flights - 1) * attempt.roundTrip.seconds
     }
 
     /// When attempts waiting or running now are expected to end, by item, if the link's sharing
@@ -273,7 +367,7 @@ struct NetworkTimeline: Sendable {
         // run, and so would one in key order (keys follow the order the loads' tasks reached the
         // network, which the executor decides).
         for key in attempts.sorted(by: { ($0.value.item, $0.key) < ($1.value.item, $1.key) }).map(\.key) {
-            guard case .transfer(let remaining) = attempts[key]?.phase, attempts[key]!.urgency <= moving else { continue }
+            guard case .transfer(let remaining) = attempts[key]?.phase, attempts[key]!.urgency <= moving, remaining > 0 || attempts[key]!.earliestEnd == nil else { continue }
             let moved = min(share, remaining)
             bytesOnWire += moved
             attempts[key]?.phase = .transfer(remaining: remaining - moved)
@@ -285,7 +379,10 @@ struct NetworkTimeline: Sendable {
         guard let limit = link?.http.maxConnections else { return }
         while connectionsInUse < limit, !connectionQueue.isEmpty {
             let key = connectionQueue.removeFirst()
-            if let roundTrip = attempts[key]?.roundTrip { attempts[key]?.phase = .roundTrip(end: now + roundTrip) }
+            if let roundTrip = attempts[key]?.roundTrip {
+                let end = phone.isClassic ? now + roundTrip : now + roundTrip + phoneDelay(at: now, radioWasIdle: false)
+                attempts[key]?.phase = .roundTrip(end: end)
+            }
         }
     }
 }

@@ -137,7 +137,7 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
         previews: PreviewSource = .none, retry: RetryPolicy,
         clock: ManualClock, signal: ChangeSignal, item: @escaping @Sendable (ID) -> Int, value: @escaping @Sendable (ID) -> Value
     ) {
-        self.state = Locked(State(latency: latency, timeline: NetworkTimeline(model: model)))
+        self.state = Locked(State(latency: latency, timeline: NetworkTimeline(model: model, seed: seed)))
         self.seed = seed
         self.sizes = sizes
         self.previews = previews

@@ -60,11 +60,13 @@ extension Scenario {
     }
 
     /// The payload sizes a load of this scenario moves under `network`: the fixed `payloadBytes`
-    /// when independent; on a shared link, the scenario's `itemBytes` when it has them, else the link's sizes.
+    /// when independent; on a shared link, the scenario's `itemBytes` when it has them, else the link's sizes
+    /// (sizes that follow the cell, ``PayloadSizes/cell(_:)``, from this scenario's cell).
     func sizes(on network: NetworkModel) -> PayloadSizes {
         switch network {
         case .independent: .fixed(payloadBytes)
-        case .shared(let link): itemBytes.map { .perItem($0) } ?? link.sizes
+        case .shared(let link):
+            if let itemBytes { .perItem(itemBytes) } else if case .cell(let images) = link.sizes { images.sizes(layout: layout, viewport: viewport) } else { link.sizes }
         }
     }
 }

@@ -124,7 +124,7 @@ public struct SimulationConfiguration: Sendable {
         guard cacheCountLimit >= 1 else { throw SimulationError("cache count limit is \(cacheCountLimit), but it must be at least 1") }
         guard tail.isFinite, tail >= 0 else { throw SimulationError("tail is \(tail) s, but it must be a finite number, at least 0") }
         guard maxDuration.isFinite, maxDuration > 0 else { throw SimulationError("maxDuration is \(maxDuration) s, but it must be greater than 0") }
-        if case .shared(let link) = network { try link.sizes.validate() }
+        if case .shared(let link) = network { try link.sizes.validate(); try link.phone.validate() }
         try previews.validate()
         if let memoryBudgetBytes, memoryBudgetBytes < 0 {
             throw SimulationError("memory budget is \(memoryBudgetBytes) bytes, but it must be 0 or more")
