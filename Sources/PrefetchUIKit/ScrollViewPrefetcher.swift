@@ -91,14 +91,19 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     ///   - axis: The axis the surface scrolls along.
     ///   - now: The time of a reading, in seconds, on a clock that never goes back (the system's
     ///     uptime by default; a virtual clock in a simulation).
+    ///   - schedule: Runs an action once, on the main actor, after a delay: how the prefetcher
+    ///     checks, a quiet time after an animated frame, that an animation nobody ended has ended.
+    ///     `nil` (the default) is a task that sleeps on the continuous clock; a simulation on a
+    ///     virtual clock passes its own, so the check runs at a virtual time.
     public init(surface: any ScrollSurface, lookup: ItemLookup<Item>, adapter: ScrollAdapter<Item>, axis: ScrollAxis = .vertical,
-                now: @escaping @MainActor () -> Double = { ProcessInfo.processInfo.systemUptime }) {
+                now: @escaping @MainActor () -> Double = { ProcessInfo.processInfo.systemUptime },
+                schedule: (@MainActor (_ delay: Duration, _ action: @escaping @MainActor () -> Void) -> Void)? = nil) {
         self.surface = surface
         self.lookup = lookup
         self.adapter = adapter
         self.axis = axis
         self.now = now
-        quietCheck = QuietAnimationCheck(now: now)
+        quietCheck = QuietAnimationCheck(now: now, schedule: schedule ?? QuietAnimationCheck.sleepThenRun)
         quietCheck.onQuiet = { [weak self] in self?.animationWentQuiet() }
         surface.stopDataPrefetching()
         unbind = surface.observeScrolling(SurfaceEvents(

@@ -90,12 +90,11 @@ struct UIKitRig {
         self.surface = surface
         let clock = self.clock
         let controller = PrefetchController<IndexPath>(policy: policy, target: target)
+        let timer = self.timer
         prefetcher = ScrollViewPrefetcher(surface: surface, lookup: .indexPaths, adapter: ScrollAdapter(controller: controller),
-                                          axis: .vertical, now: { clock.now })
+                                          axis: .vertical, now: { clock.now }, schedule: { timer.schedule($0, $1) })
         let log = problemLog
         prefetcher.onProblem = { log.messages.append($0.message) }
-        let timer = self.timer
-        prefetcher.quietCheck.schedule = { timer.schedule($0, $1) }
     }
 
     /// What the controller saw at the last frame.
