@@ -56,6 +56,8 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
     private var measurements: [ID: Double] = [:]
     private let now: @MainActor () -> Double
     private let sleep: @Sendable (Duration) async throws -> Void
+    /// Ends an `.animating` phase that SwiftUI leaves without an `.idle` one, a quiet time after its last frame.
+    let quietCheck: QuietAnimationCheck
 
     /// Creates a prefetcher over `fetcher`.
     /// - Parameters:
@@ -77,6 +79,8 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
         self.adapter = ScrollAdapter(fetcher: fetcher, policy: policy, admission: admission, identifier: { $0 }, expectedBytes: expectedBytes)
         self.now = now
         self.sleep = sleep
+        quietCheck = QuietAnimationCheck(now: now)
+        quietCheck.onQuiet = { [weak self] in self?.animationWentQuiet() }
     }
 
     /// The value for the row showing `id`, loaded when ``/PrefetchKit/RowAdmission`` lets the row
@@ -152,11 +156,21 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
         if let last { send(last) }
     }
 
-    private func send(_ values: ScrollValues) {
+    /// An `.animating` phase had no frame for the quiet time (`ScrollTracker.animationQuietTime`, 0.1 s) and
+    /// SwiftUI reported no new phase: the animation has ended, and the view is planned at rest. The
+    /// phase SwiftUI last reported stays: a later frame under it is read as a new animation.
+    private func animationWentQuiet() {
+        adapter.animationEnded()
+        if let last { send(last, motion: .idle) }
+    }
+
+    private func send(_ values: ScrollValues, motion override: ScrollTracker.Motion? = nil) {
+        let motion = override ?? motion
         let frame = ScrollTracker.Frame(time: now(), offset: values.offset, viewportLength: values.viewportLength,
                                         contentLength: values.contentLength, leadingInset: values.leadingInset,
                                         trailingInset: values.trailingInset, motion: motion)
-        if let problem = adapter.frame(frame, geometry: geometry) { onProblem(problem) }
+        if let problem = adapter.frame(frame, geometry: geometry) { return onProblem(problem) }
+        quietCheck.frameSent(animating: motion == .animating)
     }
 }
 

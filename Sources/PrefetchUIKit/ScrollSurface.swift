@@ -62,7 +62,7 @@ extension SurfaceReading {
 /// This is the whole of what the prefetcher needs from a scroll view: `UICollectionView` and
 /// `UITableView` conform in the UIKit bindings (a few lines each); conform your own scrolling
 /// view (a custom grid, a headless view in tests) the same way and attach a prefetcher with
-/// ``ScrollViewPrefetcher/init(surface:lookup:adapter:axis:now:)``. Report what UIKit's
+/// ``ScrollViewPrefetcher/init(surface:lookup:adapter:axis:now:schedule:)``. Report what UIKit's
 /// observers would hear, in UIKit's order: an offset or bounds change, a content-size change, the
 /// pan gesture's start and end, the memory warning. Everything that interprets what the surface
 /// reports lives in ``ScrollViewPrefetcher`` and runs on every platform.
@@ -82,6 +82,54 @@ public protocol ScrollSurface: AnyObject, Sendable {
     func observeScrolling(_ events: SurfaceEvents) -> @MainActor () -> Void
     /// Tells VoiceOver that a page scroll landed (`UIAccessibility.Notification.pageScrolled`).
     func announcePageScrolled(_ status: String)
+    /// The extent across the axis of the cell at `indexPath` (its frame's `minX..<maxX` in a
+    /// vertical list), or `nil` when there is none. The default answers `nil`.
+    func crossExtent(at indexPath: IndexPath, along axis: ScrollAxis) -> Range<Double>?
+    /// The part across the axis that the section at `section` shows now, in the coordinates of its
+    /// cells' frames, when the section scrolls across the axis on its own (an orthogonal section
+    /// of a compositional layout: a carousel in a vertical list); `nil` for a section that shows
+    /// whatever of it the viewport shows. The default answers `nil`: implement it (with
+    /// ``crossExtent(at:along:)``) only for a surface with such sections.
+    func visibleCrossExtent(ofSection section: Int, along axis: ScrollAxis) -> Range<Double>?
+}
+
+extension ScrollSurface {
+    /// No cell extent across the axis: every cell counts by its extent along it.
+    public func crossExtent(at indexPath: IndexPath, along axis: ScrollAxis) -> Range<Double>? { nil }
+    /// No section scrolls across the axis on its own.
+    public func visibleCrossExtent(ofSection section: Int, along axis: ScrollAxis) -> Range<Double>? { nil }
+}
+
+extension ScrollSurface {
+    /// ``cells(meeting:along:)`` without the cells that a section scrolling across the axis holds
+    /// outside the part it shows (a carousel's cards beyond its edges): along the axis they lie on
+    /// screen, but nobody sees them, and nothing observes the carousel's own scrolling to plan them.
+    func cellsShown(meeting range: Range<Double>, along axis: ScrollAxis) -> [(IndexPath, Range<Double>)] {
+        var windows: [Int: Range<Double>?] = [:]
+        return cells(meeting: range, along: axis).filter { path, _ in isShown(path, along: axis, windows: &windows) }
+    }
+
+    /// ``cellExtent(at:along:)`` for a cell that ``cellsShown(meeting:along:)`` keeps; `nil` for a
+    /// cell outside the part its section shows across the axis.
+    func shownCellExtent(at indexPath: IndexPath, along axis: ScrollAxis) -> Range<Double>? {
+        var windows: [Int: Range<Double>?] = [:]
+        return isShown(indexPath, along: axis, windows: &windows) ? cellExtent(at: indexPath, along: axis) : nil
+    }
+
+    /// Whether the cell at `path` lies in the part its section shows across the axis (always, for a
+    /// section that does not scroll across it); `windows` caches each section's answer.
+    private func isShown(_ path: IndexPath, along axis: ScrollAxis, windows: inout [Int: Range<Double>?]) -> Bool {
+        guard path.count == 2 else { return true }
+        let window: Range<Double>?
+        if let known = windows[path[0]] {
+            window = known
+        } else {
+            window = visibleCrossExtent(ofSection: path[0], along: axis)
+            windows[path[0]] = .some(window)
+        }
+        guard let window, let across = crossExtent(at: path, along: axis) else { return true }
+        return across.overlaps(window)
+    }
 }
 
 /// What a surface's observers report, as they hear it (on the main thread, in UIKit): a surface
@@ -139,6 +187,11 @@ func pagePosition(offset: Double, range: ClosedRange<Double>, step: Double) -> (
 func mainActorLookup<Item: Hashable & Sendable>(_ item: @escaping @MainActor (IndexPath) -> Item?,
                                                         _ path: @escaping @MainActor (Item) -> IndexPath?) -> ItemLookup<Item> {
     ItemLookup(item: { index in MainActor.assumeIsolated { item(index) } }, indexPath: { id in MainActor.assumeIsolated { path(id) } })
+}
+
+extension ScrollAxis {
+    /// The other axis: the one a carousel in a list along this one scrolls along.
+    var across: ScrollAxis { self == .vertical ? .horizontal : .vertical }
 }
 
 /// A cell's extent along the axis, or `nil` for an empty frame (UIKit's answer for no cell).

@@ -26,7 +26,11 @@ import PrefetchKit
 /// `setContentOffset(_:animated:)`, and
 /// forward `scrollViewDidEndScrollingAnimation` to ``didEndScrollingAnimation()``. Untold, its first
 /// frame is planned as a jump and the frames that follow a display frame apart (an animation)
-/// keep that plan, cells on screen asking at visible priority, until the motion stops.
+/// keep that plan, cells on screen asking at visible priority, until the motion stops. Told or
+/// untold, an animation whose end nobody forwards ends by itself: 0.1 s
+/// (the scroll tracker's quiet time) after its last frame, with no callback, the
+/// prefetcher tells the controller the view rests and plans the screen where it landed at visible
+/// priority.
 ///
 /// On a memory warning it calls its controller's ``/PrefetchKit/PrefetchController/handleMemoryPressure()``:
 /// the prefetches off screen are withdrawn and the fetcher keeps only what is on screen (and
@@ -73,6 +77,8 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     private var pendingPage: (target: Double, deadline: Double)?
     /// Stops the observers the surface registered.
     private var unbind: @MainActor () -> Void = {}
+    /// Ends an animation whose end nobody reports, a quiet time after its last frame.
+    let quietCheck: QuietAnimationCheck
 
     /// Attaches to `surface`: turns its own data prefetching off and registers the observers.
     ///
@@ -85,13 +91,20 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     ///   - axis: The axis the surface scrolls along.
     ///   - now: The time of a reading, in seconds, on a clock that never goes back (the system's
     ///     uptime by default; a virtual clock in a simulation).
+    ///   - schedule: Runs an action once, on the main actor, after a delay: how the prefetcher
+    ///     checks, a quiet time after an animated frame, that an animation nobody ended has ended.
+    ///     `nil` (the default) is a task that sleeps on the continuous clock; a simulation on a
+    ///     virtual clock passes its own, so the check runs at a virtual time.
     public init(surface: any ScrollSurface, lookup: ItemLookup<Item>, adapter: ScrollAdapter<Item>, axis: ScrollAxis = .vertical,
-                now: @escaping @MainActor () -> Double = { ProcessInfo.processInfo.systemUptime }) {
+                now: @escaping @MainActor () -> Double = { ProcessInfo.processInfo.systemUptime },
+                schedule: (@MainActor (_ delay: Duration, _ action: @escaping @MainActor () -> Void) -> Void)? = nil) {
         self.surface = surface
         self.lookup = lookup
         self.adapter = adapter
         self.axis = axis
         self.now = now
+        quietCheck = QuietAnimationCheck(now: now, schedule: schedule ?? QuietAnimationCheck.sleepThenRun)
+        quietCheck.onQuiet = { [weak self] in self?.animationWentQuiet() }
         surface.stopDataPrefetching()
         unbind = surface.observeScrolling(SurfaceEvents(
             changed: { [weak self] layout in MainActor.assumeIsolated { self?.surfaceChanged(layoutChanged: layout) } },
@@ -281,6 +294,14 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
         tick(force: true)
     }
 
+    /// A section that scrolls across the list's axis on its own (an orthogonal section of a
+    /// compositional layout: a carousel) scrolled: the cards it shows now count as visible, those it
+    /// left are withdrawn. The prefetcher cannot hear that scrolling itself; call this from the
+    /// section's `visibleItemsInvalidationHandler` if you want the plan to follow it. Without it,
+    /// the carousel's cards are planned as it showed them at the list's last frame, and a card that
+    /// scrolls in asks at visible priority from `cellForItemAt` all the same.
+    public func orthogonalSectionScrolled() { dataChanged() }
+
     /// The data was reloaded and index paths may name other data (`reloadData()`).
     public func dataReloaded() {
         adapter.dataReloaded()
@@ -302,6 +323,13 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     /// view at rest where it is (UIKit sends no callback after an animation's last frame).
     private func endQuietAnimation() {
         guard adapter.unannouncedAnimationEnded(at: now()) else { return }
+        adapter.animationEnded()
+        tick(motion: .idle, force: true)
+    }
+
+    /// An animated scroll had no frame for the quiet time (`ScrollTracker.animationQuietTime`, 0.1 s) and
+    /// nobody said it ended: it has, and the controller plans the view at rest where it is.
+    private func animationWentQuiet() {
         adapter.animationEnded()
         tick(motion: .idle, force: true)
     }
@@ -348,6 +376,7 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
         announcePageIfArrived(frame)
         if let problem = adapter.frame(frame, geometry: geometry) { return onProblem(problem) }
         sent = frame
+        quietCheck.frameSent(animating: frame.motion == .animating)
     }
 
     private func announcePageIfArrived(_ frame: ScrollTracker.Frame) {
@@ -368,8 +397,8 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
         let surface = self.surface
         return LayoutScrollGeometry(
             lookup: lookup,
-            frames: { [weak surface] range in MainActor.assumeIsolated { surface?.cells(meeting: range, along: axis) ?? [] } },
-            frame: { [weak surface] path in MainActor.assumeIsolated { surface?.cellExtent(at: path, along: axis) } })
+            frames: { [weak surface] range in MainActor.assumeIsolated { surface?.cellsShown(meeting: range, along: axis) ?? [] } },
+            frame: { [weak surface] path in MainActor.assumeIsolated { surface?.shownCellExtent(at: path, along: axis) } })
     }
 
     private func report(_ error: any Error) {

@@ -101,6 +101,21 @@ final class CollectionViewSurface: ScrollSurface {
     func cellExtent(at indexPath: IndexPath, along axis: ScrollAxis) -> Range<Double>? {
         view?.layoutAttributesForItem(at: indexPath).flatMap { axisExtent($0.frame, axis) }
     }
+    func crossExtent(at indexPath: IndexPath, along axis: ScrollAxis) -> Range<Double>? { cellExtent(at: indexPath, along: axis.across) }
+    func visibleCrossExtent(ofSection section: Int, along axis: ScrollAxis) -> Range<Double>? {
+        // A section whose first or last item lies past the bounds across the axis scrolls across it on
+        // its own (an orthogonal section): it shows the span of its visible items, or before any is
+        // shown (a section still ahead) the part the bounds span, where it starts.
+        guard let view, section < view.numberOfSections, case let count = view.numberOfItems(inSection: section), count > 0,
+              let shown = axisExtent(view.bounds, axis.across),
+              let first = crossExtent(at: IndexPath(indexes: [section, 0]), along: axis),
+              let last = crossExtent(at: IndexPath(indexes: [section, count - 1]), along: axis),
+              min(first.lowerBound, last.lowerBound) < shown.lowerBound - 0.5 || max(first.upperBound, last.upperBound) > shown.upperBound + 0.5
+        else { return nil }
+        let visible = view.indexPathsForVisibleItems.filter { $0.count == 2 && $0[0] == section }.compactMap { crossExtent(at: $0, along: axis) }
+        guard let low = visible.map(\.lowerBound).min(), let high = visible.map(\.upperBound).max() else { return shown }
+        return low..<high
+    }
     func animateScroll(to offset: Double, along axis: ScrollAxis) { view?.animateScroll(to: offset, along: axis) }
     func stopDataPrefetching() { view?.prefetchDataSource = nil }
     func observeScrolling(_ events: SurfaceEvents) -> @MainActor () -> Void {

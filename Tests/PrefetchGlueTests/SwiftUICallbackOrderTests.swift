@@ -122,6 +122,34 @@ struct SwiftUICallbackOrderTests {
         rig.fetcher.shutdown()
     }
 
+    @Test func anAnimatingPhaseThatEndsWithoutAnIdlePhaseRestsAQuietTimeAfterItsLastFrame() throws {
+        // ScrollViewReader.scrollTo(900, anchor: .top) with animation; SwiftUI sends no `.idle` after it
+        let rig = try Rig()
+        let timer = ManualTimer()
+        rig.prefetcher.quietCheck.schedule = { timer.schedule($0, $1) }
+        rig.geometry(0)
+        rig.prefetcher.phaseChanged(to: .animating)
+        for frame in 1...18 { rig.geometry(90_000 * (1 - pow(1 - Double(frame) / 18, 3))) }
+        #expect(rig.state?.viewport.lowerBound != 90_000, "the frames it flies past hold the first frame's plan")
+        #expect(timer.pending.count == 1)
+        #expect(timer.pending.allSatisfy { $0.delay > .zero && $0.delay <= .milliseconds(200) })
+        // A check that finds a later frame ends nothing: the plan is still held
+        let held = rig.state
+        rig.time += 0.05
+        timer.fire()
+        #expect(rig.state == held)
+        // Then the quiet time passes with no frame: at rest at the destination, its rows at visible priority
+        rig.time += 0.1
+        timer.fire()
+        #expect(rig.state?.phase == .idle)
+        #expect(rig.state?.viewport.lowerBound == 90_000)
+        let visible = Set(rig.prefetcher.adapter.controller.requestedItems.filter { $0.priority.level == .visible }.map(\.item))
+        #expect(visible == Set(900..<908), "\(visible.sorted())")
+        #expect(timer.pending.isEmpty)
+        #expect(rig.problems.isEmpty)
+        rig.fetcher.shutdown()
+    }
+
     @Test func aNewRowLengthColumnCountOrSpacingReplans() throws {
         let rig = try Rig()
         rig.geometry(2_000)

@@ -153,6 +153,69 @@ struct UIKitCallbackOrderTests {
         #expect(rig.state?.velocity == 0)
     }
 
+    @Test func anAnimatedScrollThatNobodyEndsRestsAQuietTimeAfterItsLastFrame() {
+        // setContentOffset(CGPoint(x: 0, y: 30_000), animated: true) from 1,000, untold, and the app
+        // does not forward scrollViewDidEndScrollingAnimation: 18 steps with neither flag, then nothing
+        let rig = UIKitRig()
+        rig.step(to: 1_000)
+        for step in 1...18 { rig.step(to: 1_000 + 29_000 * (1 - pow(1 - Double(step) / 18, 3))) }
+        #expect(rig.state?.viewport.lowerBound != 30_000, "the animation's frames hold its first frame's plan")
+        let destination = Set((300..<306).map { IndexPath(indexes: [0, $0]) })
+        #expect(!destination.allSatisfy { rig.target.requested[$0]?.level == .visible })
+        // One check is pending, at most the quiet time (0.1 s) away
+        #expect(rig.timer.pending.count == 1)
+        #expect(rig.timer.pending.allSatisfy { $0.delay > .zero && $0.delay <= .milliseconds(200) })
+        // When it fires with no frame since: at rest where the animation landed, its rows at visible priority
+        rig.clock.now += 0.1
+        rig.timer.fire()
+        #expect(rig.state?.phase == .idle)
+        #expect(rig.state?.velocity == 0)
+        #expect(rig.state?.viewport.lowerBound == 30_000)
+        #expect(destination.allSatisfy { rig.target.requested[$0]?.level == .visible },
+                "\(rig.target.requested.filter { destination.contains($0.key) })")
+        #expect(rig.timer.pending.isEmpty, "a view at rest waits for nothing")
+        #expect(rig.problems.isEmpty)
+    }
+
+    @Test func anAnnouncedAnimationWhoseEndIsNotForwardedRestsAQuietTimeAfterItsLastFrame() {
+        // willScroll(to:animated:) was called, scrollViewDidEndScrollingAnimation is not forwarded,
+        // and the last step stops short of the target (an interrupted animation)
+        let rig = UIKitRig()
+        rig.step(to: 1_000)
+        rig.prefetcher.willScroll(to: 20_000, animated: true)
+        for step in 1...10 { rig.step(to: 1_000 + 1_500 * Double(step)) }
+        guard case .programmatic? = rig.state?.phase else { Issue.record("\(String(describing: rig.state?.phase))"); return }
+        rig.clock.now += 0.1
+        rig.timer.fire()
+        #expect(rig.state?.phase == .idle)
+        #expect(rig.state?.viewport.lowerBound == 16_000)
+    }
+
+    @Test func aQuietCheckThatFindsALaterFrameEndsNothing() {
+        let rig = UIKitRig()
+        rig.step(to: 0)
+        for step in 1...3 { rig.step(to: 500 * Double(step)) }   // an animation, untold
+        #expect(rig.timer.pending.count == 1)
+        let held = rig.state
+        // 0.09 s later one more frame; the check fires 0.01 s after it: the animation still runs
+        rig.step(to: 1_700, after: 0.09)
+        rig.clock.now += 0.01
+        rig.timer.fire()
+        #expect(rig.state == held, "the plan is still held: the check changed nothing")
+        #expect(rig.state?.viewport.lowerBound != 1_700)
+        // It waits again, for the rest of the quiet time after that frame
+        #expect(rig.timer.pending.count == 1)
+        #expect(rig.timer.pending.allSatisfy { $0.delay > .zero && $0.delay < .milliseconds(100) })
+        // A drag takes over before that wait ends: the check then ends nothing either
+        rig.step(to: 1_720, dragging: true)
+        let dragging = rig.state
+        #expect(dragging?.phase == .dragging)
+        rig.clock.now += 0.2
+        rig.timer.fire()
+        #expect(rig.state == dragging)
+        #expect(rig.timer.pending.isEmpty)
+    }
+
     @Test func anAnnouncedAnimatedScrollToAFarItemPlansTheDestinationFirstAndRestsAfterIt() {
         // scrollToItem(at: row 900, at: .top, animated: true) from 1,000: 89,000 pt in 0.3 s
         let rig = UIKitRig()

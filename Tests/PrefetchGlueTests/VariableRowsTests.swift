@@ -21,9 +21,9 @@ struct VariableRowsTests {
         let clock = ManualClock()
         let fetcher = try AsyncFetcher<Int, Int>(configuration: FetcherConfiguration(maxConcurrentLoads: 4), clock: clock,
                                                  loader: ScriptedLoader<Int, Int>())
-        var time = 10.0
+        let time = FrameClock()   // a main-actor box: the prefetcher reads it as its clock
         let prefetcher = ListPrefetcher(fetcher: fetcher, policy: PrefetchPolicies.Adaptive.standard, admission: RowAdmission(),
-                                        now: { time }, sleep: { try await clock.sleep(until: clock.now.advanced(by: $0)) })
+                                        now: { time.now }, sleep: { try await clock.sleep(until: clock.now.advanced(by: $0)) })
         var problems: [String] = []
         prefetcher.onProblem = { problems.append($0.message) }
         prefetcher.use(RowsLayout(items: Array(0..<1_000), rowLength: 88, columns: 1, spacing: 0, padding: 0))
@@ -38,7 +38,7 @@ struct VariableRowsTests {
             let offset = min(Double(frame) * 2_000 / 60, 5_800)
             let onScreen = (0..<60).filter { Self.trueStart($0) < offset + viewport && Self.trueStart($0) + Self.trueLength($0) > offset }
             for row in onScreen where measured.insert(row).inserted { prefetcher.rowMeasured(row, length: Self.trueLength(row)) }
-            time += 1.0 / 60
+            time.now += 1.0 / 60
             prefetcher.scrolled(ScrollValues(offset: offset, viewportLength: viewport, contentLength: content))
             // Then the rows the controller plans as on screen (its viewport through the geometry it
             // plans with) are the rows on screen, every frame after the first
@@ -51,7 +51,7 @@ struct VariableRowsTests {
         }
         #expect(mismatches.isEmpty, "\(mismatches.count) frames off, first: \(mismatches.prefix(2))")
         // At rest at 5,800 the rows on screen, 29–33, are the ones the controller requests at visible priority
-        time += 0.01
+        time.now += 0.01
         prefetcher.phaseChanged(to: .idle)
         let last = Set(prefetcher.adapter.controller.requestedItems.filter { $0.priority.level == .visible }.map(\.item))
         #expect(last == Set(29...33))

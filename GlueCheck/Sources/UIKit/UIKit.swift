@@ -335,6 +335,13 @@ public enum UICollectionElementCategory: UInt, Sendable { case cell, supplementa
     open func layoutAttributesForItem(at indexPath: IndexPath) -> UICollectionViewLayoutAttributes? {
         indexPath.count == 2 ? collectionViewLayout.attributes(row: indexPath[1]) : nil
     }
+    /// One section in the stand-in.
+    open var numberOfSections: Int { 1 }
+    open func numberOfItems(inSection section: Int) -> Int { dataSource?.collectionView(self, numberOfItemsInSection: section) ?? 0 }
+    /// The items whose frames meet the bounds.
+    open var indexPathsForVisibleItems: [IndexPath] {
+        (collectionViewLayout.layoutAttributesForElements(in: bounds) ?? []).map(\.indexPath)
+    }
 
     public func dequeueConfiguredReusableCell<Cell, Item>(using registration: CellRegistration<Cell, Item>, for indexPath: IndexPath,
                                                           item: Item?) -> Cell where Cell: UICollectionViewCell {

@@ -58,11 +58,29 @@ final class FrameClock {
     var now = 100.0
 }
 
+/// A timer the test fires by hand: it records what a prefetcher schedules (its quiet-time check)
+/// and runs it when the test says, after the test moved its clock.
+@MainActor
+final class ManualTimer {
+    private(set) var pending: [(delay: Duration, action: @MainActor () -> Void)] = []
+
+    /// The prefetcher's `schedule` hook.
+    func schedule(_ delay: Duration, _ action: @escaping @MainActor () -> Void) { pending.append((delay, action)) }
+
+    /// Runs what is scheduled now (what it schedules in turn waits for the next call).
+    func fire() {
+        let due = pending
+        pending = []
+        for entry in due { entry.action() }
+    }
+}
+
 /// A prefetcher on a scripted surface over a recording target, with everything a test reads.
 @MainActor
 struct UIKitRig {
     let surface: ScriptedSurface
     let clock = FrameClock()
+    let timer = ManualTimer()
     let target = RecordingPrefetchTarget<IndexPath>()
     let prefetcher: ScrollViewPrefetcher<IndexPath>
     var problems: [String] { problemLog.messages }
@@ -72,8 +90,9 @@ struct UIKitRig {
         self.surface = surface
         let clock = self.clock
         let controller = PrefetchController<IndexPath>(policy: policy, target: target)
+        let timer = self.timer
         prefetcher = ScrollViewPrefetcher(surface: surface, lookup: .indexPaths, adapter: ScrollAdapter(controller: controller),
-                                          axis: .vertical, now: { clock.now })
+                                          axis: .vertical, now: { clock.now }, schedule: { timer.schedule($0, $1) })
         let log = problemLog
         prefetcher.onProblem = { log.messages.append($0.message) }
     }
