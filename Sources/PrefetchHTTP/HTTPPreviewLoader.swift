@@ -19,7 +19,7 @@ public struct HTTPPreview<ID: Hashable & Sendable>: Sendable {
 
     let kind: Kind
 
-    /// The first scan of a progressive JPEG (``ProgressiveJPEG/firstScanEnd(in:)-(Data)``): the body
+    /// The first scan of a progressive JPEG (`ProgressiveJPEG.firstScanEnd(in:)`): the body
     /// up to its second start-of-scan marker.
     ///
     /// A preview load asks for the first `window` bytes (`Range: bytes=0-…`), then for windows

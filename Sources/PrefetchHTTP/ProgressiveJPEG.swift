@@ -17,7 +17,8 @@ import Foundation
 /// stuffed bytes (`0xFF00`), restart markers (`0xFFD0`-`0xFFD7`) and fill bytes (`0xFF` runs). It
 /// never reads outside the bytes given and never traps, whatever they hold.
 public enum ProgressiveJPEG {
-    /// The offset of the second start-of-scan marker in `bytes`: the length of the prefix that
+    /// The offset of the second start-of-scan marker in `bytes` (its `0xFF`, after any fill bytes,
+    /// so `bytes[end]` is `0xFF` and `bytes[end + 1]` is `0xDA`): the length of the prefix that
     /// holds the first scan; `nil` when the bytes are not a progressive JPEG (no start-of-image
     /// marker, a baseline, extended or lossless frame, a malformed segment) or end before the
     /// second scan starts (a prefix too short, or an image of one scan).
@@ -29,7 +30,7 @@ public enum ProgressiveJPEG {
         return nil
     }
 
-    /// ``firstScanEnd(in:)-(Data)`` for an array of bytes.
+    /// `firstScanEnd(in:)` for an array of bytes.
     public static func firstScanEnd(in bytes: [UInt8]) -> Int? {
         if case .ends(let offset) = bytes.withUnsafeBytes({ walk($0) }) { return offset }
         return nil
@@ -61,9 +62,10 @@ public enum ProgressiveJPEG {
         while i < count {
             // A marker: 0xFF, any fill bytes 0xFF, then the code.
             guard bytes[i] == 0xFF else { return .never }
-            let markerStart = i
             while i < count, bytes[i] == 0xFF { i += 1 }
             guard i < count else { return .needsMore }
+            // The marker proper: the 0xFF right before its code (fill bytes stay in the prefix).
+            let markerStart = i - 1
             let code = bytes[i]
             i += 1
             switch code {

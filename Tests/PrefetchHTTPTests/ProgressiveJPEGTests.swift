@@ -59,11 +59,11 @@ struct ProgressiveJPEGTests {
         let bytes = Self.jpeg(frame: 0xC2, scans: [first, [4, 5]])
         let second = 2 + 4 + 2 + 5 + 2 + 5 + first.count   // SOI, APP0, SOF2, SOS header, data
         #expect(ProgressiveJPEG.firstScanEnd(in: bytes) == second)
-        // Fill bytes before the second marker: the marker starts at the first 0xFF.
+        // Fill bytes before the second marker stay in the prefix: the marker is the 0xFF before 0xDA.
         var filled = Self.jpeg(frame: 0xC2, scans: [first])
         filled.removeLast(2)
         filled += [0xFF, 0xFF, 0xFF, 0xDA, 0x00, 0x02, 0xFF, 0xD9]
-        #expect(ProgressiveJPEG.firstScanEnd(in: filled) == second)
+        #expect(ProgressiveJPEG.firstScanEnd(in: filled) == second + 2)
         // A DHT between the scans belongs to the prefix.
         var tables = Self.jpeg(frame: 0xC2, scans: [first])
         tables.removeLast(2)
@@ -114,6 +114,32 @@ struct ProgressiveJPEGTests {
                 #expect(end >= 2 && end + 1 < bytes.count && bytes[end] == 0xFF && bytes[end + 1] == 0xDA)
             }
         }
+    }
+
+    /// A fuzzer finding (FuzzProgressiveJPEG): fill bytes (0xFF 0xFF) before the second scan's
+    /// marker; the end found must be the 0xFF right before 0xDA.
+    static let fillBeforeMarker = [
+        "/9j/4AAQSkaARgABAQAAAQAB////2wBDAAkGBwgHBgkIBwgKCgkLDRYPDQwMDRsUFRAWIB0iIiAdHx8kKDQsJCYxJx8fLT0t",
+        "MTU3Ojo6Iys/RD84QzQ5Ojf/2wBDAQoKCg0MDRoPDxo3JR8lNzc3Nzc3Nzc3Nzc3Nzc3Nzc3Nzc3Nzc3Nzc3NzU3Nzc3Nzc3",
+        "Nzc3Nzc3Nzc3Nzc3Nzf/wgARCADIAMgDASIAAhEBAxEB/8QAGgABAAMBAQEAAAAAAAAAAQAAAAEDBAIA+v/EABkBAQADAQEA",
+        "AAAAAAAAAAAAAAABAgMEBf/aAAwDAQACEAMQAAAB9KaI87e9lisiQBjFcLl+jh4sMb4W8yPTjo7PNuoT5U+oPLelJ5kbMmkR",
+        "JYBbfj0TeyEzcDGK4bNWPbyy565paZ5BOaV3PhV2p9PHh+1W1WDZj6IDSAALLM6bamUkIz168urluIpPUTBz8/63iXoF6T6H",
+        "nWRPt4dmPSwaQAAiQABr0UNsb3NlZJe+a2hnijR3nvT5vl+p5emYTCYk9nNqy3uGkAAAgAczbXbiY6bIyqtl3m020weEHtVa",
+        "hRtZh1EHqs4KpwqcLgKqixQwOe50ocYtTCCI///a7IE+ZudxEdc6fjPoY+uyBLaJ4l5JpCoYaOi8s7ICu5uVQruQvMyPw9kL",
+        "XFf1CXl6xd8PZC0hIbc9rVGjX4wxV8X/AD11TXlq9hXsK9hXsT/7NqtVqtVsmxat+sdSaaj6p1KHv6p1KHuTnBod5BXucmx0",
+        "DXvOpM4FU91oe4uIQQUOJa7fcdTG476nHwAoe5OcGh3kFe5ybI/yhDGkzgVT3Wh7i4hBBQ4lrt9x1MbjvqcfAAgBAQABBQLN",
+        "9Ql5esXfD2QtISG3Pa1Ro1+MMVfF/wA9dU15avYV7CvYV7E/+zarVarVbJsWrfrHUmmo+qdSh7+qdSh7k5waHeQV7nJsdA17",
+        "zqTOBAMBAQAAAAAAAAABAAIDESAEEDESEyFBMDJRFCL/2gAIAQMBAT8B6xi7LpVbRamj0uQcDxsTSJvEYO+yDiE0mvjGnLvN",
+        "r+Q/qAoKlSrBpwaKGHUgbRw6iuvYbu2CPwWgncqtjk1pdwu25dpyji8/6Ta03hdxDBQNDAsLDKY0neriqveSaw==",
+    ].joined()
+
+    @Test("fuzzer finding: fill bytes before the second SOS; the end is the 0xFF right before 0xDA")
+    func fillBytesFinding() throws {
+        let bytes = try #require(Data(base64Encoded: Self.fillBeforeMarker))
+        let end = try #require(ProgressiveJPEG.firstScanEnd(in: bytes))
+        #expect(bytes[end] == 0xFF && bytes[end + 1] == 0xDA)
+        #expect(ProgressiveJPEG.firstScanEnd(in: bytes.prefix(end + 2)) == end)
+        #expect(ProgressiveJPEG.firstScanEnd(in: bytes.prefix(end + 1)) == nil)
     }
 
     /// A small seeded generator for the corruption test.

@@ -12,7 +12,7 @@ struct PhotoLibrary: Sendable {
         let bytes: Data
         /// A strong entity tag naming the file (its name and length).
         let entityTag: String
-        /// Where its first scan ends (``ProgressiveJPEG/firstScanEnd(in:)-(Data)``).
+        /// Where its first scan ends (`ProgressiveJPEG.firstScanEnd(in:)`).
         let firstScanEnd: Int?
     }
 
