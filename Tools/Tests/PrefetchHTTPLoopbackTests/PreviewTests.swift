@@ -136,6 +136,29 @@ struct PreviewTests {
         }
     }
 
+    @Test("on the wire: the preview asks bytes=0-(window-1), the full load bytes=N- with If-Range, N the bytes kept")
+    func requestHeaders() async throws {
+        let photo = try Self.fixture("photo-4")
+        let end = try #require(ProgressiveJPEG.firstScanEnd(in: photo))
+        try await ScriptedBodyServer.with(body: photo, answer: { _, request in
+            // A 206 for `bytes=A-B` or `bytes=A-`, as a server that honours ranges answers.
+            let spec = (request.range ?? "").dropFirst("bytes=".count).split(separator: "-", omittingEmptySubsequences: false)
+            let first = Int(spec.first ?? "") ?? 0
+            let last = min(Int(spec.last ?? "") ?? photo.count - 1, photo.count - 1)
+            return .init(status: .partialContent,
+                         headers: [.eTag: "\"p4\"", .contentRange: "bytes \(first)-\(last)/\(photo.count)"],
+                         bytes: first..<(last + 1))
+        }) { base, server in
+            let http = try HTTPLoader<Int>(configuration: .scaledForTests) { _ in base.appendingPathComponent("body") }
+            defer { http.invalidate() }
+            let loader = try HTTPPreviewLoader(http, preview: .firstScan(window: 4_096))
+            #expect(try await loader.load(4, quality: .preview, preview: { _ in }) == photo.prefix(end))
+            #expect(try await loader.load(4, quality: .full, preview: { _ in }) == photo)
+            #expect(server.requests.map(\.range) == ["bytes=0-4095", "bytes=4096-"])
+            #expect(server.requests.map(\.ifRange) == [nil, "\"p4\""])
+        }
+    }
+
     @Test("a server that ignores Range: the preview stops at the first scan, the full load gets the whole body again")
     func serverWithoutRanges() async throws {
         try await withServer { server in
