@@ -41,6 +41,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "FuzzProgressiveJPEG",
+            dependencies: ["FuzzDriver", .product(name: "PrefetchHTTP", package: "PrefetchKit")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "FuzzFetcherEstimates",
             dependencies: ["FuzzDriver", "FuzzSupport", .product(name: "PrefetchKit", package: "PrefetchKit")],
             swiftSettings: strict

@@ -120,7 +120,10 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),   // the shutdown deadline
+                .product(name: "PrefetchHTTP", package: "PrefetchKit"),   // ProgressiveJPEG, for X-Preview-Length
             ],
+            // The progressive JPEG fixtures of /photos (Tools/Fixtures/make-progressive-jpegs.py writes them).
+            resources: [.copy("Photos")],
             swiftSettings: strict
         ),
         .executableTarget(

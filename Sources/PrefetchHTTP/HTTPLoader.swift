@@ -36,7 +36,8 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
     private let session: URLSession
     private let delegate: SessionDelegate
     private let clock: any Clock<Duration>
-    private let makeURL: @Sendable (ID) throws -> URL
+    /// The URL for an id, as given to the initializer.
+    let makeURL: @Sendable (ID) throws -> URL
     /// Set by ``invalidate()``; shared with the delegate, which then reports cancelled tasks as invalidated.
     private let isInvalidated: Locked<Bool>
     /// The stopped transfers kept for resuming, or nil when the configuration turns resuming off.
@@ -105,26 +106,37 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
     /// and its response carried a validator, this load asks only for the rest of the body (see
     /// ``HTTPLoaderConfiguration/maxPartialTransfers``); what it returns is always the whole body.
     public func data(from url: URL) async throws -> Data {
+        try await data(from: url, watch: nil)
+    }
+
+    /// ``data(from:)``, with a prefix of the body looked for as it arrives (`watch`).
+    func data(from url: URL, watch: PrefixWatch?) async throws -> Data {
         try Self.validate(url)
         try Task.checkCancellation()
-        guard let resume = partials?.take(url) else { return try await transfer(url, resume: nil) }
+        guard let resume = partials?.take(url) else { return try await transfer(url, resume: nil, watch: watch).body }
         do {
-            return try await transfer(url, resume: resume)
+            return try await transfer(url, resume: resume, watch: watch).body
         } catch is AskAgainFromFirstByte {
-            return try await transfer(url, resume: nil)
+            return try await transfer(url, resume: nil, watch: watch).body
         }
     }
 
-    /// One `GET` of `url`: for the bytes after `resume`'s, with `Range` and `If-Range`, when given.
-    /// A cancellation that came first ends it at once (the kept bytes stay kept).
-    private func transfer(_ url: URL, resume: PartialTransfer?) async throws -> Data {
+    /// One `GET` of `url`: for the bytes after `resume`'s, with `Range` and `If-Range`, when given;
+    /// up to `rangeEnd` (exclusive) when given. A cancellation that came first ends it at once (the
+    /// kept bytes stay kept). Returns the body (the kept bytes and those received) and what the
+    /// response head said.
+    func transfer(_ url: URL, resume: PartialTransfer?, rangeEnd: Int? = nil,
+                  watch: PrefixWatch? = nil) async throws -> (body: Data, outcome: Exchange.Outcome) {
         var request = URLRequest(url: url)
         request.httpMethod = "GET"
         for (field, value) in configuration.headers { request.setValue(value, forHTTPHeaderField: field) }
         let asksConfiguredRange = request.value(forHTTPHeaderField: "Range") != nil
+        let last = rangeEnd.map { "\($0 - 1)" } ?? ""
         if let resume {
-            request.setValue("bytes=\(resume.body.count)-", forHTTPHeaderField: "Range")
+            request.setValue("bytes=\(resume.body.count)-\(last)", forHTTPHeaderField: "Range")
             request.setValue(resume.validator.headerValue, forHTTPHeaderField: "If-Range")
+        } else if rangeEnd != nil {
+            request.setValue("bytes=0-\(last)", forHTTPHeaderField: "Range")
         }
         // The load's priority now, not when it started: the fetcher retries within one load, and a
         // prefetch may have become a visible cell's load meanwhile.
@@ -144,7 +156,8 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
         }
         let exchange = Exchange(url: url, maxResponseSize: configuration.maxResponseSize, resume: resume,
                                 asksConfiguredRange: resume == nil && asksConfiguredRange, partials: partials,
-                                onBytesReceived: configuration.onBytesReceived, priorityNow: priorityNow)
+                                onBytesReceived: configuration.onBytesReceived, priorityNow: priorityNow,
+                                rangeEnd: rangeEnd, watch: watch)
         let body = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
                 guard exchange.install(continuation) else { return }
@@ -169,7 +182,7 @@ public final class HTTPLoader<ID: Hashable & Sendable>: DataLoader, Sendable {
         }
         // The fetcher learns the transfer rate from what moved (`FetchStatistics.transferBytesPerSecond`).
         FetchLoadContext.recordTransferred(bytes: exchange.bytesMoved)
-        return body
+        return (body, exchange.outcome)
     }
 
     /// Cancels every request in flight and releases the session; the loads in flight and later

@@ -14,3 +14,4 @@ int FuzzServerRequest_main(int argc, char **argv) { return run(argc, argv); }
 int FuzzFeedPage_main(int argc, char **argv) { return run(argc, argv); }
 int FuzzScrollAdapter_main(int argc, char **argv) { return run(argc, argv); }
 int FuzzFetcherEstimates_main(int argc, char **argv) { return run(argc, argv); }
+int FuzzProgressiveJPEG_main(int argc, char **argv) { return run(argc, argv); }

@@ -24,6 +24,9 @@ public func fuzzServerRequest(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     case .thumbnail(let id, _):
         precondition((0..<configuration.itemCount).contains(id), "\(request) out of range")
         precondition(request.resource == "/thumb/\(id)")
+    case .photo(let id, let thumbnail, _):
+        precondition((0..<configuration.itemCount).contains(id), "\(request) out of range")
+        precondition(request.resource == "/photos/\(id).jpg" + (thumbnail ? "?variant=thumb" : ""))
     case .health:
         precondition(request.resource == nil)
     case .badRequest(let message), .notFound(let message):

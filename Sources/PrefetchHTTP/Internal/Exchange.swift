@@ -35,6 +35,22 @@ final class Exchange: Sendable {
         var moved = 0
         /// The urgency the task's priority was last set from.
         var urgency: Int?
+        /// Whether the server answered the request's range with a `206` that fits it.
+        var rangeHonoured = false
+        /// Whether the prefix watch found its prefix (and, for a watch that stops, ended the exchange).
+        var prefixFound = false
+    }
+
+    /// What a finished exchange learnt from its response head, for a caller that keeps its bytes.
+    struct Outcome: Sendable {
+        /// The validator of the body, when it may be continued.
+        var validator: RangeValidator?
+        /// The whole body's length, when the response declared it.
+        var totalLength: Int?
+        /// Whether a `206` answered the request's range (else the body is whole from its first byte).
+        var rangeHonoured: Bool
+        /// Whether the prefix watch found its prefix; a watch that stops then returned the prefix.
+        var prefixFound: Bool
     }
 
     let url: URL
@@ -46,6 +62,10 @@ final class Exchange: Sendable {
     private let onBytesReceived: (@Sendable (URL, Int) -> Void)?
     /// Reads the load's priority now (`FetchLoadContext.livePriority`), when the request carries it.
     private let priorityNow: (@Sendable () -> FetchPriority?)?
+    /// Where the request's range stops (exclusive), when it asks for part of the body.
+    private let rangeEnd: Int?
+    /// Looks for a prefix of the body as it arrives (a preview), when set.
+    private let watch: PrefixWatch?
     private let state: Locked<State>
 
     /// - Parameters:
@@ -53,8 +73,10 @@ final class Exchange: Sendable {
     ///   - asksConfiguredRange: the request carries the configured headers' own `Range` (never with `resume`).
     init(url: URL, maxResponseSize: Int, resume: PartialTransfer? = nil, asksConfiguredRange: Bool = false,
          partials: PartialTransferStore? = nil, onBytesReceived: (@Sendable (URL, Int) -> Void)? = nil,
-         priorityNow: (@Sendable () -> FetchPriority?)? = nil) {
+         priorityNow: (@Sendable () -> FetchPriority?)? = nil, rangeEnd: Int? = nil, watch: PrefixWatch? = nil) {
         self.url = url
+        self.rangeEnd = rangeEnd
+        self.watch = watch
         self.asksConfiguredRange = asksConfiguredRange
         self.priorityNow = priorityNow
         self.maxResponseSize = maxResponseSize
@@ -67,6 +89,14 @@ final class Exchange: Sendable {
 
     /// The body bytes this request received over the network (a resumed one: only the rest).
     var bytesMoved: Int { state.withLock { $0.moved } }
+
+    /// What the response head said, and whether the prefix watch fired.
+    var outcome: Outcome {
+        state.withLock {
+            Outcome(validator: $0.validator, totalLength: $0.totalLength, rangeHonoured: $0.rangeHonoured,
+                    prefixFound: $0.prefixFound)
+        }
+    }
 
     /// Whether this request asks for the rest of a kept transfer.
     var isResuming: Bool { state.withLock { $0.resume != nil } }
@@ -127,12 +157,20 @@ final class Exchange: Sendable {
         let contentRange = field("Content-Range")
         let entityTag = field("ETag"), lastModified = field("Last-Modified")
         // Header fields are read (and dates parsed) before the lock is taken.
-        let validator = identity && status == 200
+        let validator = identity && (status == 200 || (status == 206 && rangeEnd != nil))
             ? RangeValidator.of(entityTag: entityTag, lastModified: lastModified, date: field("Date")) : nil
         // The kept bytes are set when the exchange is made and only dropped when it ends.
         let resume = state.withLock { $0.resume }
         let decided = resume?.continuation(status: status, contentRange: contentRange,
-                                           entityTag: entityTag, lastModified: lastModified)
+                                           entityTag: entityTag, lastModified: lastModified, end: rangeEnd)
+        // A request for the first bytes (a preview's): a `206` from the first byte to the range's
+        // end, or to the body's end when it is shorter, is the part asked for.
+        let leading: ContentRange? = resume == nil && status == 206 && identity
+            ? rangeEnd.flatMap { end in
+                contentRange.flatMap(ContentRange.parse).flatMap { range in
+                    range.first == 0 && range.last == min(end, range.complete ?? end) - 1 ? range : nil
+                }
+            } : nil
         return state.withLock { s -> (any Error)? in
             guard s.phase != .done else { return nil }
             s.resume = nil
@@ -141,6 +179,13 @@ final class Exchange: Sendable {
             // (still sent: no redirect left the origin) is the part asked for.
             if status == 206, resume == nil { continuation = asksConfiguredRange && !s.credentialsDropped ? .startOver : .other }
             if !identity, case .append = continuation { continuation = .askAgain }
+            if let leading {
+                s.validator = validator
+                s.totalLength = leading.complete
+                s.expectedLength = leading.last + 1
+                s.rangeHonoured = true
+                return nil
+            }
             switch continuation {
             case .append(let total):
                 guard total <= maxResponseSize else {
@@ -151,7 +196,8 @@ final class Exchange: Sendable {
                 s.body = resume?.body ?? Data()
                 s.validator = resume?.validator
                 s.totalLength = total
-                s.expectedLength = total
+                s.expectedLength = min(rangeEnd ?? total, total)
+                s.rangeHonoured = true
             case .startOver:
                 if declared > Int64(maxResponseSize) {
                     return HTTPLoaderError(.responseTooLarge,
@@ -206,11 +252,32 @@ final class Exchange: Sendable {
         if total != nil {
             onBytesReceived?(url, data.count)
             if let task = state.withLock({ $0.task }) { followPriority(of: task) }
+            if let watch { look(for: watch) }
         }
         if let total, total > maxResponseSize {
             finish(.failure(HTTPLoaderError(.responseTooLarge,
                 "GET \(url.absoluteString) body passed \(total) bytes; the maximum response size is \(maxResponseSize) bytes",
                 url: url)))
+        }
+    }
+
+    /// Looks for the watched prefix in the body so far. Once found, it is handed on, or, for a watch
+    /// that stops and a response that is not a bounded range (whose rest is on its way anyway), it
+    /// ends the exchange: the prefix is the result, and the bytes received are kept for later.
+    private func look(for watch: PrefixWatch) {
+        guard let body = state.withLock({ $0.prefixFound || $0.phase == .done ? nil : $0.body }),
+              let end = watch.find(body), end <= body.count else { return }
+        let stops = state.withLock { s -> Bool? in
+            guard !s.prefixFound else { return nil }
+            s.prefixFound = true
+            return watch.stops && s.expectedLength == nil
+        }
+        guard let stops else { return }
+        let prefix = Data(body.prefix(end))
+        if stops {
+            finish(.success(prefix), stoppedEarly: true)
+        } else {
+            watch.onPrefix(prefix)
         }
     }
 
@@ -227,14 +294,17 @@ final class Exchange: Sendable {
     }
 
     /// Ends the exchange once: resumes the caller, stops the timer, cancels the task on failure.
-    func finish(_ result: Result<Data, any Error>) {
+    /// `stoppedEarly`: the result is a prefix; the transfer stops and its bytes are kept.
+    func finish(_ result: Result<Data, any Error>, stoppedEarly: Bool = false) {
         let effects = state.withLock { s -> (CheckedContinuation<Data, any Error>?, URLSessionDataTask?, Task<Void, Never>?, PartialTransfer?)? in
             guard s.phase != .done else { return nil }
             s.phase = .done
             let continuation = s.continuation
             if continuation == nil { s.earlyResult = result }
             var kept: PartialTransfer?
-            if case .failure(let error) = result, Self.keepsBytes(after: error) {
+            if stoppedEarly, let validator = s.validator {
+                kept = PartialTransfer(body: s.body, validator: validator, totalLength: s.totalLength)
+            } else if case .failure(let error) = result, Self.keepsBytes(after: error) {
                 // The bytes of this response if it began one that may be continued, else those it was to continue.
                 if let validator = s.validator, !s.body.isEmpty {
                     kept = PartialTransfer(body: s.body, validator: validator, totalLength: s.totalLength)
@@ -255,13 +325,14 @@ final class Exchange: Sendable {
         // body makes bytes kept meanwhile by another load of the URL useless.
         if let kept {
             partials?.keep(kept, for: url)
-        } else if case .success = result {
+        } else if case .success = result, !stoppedEarly {
             _ = partials?.take(url)
         }
         continuation?.resume(with: result)
         timer?.cancel()
         // A failure (cancellation, timeout, size limit, bad status) stops the transfer and closes its connection.
         if case .failure = result { task?.cancel() }
+        if stoppedEarly { task?.cancel() }
     }
 
     /// Whether a transfer stopped by `error` keeps its bytes: a cancellation, or a failure that
@@ -271,4 +342,15 @@ final class Exchange: Sendable {
         guard let error = error as? HTTPLoaderError else { return false }
         return [.connectTimeout, .totalTimeout, .connectionFailed, .serverError].contains(error.code)
     }
+}
+
+/// A prefix of a body that a request looks for as the bytes arrive: a progressive JPEG's first scan,
+/// or a fixed number of bytes.
+struct PrefixWatch: Sendable {
+    /// The prefix's length in the body so far, or nil while it is not there.
+    let find: @Sendable (Data) -> Int?
+    /// Whether the request ends once the prefix is there (a preview load), returning it.
+    let stops: Bool
+    /// Called once with the prefix, for a watch that does not stop (a full load's preview).
+    let onPrefix: @Sendable (Data) -> Void
 }

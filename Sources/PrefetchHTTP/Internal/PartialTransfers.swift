@@ -119,13 +119,16 @@ package struct PartialTransfer: Hashable, Sendable {
     ///
     /// A server that honours `Range` but ignores `If-Range` may answer `206` for a changed
     /// resource; when the response names its version, a version other than the kept one is caught.
+    ///
+    /// `end`, when given, is where the request's range stops (exclusive: `Range: bytes=N-(end-1)`),
+    /// so the `206` continues the kept bytes up to `end` or the whole body's end, whichever comes first.
     package func continuation(status: Int, contentRange: String?, entityTag: String? = nil,
-                              lastModified: String? = nil) -> Continuation {
+                              lastModified: String? = nil, end: Int? = nil) -> Continuation {
         switch status {
         case 416: return .askAgain
         case 206:
             guard let range = contentRange.flatMap(ContentRange.parse), let complete = range.complete,
-                  range.first == body.count, range.last == complete - 1,
+                  range.first == body.count, range.last == min(end ?? complete, complete) - 1,
                   totalLength.map({ $0 == complete }) ?? true,
                   !validator.isContradicted(entityTag: entityTag, lastModified: lastModified) else { return .askAgain }
             return .append(total: complete)

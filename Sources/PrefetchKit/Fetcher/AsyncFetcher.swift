@@ -18,7 +18,7 @@
 /// ```
 ///
 /// The interest model: a load runs while at least one interest holds it. A prefetch is one
-/// interest (set by ``prefetch(_:priority:destination:)`` or ``fetchAsync(_:priority:completion:)`` without a
+/// interest (set by ``prefetch(_:priority:destination:quality:)`` or ``fetchAsync(_:priority:completion:)`` without a
 /// completion; withdrawn by ``cancelFetch(_:)`` or ``cancelPrefetching(_:)``). Every consumer, a
 /// completion handler or an awaiting task, is another, withdrawn only by that consumer. So
 /// cancelling a prefetch never strands a cell that attached a handler to it. Each consumer

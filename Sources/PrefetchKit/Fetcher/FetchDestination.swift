@@ -2,7 +2,7 @@
 ///
 /// A prefetch to ``store`` loads the value and writes it to the fetcher's data store without
 /// putting it in the memory cache, so it costs bytes on the network and on disk but no memory.
-/// Asking for it later (a visible request, ``AsyncFetcher/value(for:priority:)``, or a prefetch to
+/// Asking for it later (a visible request, ``AsyncFetcher/value(for:priority:quality:)``, or a prefetch to
 /// ``memory``) reads it back from the store, which is quicker than the network: that is how a far
 /// prefetch is promoted as it comes near. A ``PrefetchController`` chooses the destination of each
 /// request itself under a memory budget (see the article "Budgets").

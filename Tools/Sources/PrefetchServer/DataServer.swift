@@ -18,6 +18,11 @@ import ServiceLifecycle
 ///   seed, id and size) and `Accept-Ranges: bytes`; `Range: bytes=N-`, `bytes=N-M` or `bytes=-K`
 ///   gets `206` with `Content-Range`, unless an `If-Range` names another tag (then `200`, the whole
 ///   body); a range past the end gets `416` with `Content-Range: bytes */LENGTH`.
+/// - `GET /photos/{id}.jpg`: a real progressive JPEG (`image/jpeg`), one of six fixtures (200 to
+///   1170 px wide, 5 to 137 KB) cycled over the ids; `?variant=thumb` gets its 200 px variant.
+///   Ranges and `If-Range` as for thumbnails; `X-Preview-Length` tells where the first scan ends
+///   (the second start-of-scan marker), the prefix a preview needs. `?ranges=0` plays a server
+///   without range support: `Accept-Ranges: none`, and every request gets the whole body.
 /// - `GET /health`: `ok`.
 ///
 /// With a ``ServerConfiguration/sharedBandwidth``, the requests' RFC 9218 `Priority` headers order

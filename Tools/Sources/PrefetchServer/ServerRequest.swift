@@ -18,6 +18,10 @@ public enum ServerRequest: Sendable, Hashable {
     case items(offset: Int, limit: Int)
     /// `GET /thumb/{id}`, optionally `?chunked=1` (no `Content-Length`).
     case thumbnail(id: Int, chunked: Bool)
+    /// `GET /photos/{id}.jpg`: a progressive JPEG (the fixtures, cycled over the ids);
+    /// `?variant=thumb` for its 200 px variant, `?ranges=0` to ignore `Range` (a server without
+    /// range support).
+    case photo(id: Int, thumbnail: Bool, ranges: Bool)
     /// A 400: a query parameter out of its range.
     case badRequest(String)
     /// A 404: no such route or item.
@@ -57,6 +61,22 @@ public enum ServerRequest: Sendable, Hashable {
                 return .notFound("no thumbnail \(raw.prefix(64)): ids are 0..<\(configuration.itemCount)")
             }
             return .thumbnail(id: id, chunked: uri.queryParameters["chunked"] == "1")
+        case ("photos", 2):
+            let raw = components[1]
+            let name = raw.hasSuffix(".jpg") ? raw.dropLast(4) : raw
+            guard let id = Int(name), (0..<configuration.itemCount).contains(id) else {
+                return .notFound("no photo \(raw.prefix(64)): photos are 0.jpg..<\(configuration.itemCount).jpg")
+            }
+            let query = uri.queryParameters
+            let variant = query["variant"]
+            guard variant == nil || variant == "full" || variant == "thumb" else {
+                return .badRequest("variant must be full or thumb, got \(variant!.prefix(64))")
+            }
+            let ranges = query["ranges"]
+            guard ranges == nil || ranges == "0" || ranges == "1" else {
+                return .badRequest("ranges must be 0 or 1, got \(ranges!.prefix(64))")
+            }
+            return .photo(id: id, thumbnail: variant == "thumb", ranges: ranges != "0")
         default:
             return .notFound("no route for \(uri.path.prefix(64))")
         }
@@ -68,6 +88,7 @@ public enum ServerRequest: Sendable, Hashable {
         switch self {
         case .items(let offset, let limit): "/items?offset=\(offset)&limit=\(limit)"
         case .thumbnail(let id, _): "/thumb/\(id)"
+        case .photo(let id, let thumbnail, _): "/photos/\(id).jpg" + (thumbnail ? "?variant=thumb" : "")
         case .health, .badRequest, .notFound: nil
         }
     }

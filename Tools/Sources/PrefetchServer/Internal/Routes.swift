@@ -54,6 +54,7 @@ struct Routes: Sendable {
         router.get("health") { _, _ in "ok" }
         router.get("items") { request, context in try await items(request, context) }
         router.get("thumb/:id") { request, context in try await thumbnail(request, context) }
+        router.get("photos/:name") { request, context in try await photo(request, context) }
     }
 
     private func items(_ request: Request, _ context: ServerContext) async throws -> Response {
@@ -107,12 +108,49 @@ struct Routes: Sendable {
         }
     }
 
+    /// A progressive JPEG of the fixtures, whole or by range (unless `?ranges=0`), with its first
+    /// scan's length in `X-Preview-Length`.
+    private func photo(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let parsed = ServerRequest.parse(request.uri.description, configuration: configuration)
+        guard case .photo(let id, let thumbnail, let ranges) = parsed, let resource = parsed.resource else {
+            events.record(.request(path: request.uri.path, attempt: 0))
+            events.record(.responded(path: request.uri.path, status: 404))
+            throw Self.error(for: parsed)
+        }
+        let photos = try PhotoLibrary.shared.get()
+        let photo = photos.photo(id, thumbnail: thumbnail)
+        let length = photo.bytes.count
+        var headers: HTTPFields = [.eTag: photo.entityTag, .acceptRanges: ranges ? "bytes" : "none"]
+        if let preview = photo.firstScanEnd { headers[PhotoLibrary.previewLengthField] = "\(preview)" }
+        let answer = ranges
+            ? RangeAnswer.answer(range: request.headers[.range], ifRange: request.headers[.ifRange], entityTag: photo.entityTag, length: length)
+            : .whole
+        switch answer {
+        case .whole:
+            return try await respond(path: resource, resource: resource, urgency: Self.urgency(of: request),
+                                     body: .buffer(ByteBuffer(bytes: photo.bytes)), contentType: "image/jpeg",
+                                     headers: headers, context: context)
+        case .part(let first, let last):
+            headers[.contentRange] = "bytes \(first)-\(last)/\(length)"
+            return try await respond(path: resource, resource: resource, urgency: Self.urgency(of: request),
+                                     body: .buffer(ByteBuffer(bytes: photo.bytes[first...last])), contentType: "image/jpeg",
+                                     status: .partialContent, headers: headers, context: context)
+        case .unsatisfiable:
+            events.record(.request(path: resource, attempt: planner.nextAttempt(resource)))
+            events.record(.responded(path: resource, status: 416))
+            headers[.contentRange] = "bytes */\(length)"
+            headers[.contentType] = "text/plain"
+            return Response(status: .rangeNotSatisfiable, headers: headers,
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: "\(resource) has \(length) bytes: the range \((request.headers[.range] ?? "").prefix(64)) holds none of them\n")))
+        }
+    }
+
     /// The HTTP error for a request that is not served.
     private static func error(for request: ServerRequest) -> HTTPError {
         switch request {
         case .badRequest(let message): HTTPError(.badRequest, message: message)
         case .notFound(let message): HTTPError(.notFound, message: message)
-        case .health, .items, .thumbnail: HTTPError(.notFound, message: "this route does not serve \(request)")
+        case .health, .items, .thumbnail, .photo: HTTPError(.notFound, message: "this route does not serve \(request)")
         }
     }
 
