@@ -128,6 +128,8 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
             if previewPlan != nil { meter.countPreviews() }
         }
     }
+    /// Actions the prefetcher scheduled (its quiet-time checks), due on the view's clock.
+    private var timers: [(due: Double, action: @MainActor () -> Void)] = []
     /// The problems the prefetcher reported (a bad reading, a stale index path), for tests; none in a sound run.
     private(set) var prefetchProblems: [PrefetchError] = []
     /// Cells holding a consumer, with their item.
@@ -191,9 +193,20 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
                                    return (0..<itemCount).contains(index) ? IndexPath(indexes: [0, index]) : nil
                                }),
             adapter: ScrollAdapter(controller: controller, isShutDown: { [fetcher] in fetcher.isShutDown }), axis: .vertical,
-            now: { [unowned view] in view.currentTime })
+            now: { [unowned view] in view.currentTime },
+            // The prefetcher's quiet-time checks run on the view's clock, so a run repeats exactly.
+            schedule: { [weak self, unowned view] delay, action in
+                self?.timers.append((due: view.currentTime + delay.seconds, action: action))
+            })
         prefetcher.onProblem = { [unowned self] problem in prefetchProblems.append(problem) }
         self.prefetcher = prefetcher
+    }
+
+    /// Runs the prefetcher's scheduled actions due by `time`, in the order of their due times.
+    private func fireTimers(upTo time: Double) {
+        while let next = timers.indices.min(by: { timers[$0].due < timers[$1].due }), timers[next].due <= time {
+            timers.remove(at: next).action()
+        }
     }
 
     /// Stops the app's prefetcher and withdraws what it asked for: the view's own prefetch data
@@ -275,6 +288,7 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
     /// Steps the view to `time` (seconds), withdrawing the consumers of cells that went back to
     /// the reuse pool before (a jump lays out at once) and after.
     public func step(to time: Double) {
+        fireTimers(upTo: time)
         releasePooledConsumers()
         surface.step(to: time)
         if scrollAnimationRunning, !surface.isScrollAnimating {
