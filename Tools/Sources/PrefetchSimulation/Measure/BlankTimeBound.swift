@@ -1,4 +1,5 @@
 import Foundation
+import PrefetchKit
 import PrefetchToolSupport
 
 /// A lower bound on the blank cell-seconds of any policy on a shared link and a scroll: the limit
