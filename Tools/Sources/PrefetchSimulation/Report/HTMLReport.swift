@@ -22,9 +22,7 @@ enum HTMLReport {
     /// Renders the page.
     ///
     /// `sections` is more HTML (such as ``Frontier/html(_:)``) placed after the runs.
-    /// `bounds` gives each scenario's lower bound on blank cell-seconds, printed under its table.
-    static func render(_ runs: [Run], title: String = "PrefetchKit simulation", subtitle: String = "", sections: String = "",
-                       bounds: [BlankTimeBound.Result] = []) -> String {
+    static func render(_ runs: [Run], title: String = "PrefetchKit simulation", subtitle: String = "", sections: String = "") -> String {
         var scenarios: [String] = []
         for run in runs where !scenarios.contains(run.result.scenario) { scenarios.append(run.result.scenario) }
         var html = """
@@ -45,10 +43,6 @@ enum HTMLReport {
             let group = runs.filter { $0.result.scenario == scenario }
             html += "<h2 id=\"\(escape(scenario))\">\(escape(scenario))</h2>\n"
             html += table(group.map(\.result))
-            if let bound = bounds.first(where: { $0.scenario == scenario }) {
-                let ratios = group.map { "\(escape($0.result.policy)) \(format($0.result.blankCellSeconds / max(bound.seconds, 1e-9), 1))×" }
-                html += "<p class=\"muted\">lower bound on blank cell-seconds: \(format(bound.seconds, 1)) s (every counted cell's time on screen: \(format(bound.exposed, 1)) s); blank ÷ bound: \(ratios.joined(separator: ", "))</p>\n"
-            }
             html += "<div class=\"charts\">"
             html += barChart("display-ready rate (%)", group.map { ($0.result.policy, $0.result.displayReadyRate * 100) }, maximum: 100, color: "#2f9e44")
             html += barChart("mean visible wait (ms)", group.map { ($0.result.policy, $0.result.visibleWaitMeanMs) }, color: "#e03131")

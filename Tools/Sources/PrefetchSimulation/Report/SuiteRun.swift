@@ -5,8 +5,6 @@ import Foundation
 @MainActor
 public struct SuiteRun {
     private var runs: [HTMLReport.Run] = []
-    /// Each scenario's lower bound on blank cell-seconds (none under independent latencies).
-    public private(set) var bounds: [BlankTimeBound.Result] = []
 
     /// Runs each of `scenarios` under each of `policies`, calling `progress(done, total, label)`
     /// before each run; with `timelines`, keeps what the report draws.
@@ -21,7 +19,6 @@ public struct SuiteRun {
                 let (result, timeline) = try await Simulator.run(scenario, policy: policy, configuration: configuration, recordsTimeline: timelines)
                 runs.append(HTMLReport.Run(result: result, timeline: timeline))
             }
-            if let bound = try await Simulator.blankTimeBound(of: scenario, configuration: configuration) { bounds.append(bound) }
         }
     }
 
@@ -34,28 +31,19 @@ public struct SuiteRun {
         var text = ResultTable.render(results) + "\n\n" + SuiteSummary.render(results)
         if let shares = SuiteSummary.renderShares(results) { text += "\n\n" + shares }
         if let beaten = SuiteSummary.renderBeatenReferences(results) { text += "\n\n" + beaten }
-        if let bound = SuiteSummary.renderBounds(bounds, results) { text += "\n\n" + bound }
         return text
     }
 
-    /// The results as the bench's JSON file: `{"results": [...]}`, pretty-printed, keys sorted,
-    /// with `"bounds": [...]` (each scenario's ``BlankTimeBound/Result``) on a shared link.
+    /// The results as the bench's JSON file: `{"results": [...]}`, pretty-printed, keys sorted.
     public func json() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        guard !bounds.isEmpty else { return try encoder.encode(["results": results]) }
-        return try encoder.encode(Output(results: results, bounds: bounds))
-    }
-
-    /// The JSON file with bounds.
-    private struct Output: Encodable {
-        var results: [SimulationResult]
-        var bounds: [BlankTimeBound.Result]
+        return try encoder.encode(["results": results])
     }
 
     /// A self-contained HTML page: per scenario, a table and bar charts of the policies, and each
     /// run's timeline (when recorded).
     public func report(subtitle: String) -> String {
-        HTMLReport.render(runs, subtitle: subtitle, bounds: bounds)
+        HTMLReport.render(runs, subtitle: subtitle)
     }
 }

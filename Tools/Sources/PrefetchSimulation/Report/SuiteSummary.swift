@@ -139,29 +139,4 @@ enum SuiteSummary {
         }
         return lines.isEmpty ? nil : "references beaten (a reference plans with approximate load durations):\n" + lines.joined(separator: "\n")
     }
-
-    /// The lower bound on blank cell-seconds per scenario (``BlankTimeBound``) beside each
-    /// policy's blank time and its ratio to the bound, with a total row; nil without bounds.
-    static func renderBounds(_ bounds: [BlankTimeBound.Result], _ results: [SimulationResult]) -> String? {
-        guard !bounds.isEmpty else { return nil }
-        var policies: [String] = []
-        for r in results where !policies.contains(r.policy) { policies.append(r.policy) }
-        var rows = [["scenario", "bound s", "exposed s"] + policies.flatMap { ["\($0) s", "÷ bound"] }]
-        var totals = [String: Double]()
-        func ratio(_ blank: Double, _ bound: Double) -> String { bound > 0 ? String(format: "%.2f", blank / bound) : "-" }
-        for bound in bounds {
-            var row = [bound.scenario, String(format: "%.2f", bound.seconds), String(format: "%.1f", bound.exposed)]
-            for policy in policies {
-                guard let r = results.first(where: { $0.scenario == bound.scenario && $0.policy == policy }) else { row += ["-", "-"]; continue }
-                totals[policy, default: 0] += r.blankCellSeconds
-                row += [String(format: "%.1f", r.blankCellSeconds), ratio(r.blankCellSeconds, bound.seconds)]
-            }
-            rows.append(row)
-        }
-        let total = bounds.reduce(0) { $0 + $1.seconds }
-        rows.append(["total", String(format: "%.2f", total), String(format: "%.1f", bounds.reduce(0) { $0 + $1.exposed })]
-                    + policies.flatMap { [String(format: "%.1f", totals[$0] ?? 0), ratio(totals[$0] ?? 0, total)] })
-        return "lower bound on blank cell-seconds (no policy can leave less on this link and scroll; see Metrics):\n"
-            + ResultTable.aligned(rows, leftColumns: 1)
-    }
 }
