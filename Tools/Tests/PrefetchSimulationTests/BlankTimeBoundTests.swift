@@ -49,7 +49,7 @@ import Testing
             let capacity = Double.random(in: 10_000...500_000, using: &random)
             let minRoundTrip = Bool.random(using: &random) ? 0 : Double.random(in: 0...1, using: &random)
             // Disjoint intervals per item: the meter's appearances of one item never overlap.
-            intervals = Self.disjoint(intervals)
+            intervals = BlankTimeBound.merge(intervals)
             let bound = BlankTimeBound.lowerBound(intervals: intervals, bytes: { sizes[$0]! }, capacity: capacity, minRoundTrip: minRoundTrip)
             let optimum = Self.bruteForceOptimum(intervals, sizes: sizes, capacity: capacity, minRoundTrip: minRoundTrip)
             #expect(bound >= 0)
@@ -58,21 +58,6 @@ import Testing
         }
         // Not vacuous: on many small cases the bound is the optimum itself.
         #expect(equal > 40, "\(equal) of 400 cases tight")
-    }
-
-    /// `intervals` with each item's overlapping intervals merged.
-    static func disjoint(_ intervals: [Interval]) -> [Interval] {
-        var out: [Interval] = []
-        for item in Set(intervals.map(\.item)).sorted() {
-            for i in intervals.filter({ $0.item == item }).sorted(by: { $0.start < $1.start }) {
-                if let last = out.last, last.item == item, i.start <= last.end {
-                    out[out.count - 1].end = max(last.end, i.end)
-                } else {
-                    out.append(i)
-                }
-            }
-        }
-        return out
     }
 
     @Test func handComputedCases() {

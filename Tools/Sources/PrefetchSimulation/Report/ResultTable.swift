@@ -5,7 +5,7 @@ enum ResultTable {
     /// The table, with a header line and aligned columns. With previews, `ready%` counts cells
     /// that appeared with their full data and `preview%` those that showed at least a preview,
     /// and `blank s` is the time cells showed nothing. On a shared link `bound s` follows it: the
-    /// lower bound on blank time no policy can beat (``BlankTimeBound``).
+    /// lower bound on blank time no policy can beat (`BlankTimeBound`).
     static func render(_ results: [SimulationResult]) -> String {
         let previews = results.contains { $0.previewReadyRate != nil }
         var header = ["scenario", "policy", "ready%", "wait ms", "p95 ms", "blank s", "settle ms", "settle p95", "started", "cancel", "wasted", "at end", "wasted MB", "wire MB", "link%", "unseen", "peak", "mem MiB", "req/s", "frame µs"]

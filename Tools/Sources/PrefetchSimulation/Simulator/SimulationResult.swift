@@ -25,7 +25,7 @@ public struct SimulationResult: Sendable, Codable, Hashable {
     /// The total time cells were on screen without their data, in seconds.
     public var blankCellSeconds = 0.0
     /// A lower bound on ``blankCellSeconds`` that no policy can beat on this run's shared link and
-    /// trace (``BlankTimeBound``), in seconds; nil (and not encoded) under independent latencies.
+    /// trace (`BlankTimeBound`), in seconds; nil (and not encoded) under independent latencies.
     public var blankLowerBound: Double?
     /// Loads started.
     public var loadsStarted = 0

@@ -213,7 +213,7 @@ public enum Simulator {
     }
 
     /// The lower bound on blank cell-seconds of `scenario` on the configuration's shared link
-    /// (``BlankTimeBound``), or nil under independent latencies. The intervals come from a
+    /// (`BlankTimeBound`), or nil under independent latencies. The intervals come from a
     /// recording pass, where nothing loads: every counted cell is blank from its appearance until
     /// it leaves, so the meter's blank periods are the on-screen intervals.
     static func blankLowerBound(_ scenario: Scenario, configuration: SimulationConfiguration) async throws -> Double? {
