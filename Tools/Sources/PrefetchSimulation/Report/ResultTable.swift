@@ -4,10 +4,14 @@ import Foundation
 enum ResultTable {
     /// The table, with a header line and aligned columns. With previews, `ready%` counts cells
     /// that appeared with their full data and `preview%` those that showed at least a preview,
-    /// and `blank s` is the time cells showed nothing.
+    /// and `blank s` is the time cells showed nothing. On a shared link `bound s` follows it: the
+    /// lower bound on blank time no policy can beat (`BlankTimeBound`).
     static func render(_ results: [SimulationResult]) -> String {
         let previews = results.contains { $0.previewReadyRate != nil }
         var header = ["scenario", "policy", "ready%", "wait ms", "p95 ms", "blank s", "settle ms", "settle p95", "started", "cancel", "wasted", "at end", "wasted MB", "wire MB", "link%", "unseen", "peak", "mem MiB", "req/s", "frame µs"]
+        // The lower bound on blank time, beside it: only when a run has one (a shared link).
+        let bounds = results.contains { $0.blankLowerBound != nil }
+        if bounds { header.insert("bound s", at: 6) }
         if previews { header.insert("preview%", at: 3) }
         var rows = [header]
         for r in results {
@@ -29,6 +33,7 @@ enum ResultTable {
                 String(format: "%.1f", r.requestsPerSecond),
                 String(format: "%.0f", r.frameTime.meanMicroseconds),
             ]
+            if bounds { row.insert(r.blankLowerBound.map { String(format: "%.1f", $0) } ?? "-", at: 6) }
             if previews { row.insert(String(format: "%.1f", (r.previewReadyRate ?? r.displayReadyRate) * 100), at: 3) }
             rows.append(row)
         }

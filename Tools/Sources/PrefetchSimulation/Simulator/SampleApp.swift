@@ -202,11 +202,14 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
         self.prefetcher = prefetcher
     }
 
-    /// Runs the prefetcher's scheduled actions due by `time`, in the order of their due times.
+    /// Runs the prefetcher's scheduled actions due by `time` (the view's clock is there already),
+    /// in the order of their due times; what they schedule runs at a later step.
     private func fireTimers(upTo time: Double) {
-        while let next = timers.indices.min(by: { timers[$0].due < timers[$1].due }), timers[next].due <= time {
-            timers.remove(at: next).action()
-        }
+        guard !timers.isEmpty else { return }
+        let due = timers.enumerated().filter { $0.element.due <= time }.sorted { ($0.element.due, $0.offset) < ($1.element.due, $1.offset) }
+        guard !due.isEmpty else { return }
+        timers = timers.filter { $0.due > time }
+        for timer in due { timer.element.action() }
     }
 
     /// Stops the app's prefetcher and withdraws what it asked for: the view's own prefetch data
@@ -288,9 +291,9 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
     /// Steps the view to `time` (seconds), withdrawing the consumers of cells that went back to
     /// the reuse pool before (a jump lays out at once) and after.
     public func step(to time: Double) {
-        fireTimers(upTo: time)
         releasePooledConsumers()
         surface.step(to: time)
+        fireTimers(upTo: time)
         if scrollAnimationRunning, !surface.isScrollAnimating {
             // UIKit's `scrollViewDidEndScrollingAnimation` (or `scrollViewDidScrollToTop`), which
             // the app's delegate forwards to its prefetcher, after the animation's last frame.

@@ -24,6 +24,9 @@ public struct SimulationResult: Sendable, Codable, Hashable {
     public var visibleWaitP95Ms = 0.0
     /// The total time cells were on screen without their data, in seconds.
     public var blankCellSeconds = 0.0
+    /// A lower bound on ``blankCellSeconds`` that no policy can beat on this run's shared link and
+    /// trace (`BlankTimeBound`), in seconds; nil (and not encoded) under independent latencies.
+    public var blankLowerBound: Double?
     /// Loads started.
     public var loadsStarted = 0
     /// Loads that ended with a value.
@@ -104,13 +107,17 @@ public struct SimulationResult: Sendable, Codable, Hashable {
         for path in [\SimulationResult.visibleWaitMeanMs, \.visibleWaitP95Ms, \.blankCellSeconds, \.settleMeanMs, \.settleP95Ms,
                      \.requestsPerSecond, \.duration] { round(&rounded[keyPath: path]) }
         round(&rounded.linkUtilisation, 10_000)
+        if var bound = rounded.blankLowerBound {
+            round(&bound)
+            rounded.blankLowerBound = bound
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(Both(result: rounded, extra: extra)), as: UTF8.self)
     }
 
     private enum CodingKeys: String, CodingKey {
-        case scenario, policy, displayed, displayReadyRate, previewReadyRate, visibleWaitMeanMs, visibleWaitP95Ms, blankCellSeconds,
+        case scenario, policy, displayed, displayReadyRate, previewReadyRate, visibleWaitMeanMs, visibleWaitP95Ms, blankCellSeconds, blankLowerBound,
             loadsStarted, loadsCompleted, loadsCancelled, loadsWasted, loadsWastedAtEnd, bytesWasted, bytesOnWire, linkUtilisation, loadsNeverShown, settles, settleMeanMs, settleP95Ms, peakInFlight,
             peakMemoryBytes, requestsPerSecond, duration
     }

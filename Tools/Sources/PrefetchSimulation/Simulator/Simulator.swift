@@ -197,9 +197,50 @@ public enum Simulator {
         var result = try await simulation.run()
         peer?.stop()
         result.policy = policy.name
+        result.blankLowerBound = try await blankLowerBound(scenario, configuration: configuration)
         var timeline = simulation.app.meter.timeline
         timeline.itemCount = scenario.layout.itemCount
         return (result, timeline)
+    }
+
+    /// The on-screen intervals of each scenario's counted appearances, by what they depend on:
+    /// the scroll is the trace's, whatever the policy, so one recording serves every policy.
+    private static var recordedIntervals: [IntervalsKey: [BlankTimeBound.Interval]] = [:]
+
+    /// What a recording's intervals depend on.
+    private struct IntervalsKey: Hashable {
+        var scenario: Scenario
+        var frameRate, tail, maxDuration: Double
+    }
+
+    /// The lower bound on blank cell-seconds of `scenario` on the configuration's shared link
+    /// (`BlankTimeBound`), or nil under independent latencies. The intervals come from a
+    /// recording pass, where nothing loads: every counted cell is blank from its appearance until
+    /// it leaves, so the meter's blank periods are the on-screen intervals.
+    static func blankLowerBound(_ scenario: Scenario, configuration: SimulationConfiguration) async throws -> Double? {
+        guard case .shared(let link) = configuration.network else { return nil }
+        let key = IntervalsKey(
+            scenario: scenario, frameRate: configuration.frameRate, tail: configuration.tail, maxDuration: configuration.maxDuration)
+        let intervals: [BlankTimeBound.Interval]
+        if let known = recordedIntervals[key] {
+            intervals = known
+        } else {
+            let recording = try simulation(scenario, configuration: configuration, policy: PrefetchPolicies.none, recording: true)
+            recording.app.meter.recordTimeline()
+            _ = try await recording.run()
+            intervals = recording.app.meter.timeline.blanks.map { .init(item: $0.item, start: $0.start, end: $0.end) }
+            recordedIntervals[key] = intervals
+        }
+        let sizes = scenario.sizes(on: configuration.network), seed = configuration.seed, previews = configuration.previews
+        // The shortest round trip the latency model can draw: a log-normal has no floor above 0.
+        let minRoundTrip: Double
+        switch configuration.latency.distribution {
+        case .fixed(let d), .bandwidth(let d, _): minRoundTrip = LatencyModel.seconds(d)
+        case .logNormal: minRoundTrip = 0
+        }
+        return BlankTimeBound.lowerBound(
+            intervals: intervals, bytes: { previews.previewBytes(of: sizes.bytes(item: $0, seed: seed)) },
+            capacity: link.capacityBytesPerSecond, minRoundTrip: minRoundTrip)
     }
 
     /// The bench's simulation of `scenario`: items are their own identifiers. A recording pass
