@@ -91,15 +91,7 @@ final class MainActorDeliveries<ID: Hashable & Sendable>: Sendable {
     func preview<Value: Sendable>(for id: ID, _ body: @escaping @Sendable @MainActor (Value) -> Void) -> @Sendable (Value) -> Void {
         { [self] value in
             live.withLock { $0[id, default: 0] += 1 }
-            signal.deliveryScheduled()
-            Task { @MainActor in
-                body(value)
-                self.live.withLock { live in
-                    let left = (live[id] ?? 1) - 1
-                    live[id] = left > 0 ? left : nil
-                }
-                self.signal.deliveryFinished()
-            }
+            deliver(to: id) { body(value) }
         }
     }
 
@@ -110,16 +102,19 @@ final class MainActorDeliveries<ID: Hashable & Sendable>: Sendable {
         for id: ID, _ body: @escaping @Sendable @MainActor (Result<Value, any Error>) -> Void
     ) -> @Sendable (Result<Value, any Error>) -> Void {
         live.withLock { $0[id, default: 0] += 1 }
-        return { [self] result in
-            signal.deliveryScheduled()
-            Task { @MainActor in
-                body(result)
-                self.live.withLock { live in
-                    let left = (live[id] ?? 1) - 1
-                    live[id] = left > 0 ? left : nil
-                }
-                self.signal.deliveryFinished()
+        return { [self] result in deliver(to: id) { body(result) } }
+    }
+
+    /// Runs `body` on the main actor, then counts one live consumer of `id` as done.
+    private func deliver(to id: ID, _ body: @escaping @Sendable @MainActor () -> Void) {
+        signal.deliveryScheduled()
+        Task { @MainActor in
+            body()
+            self.live.withLock { live in
+                let left = (live[id] ?? 1) - 1
+                live[id] = left > 0 ? left : nil
             }
+            self.signal.deliveryFinished()
         }
     }
 }

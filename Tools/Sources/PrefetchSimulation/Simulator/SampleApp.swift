@@ -3,69 +3,6 @@ import PrefetchCollectionView
 import PrefetchKit
 import PrefetchUIKit
 
-/// What a cell of Apple's sample holds: the item it represents, the data it shows, and the
-/// consumer it holds while that data loads.
-@MainActor
-public final class SampleCellContent<ID: Hashable & Sendable, Value: Sendable> {
-    /// The item the cell was last configured for.
-    public internal(set) var item: Int?
-    /// The identifier it represents: the check of Apple's sample against recycled cells (nil
-    /// while the item's model has not arrived: a placeholder).
-    public internal(set) var identifier: ID?
-    /// The data shown, or nil while blank.
-    public internal(set) var data: Value?
-    /// Whether ``data`` is a preview (the full value is on its way).
-    public internal(set) var isPreview = false
-    /// Whether the load failed after its retries (the cell asks again when it comes back on screen).
-    public internal(set) var loadFailed = false
-    /// The consumer of an in-flight load.
-    var fetchHandle: FetchHandle?
-
-    /// Whether the cell waits for a load now.
-    public var isLoading: Bool { fetchHandle != nil }
-
-    nonisolated init() {}
-
-    /// The `prepareForReuse` of Apple's sample: withdraw the consumer, forget the item and the data.
-    func reset() {
-        fetchHandle?.cancel()
-        (fetchHandle, item, identifier, data, loadFailed, isPreview) = (nil, nil, nil, nil, false, false)
-    }
-}
-
-/// A cell of ``SampleApp``: the grid's `SampleGridCell` or the list's `SampleListCell`.
-@MainActor
-protocol SampleCell<ID, Value>: ReusableCell {
-    /// The identifier type.
-    associatedtype ID: Hashable & Sendable
-    /// The data type.
-    associatedtype Value: Sendable
-    /// What the cell shows.
-    var content: SampleCellContent<ID, Value> { get }
-}
-
-/// The grid's cell: the `Cell` of Apple's sample.
-final class SampleGridCell<ID: Hashable & Sendable, Value: Sendable>: CollectionViewCell, SampleCell {
-    /// What the cell shows.
-    let content = SampleCellContent<ID, Value>()
-    /// Withdraws the consumer and clears the cell.
-    override func prepareForReuse() {
-        super.prepareForReuse()
-        content.reset()
-    }
-}
-
-/// The list's cell: the tutorial's `CustomTableViewCell`.
-final class SampleListCell<ID: Hashable & Sendable, Value: Sendable>: TableViewCell, SampleCell {
-    /// What the cell shows.
-    let content = SampleCellContent<ID, Value>()
-    /// Withdraws the consumer and clears the cell.
-    override func prepareForReuse() {
-        super.prepareForReuse()
-        content.reset()
-    }
-}
-
 /// Apple's sample's `CustomDataSource` over an `AsyncFetcher`, for a grid or a list: the one app
 /// of the simulator, the demo and the fault soak.
 ///
@@ -217,34 +154,6 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
     func detachPrefetcher() {
         prefetcher?.detach()
         prefetcher = nil
-    }
-
-    /// The policy the app's prefetcher plans with (adaptive by default); without one, the view's own.
-    public var policy: any PrefetchPolicy {
-        get { prefetcher?.controller.policy ?? surface.prefetchPolicy }
-        set {
-            if let prefetcher { prefetcher.controller.policy = newValue } else { surface.prefetchPolicy = newValue }
-        }
-    }
-
-    /// The network's conditions the app's prefetcher plans under (and the view's own prefetching).
-    public var networkConditions: NetworkConditions {
-        get { prefetcher?.controller.networkConditions ?? surface.networkConditions }
-        set {
-            prefetcher?.controller.networkConditions = newValue
-            surface.networkConditions = newValue
-        }
-    }
-
-    /// Whether the app works ahead of display: the view prepares cells ahead and the prefetcher's
-    /// plan reaches the fetcher. `false` stops both (UIKit's `isPrefetchingEnabled`, and the
-    /// prefetcher's controller without a target: it plans nothing and withdraws what it held).
-    public var isPrefetchingEnabled: Bool {
-        get { surface.isPrefetchingEnabled }
-        set {
-            surface.isPrefetchingEnabled = newValue
-            prefetcher?.controller.target = newValue ? prefetchTarget : nil
-        }
     }
 
     /// The prefetcher's controller tuning; setting it attaches a new prefetcher with it (before a run).
@@ -476,49 +385,5 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
             holder.cell.content.fetchHandle?.cancel()
             holder.cell.content.fetchHandle = nil
         }
-    }
-}
-
-/// The views' data source and delegate for a ``SampleApp``: Apple's sample's callbacks.
-@MainActor
-final class SampleCallbacks<ID: Hashable & Sendable, Value: Sendable>:
-    CollectionViewDataSource, CollectionViewDelegate, TableViewDataSource, TableViewDelegate
-{
-    unowned let app: SampleApp<ID, Value>
-
-    init(app: SampleApp<ID, Value>) { self.app = app }
-
-    func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int { app.itemCount }
-
-    func collectionView(_ collectionView: CollectionView, cellForItemAt indexPath: IndexPath) -> CollectionViewCell {
-        let cell = collectionView.dequeueReusableCell(withReuseIdentifier: sampleCellIdentifier, for: indexPath)
-        guard let sample = cell as? SampleGridCell<ID, Value> else { preconditionFailure("expected a SampleGridCell, got \(cell)") }
-        app.populate(sample, item: app.itemNumber(indexPath.item), priority: app.priority(at: indexPath))
-        return cell
-    }
-
-    func collectionView(_ collectionView: CollectionView, willDisplay cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
-        app.appeared(cell, item: app.itemNumber(indexPath.item), priority: app.priority(at: indexPath))
-    }
-
-    func collectionView(_ collectionView: CollectionView, didEndDisplaying cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
-        app.disappeared(cell, item: app.itemNumber(indexPath.item))
-    }
-
-    func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int { app.itemCount }
-
-    func tableView(_ tableView: TableView, cellForRowAt indexPath: IndexPath) -> TableViewCell {
-        let cell = tableView.dequeueReusableCell(withIdentifier: sampleCellIdentifier, for: indexPath)
-        guard let sample = cell as? SampleListCell<ID, Value> else { preconditionFailure("expected a SampleListCell, got \(cell)") }
-        app.populate(sample, item: app.itemNumber(indexPath.row), priority: app.priority(at: indexPath))
-        return cell
-    }
-
-    func tableView(_ tableView: TableView, willDisplay cell: TableViewCell, forRowAt indexPath: IndexPath) {
-        app.appeared(cell, item: app.itemNumber(indexPath.row), priority: app.priority(at: indexPath))
-    }
-
-    func tableView(_ tableView: TableView, didEndDisplaying cell: TableViewCell, forRowAt indexPath: IndexPath) {
-        app.disappeared(cell, item: app.itemNumber(indexPath.row))
     }
 }

@@ -1,0 +1,48 @@
+import Foundation
+import PrefetchCollectionView
+import PrefetchKit
+import PrefetchUIKit
+
+/// The views' data source and delegate for a ``SampleApp``: Apple's sample's callbacks.
+@MainActor
+final class SampleCallbacks<ID: Hashable & Sendable, Value: Sendable>:
+    CollectionViewDataSource, CollectionViewDelegate, TableViewDataSource, TableViewDelegate
+{
+    unowned let app: SampleApp<ID, Value>
+
+    init(app: SampleApp<ID, Value>) { self.app = app }
+
+    func collectionView(_ collectionView: CollectionView, numberOfItemsInSection section: Int) -> Int { app.itemCount }
+
+    func collectionView(_ collectionView: CollectionView, cellForItemAt indexPath: IndexPath) -> CollectionViewCell {
+        let cell = collectionView.dequeueReusableCell(withReuseIdentifier: sampleCellIdentifier, for: indexPath)
+        guard let sample = cell as? SampleGridCell<ID, Value> else { preconditionFailure("expected a SampleGridCell, got \(cell)") }
+        app.populate(sample, item: app.itemNumber(indexPath.item), priority: app.priority(at: indexPath))
+        return cell
+    }
+
+    func collectionView(_ collectionView: CollectionView, willDisplay cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
+        app.appeared(cell, item: app.itemNumber(indexPath.item), priority: app.priority(at: indexPath))
+    }
+
+    func collectionView(_ collectionView: CollectionView, didEndDisplaying cell: CollectionViewCell, forItemAt indexPath: IndexPath) {
+        app.disappeared(cell, item: app.itemNumber(indexPath.item))
+    }
+
+    func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int { app.itemCount }
+
+    func tableView(_ tableView: TableView, cellForRowAt indexPath: IndexPath) -> TableViewCell {
+        let cell = tableView.dequeueReusableCell(withIdentifier: sampleCellIdentifier, for: indexPath)
+        guard let sample = cell as? SampleListCell<ID, Value> else { preconditionFailure("expected a SampleListCell, got \(cell)") }
+        app.populate(sample, item: app.itemNumber(indexPath.row), priority: app.priority(at: indexPath))
+        return cell
+    }
+
+    func tableView(_ tableView: TableView, willDisplay cell: TableViewCell, forRowAt indexPath: IndexPath) {
+        app.appeared(cell, item: app.itemNumber(indexPath.row), priority: app.priority(at: indexPath))
+    }
+
+    func tableView(_ tableView: TableView, didEndDisplaying cell: TableViewCell, forRowAt indexPath: IndexPath) {
+        app.disappeared(cell, item: app.itemNumber(indexPath.row))
+    }
+}
