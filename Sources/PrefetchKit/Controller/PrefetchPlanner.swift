@@ -43,6 +43,11 @@ package struct PrefetchPlanner<Item: Hashable> {
     @usableFromInline var pressurePending = false
     /// Whether the viewport has moved since the first step (a first screen has no latest motion).
     @usableFromInline var hasMoved = false
+    /// The stretch of content the resting plan held around the viewport when a drag began from
+    /// rest; wanted until the drag ends (see ``carriedIntoDrag(_:)``).
+    @usableFromInline var dragCarry: Range<Double>?
+    /// Whether the last step was at rest.
+    @usableFromInline var restedLast = false
 
     /// Creates a planner that holds nothing.
     package init(policy: any PrefetchPolicy = PrefetchPolicies.uikitLike,
@@ -102,6 +107,7 @@ package struct PrefetchPlanner<Item: Hashable> {
         self.hasStore = hasStore
         let restriction = restriction(at: state.time)
         var regions = restriction.limitsRegions ? restrictedRegions(restriction, state, forecast) : policy.plan(for: context).regions
+        if let carry = carriedIntoDrag(state), !restriction.limitsRegions { regions.append(carry) }
         if restriction == .expensive { regions = clippedToExpensiveReach(regions, state, forecast) }
         regions.append(state.viewport)
         let rules = rules(for: restriction)
@@ -123,10 +129,40 @@ package struct PrefetchPlanner<Item: Hashable> {
         return gated(changes, rules: rules, now: state.time)
     }
 
+    /// What a drag that began at rest keeps of the resting plan: of the stretch the plan held
+    /// contiguously around the viewport when the finger touched down, the part ahead of the
+    /// viewport in the direction of travel, for as long as the drag lasts.
+    ///
+    /// A slow drag asks for a shorter window than rest does (the lead while dragging starts at
+    /// `minimumLead` viewports, rest holds `idleLead`), and its edges flicker as the speed crosses
+    /// the policy's thresholds. Without the carry, the rows between the two windows are withdrawn
+    /// (after the leaving grace) and, as the drag goes on towards them, requested again.
+    @inlinable
+    mutating func carriedIntoDrag(_ state: ScrollState) -> Range<Double>? {
+        defer {
+            if case .idle = state.phase { restedLast = true } else { restedLast = false }
+        }
+        guard case .dragging = state.phase else {
+            dragCarry = nil
+            return nil
+        }
+        if dragCarry == nil, restedLast, let viewport = lastViewport {
+            dragCarry = held.covered.first { $0.lowerBound <= viewport.lowerBound && viewport.upperBound <= $0.upperBound }
+        }
+        // Only what lies ahead: the loads of the rows the drag leaves would take the link from
+        // the rows it goes to.
+        guard let carry = dragCarry else { return nil }
+        let ahead = heading >= 0 ? Swift.max(carry.lowerBound, state.viewport.upperBound)..<Swift.max(carry.upperBound, state.viewport.upperBound)
+            : Swift.min(carry.lowerBound, state.viewport.lowerBound)..<Swift.min(carry.upperBound, state.viewport.lowerBound)
+        return ahead.isEmpty ? nil : ahead
+    }
+
     @inlinable
     mutating func planNothing() -> PrefetchUpdate<Item> {
         forecast = nil
         lastViewport = nil
+        dragCarry = nil
+        restedLast = false
         return withdrawAll()
     }
 
@@ -146,6 +182,7 @@ package struct PrefetchPlanner<Item: Hashable> {
         held.entries.removeAll(keepingCapacity: true)
         held.leaving.removeAll()
         held.isStale = true
+        dragCarry = nil
     }
 
     /// See ``PrefetchController/moveItems(_:)``. Batch updates between two steps compose: the next
