@@ -38,14 +38,17 @@ let package = Package(
         // The README's UIKit and SwiftUI examples, copied in verbatim by ./run.
         .target(name: "ReadmeUIKitExample", dependencies: ["PrefetchKit", "PrefetchUIKit", "UIKit"], swiftSettings: strict),
         .target(name: "ReadmeSwiftUIExample", dependencies: ["PrefetchKit", "PrefetchSwiftUI", "SwiftUI"], swiftSettings: strict),
+        // The cell and view controller of the PrefetchUIKit article "Showing a preview first", copied in by ./run.
+        .target(name: "PreviewCellExample", dependencies: ["PrefetchKit", "PrefetchUIKit", "UIKit"], swiftSettings: strict),
         // Every other UIKit and SwiftUI example of the documentation, written in by ./run
         // (Checks/doc-examples) beside a Context.swift of the names they take as given.
         .target(name: "DocExamplesUIKit", dependencies: ["PrefetchKit", "PrefetchUIKit", "UIKit", "ImageIO", "PrefetchHTTP",
                                                          "PrefetchDiskCache"], swiftSettings: strict),
         .target(name: "DocExamplesSwiftUI", dependencies: ["PrefetchKit", "PrefetchSwiftUI", "SwiftUI"], swiftSettings: strict),
         // The real bindings driven through the stand-ins' observers.
-        // ...and the README's UIKit view controller, shown in a stand-in window.
-        .testTarget(name: "GlueCheckTests", dependencies: ["PrefetchKit", "PrefetchUIKit", "UIKit", "Network", "ReadmeUIKitExample"],
+        // ...the README's UIKit view controller, shown in a stand-in window, and the preview recipe's cell.
+        .testTarget(name: "GlueCheckTests", dependencies: ["PrefetchKit", "PrefetchUIKit", "UIKit", "Network", "ReadmeUIKitExample",
+                                                           "PreviewCellExample"],
                     swiftSettings: strict),
     ]
 )
