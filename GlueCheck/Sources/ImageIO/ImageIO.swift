@@ -2,7 +2,7 @@
 // (PrefetchUIKit.docc: PrefetchingImages, ShowingAPreviewFirst), declared as Swift imports them from
 // the iOS SDK's ImageIO/CGImageSource.h: a `CGImageSourceRef` is the class `CGImageSource`, a
 // `size_t` index an `Int`, a nullable options dictionary `CFDictionary?`, a `bool` a `Bool`, an
-// option key a `CFString` constant. `SignatureProbe` (in StandInSignatures) pins each signature, and
+// option key a `CFString` constant. StandInSignatures/ImageIOSignatures.swift pins each signature, and
 // compiles against Apple's SDK as well. Nothing here decodes: a source keeps the bytes it was given
 // and makes no image, so the examples compile and nothing runs them.
 @_exported import CoreGraphics
