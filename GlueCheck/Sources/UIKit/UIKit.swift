@@ -1,5 +1,5 @@
-// A stand-in for UIKit on Linux: exactly the API that PrefetchUIKit's bindings and the README's
-// UIKit example touch, declared by hand from Apple's documentation (and the iOS SDK's Swift
+// A stand-in for UIKit on Linux: exactly the API that PrefetchUIKit's bindings and the UIKit
+// examples of the README and the DocC articles touch, declared by hand from Apple's documentation (and the iOS SDK's Swift
 // interface) with its isolation and sendability: UIKit's classes are `@MainActor`, the
 // diffable snapshot is Sendable, key-value observing hands its change handler a `@Sendable`
 // closure. The bodies do the least that lets the declarations stand; a few (key-value observing,
@@ -10,7 +10,7 @@
 // Not here, because Linux has no Objective-C: `@objc`, selectors and optional protocol
 // requirements. The bindings keep those lines under `#if canImport(ObjectiveC)`; only the
 // typecheck against Apple's SDK covers them.
-@_exported import Foundation   // as Apple's framework re-exports it
+@_exported import CoreGraphics // as Apple's framework re-exports it (and, through it, Foundation)
 
 // MARK: Foundation's key-value observing (Apple's Foundation; swift-corelibs-foundation has none)
 
@@ -192,8 +192,39 @@ public struct UIEdgeInsets: Sendable, Equatable {
     }
 }
 
-/// `UIImage` (NS_SWIFT_SENDABLE).
-open class UIImage: NSObject, @unchecked Sendable {}
+/// `UIImage` (NS_SWIFT_SENDABLE): not bound to the main actor, so a loader may make one.
+open class UIImage: NSObject, @unchecked Sendable {
+    /// `UIImage.Orientation` (UIImageOrientation): how to turn the bitmap to draw it upright.
+    public enum Orientation: Int, Sendable {
+        case up, down, left, right, upMirrored, downMirrored, leftMirrored, rightMirrored
+    }
+
+    private let bitmap: CGImage?
+    private let pixelsPerPoint: CGFloat
+    private let turn: Orientation
+
+    /// The bitmap, for an image made from one.
+    open var cgImage: CGImage? { bitmap }
+    /// Pixels per point.
+    open var scale: CGFloat { pixelsPerPoint }
+    /// How the bitmap is turned.
+    open var imageOrientation: Orientation { turn }
+
+    /// An empty image.
+    public override init() {
+        (bitmap, pixelsPerPoint, turn) = (nil, 1, .up)
+    }
+
+    /// An image of `cgImage` at 1 pixel a point, upright.
+    public convenience init(cgImage: CGImage) {
+        self.init(cgImage: cgImage, scale: 1, orientation: .up)
+    }
+
+    /// An image of `cgImage` at `scale` pixels a point, turned by `orientation`.
+    public init(cgImage: CGImage, scale: CGFloat, orientation: Orientation) {
+        (bitmap, pixelsPerPoint, turn) = (cgImage, scale, orientation)
+    }
+}
 
 /// `UIImageView`.
 @MainActor open class UIImageView: UIView {
