@@ -67,13 +67,13 @@ public struct DemoSettings: Sendable {
         previewLink.map { "\(previews) on a \(Self.describe($0))" }
     }
 
-    /// `shared 10 Mbit/s link, 60 KB median payloads`: the link in a few words (without its
-    /// payloads unless `sizes`).
+    /// `shared 10 Mbit/s link, 60 KB median payloads`, or without `sizes` `10 Mbit/s link`: the
+    /// link in a few words.
     package static func describe(_ link: SharedLink, sizes: Bool = true) -> String {
         let mbps = link.capacityBytesPerSecond * 8 / 1e6
         let rate = mbps == mbps.rounded() ? String(Int(mbps)) : String(format: "%.1f", mbps)
         let sizes = if sizes, case .logNormal(let median, _) = link.sizes { ", \(median / 1_000) KB median payloads" } else { "" }
-        return "shared \(rate) Mbit/s link\(sizes)"
+        return sizes.isEmpty ? "\(rate) Mbit/s link" : "shared \(rate) Mbit/s link\(sizes)"
     }
 
     /// The network's conditions the view prefetches under: Low Data Mode with `--low-data`.

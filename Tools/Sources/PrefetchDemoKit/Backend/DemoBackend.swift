@@ -79,7 +79,7 @@ package final class SimulatedBackend: DemoBackend {
         self.models = list
         seed = settings.seed
         valueBytes = settings.valueBytes
-        previewLabel = settings.previewLink.map { "previews \(settings.previews) on \(DemoSettings.describe($0, sizes: false))" }
+        previewLabel = settings.previewLink.map { "previews \(settings.previews) · \(DemoSettings.describe($0, sizes: false))" }
     }
 
     package var app: SampleApp<UUID, DisplayData> { simulation.app }
