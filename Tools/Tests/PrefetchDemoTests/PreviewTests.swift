@@ -149,24 +149,8 @@ struct PreviewTests {
         let closer = try #require(note.last)
         #expect(closer.hasSuffix("--latency-profile emerging --previews variant --preview-share 0.1"), "\(closer)")
         #expect(!closer.contains("--network independent"))
-    }
-
-    @Test(arguments: [
-        (["--previews", "prefix", "--serve"],
-         ["--previews applies only to the simulated network; it cannot be combined with --serve or --source"]),
-        (["--previews", "variant", "--source", "http://127.0.0.1:9/"],
-         ["--previews applies only to the simulated network; it cannot be combined with --serve or --source"]),
-        (["--preview-share", "0.2"], ["--preview-share and --preview-full-within-ms need --previews prefix or variant"]),
-        (["--previews", "prefix", "--preview-share", "1.5"], ["--preview-share must be a number above 0 and below 1; got 1.5"]),
-        (["--previews", "prefix", "--preview-full-within-ms", "70000"], ["--preview-full-within-ms must be a number of ms from 0 to 60000; got 70000"]),
-        (["--previews", "blurry"], ["'blurry'", "--previews", "'none', 'prefix' or 'variant'"]),
-    ])
-    func aBadPreviewFlagExitsWithAMessageNamingItAndTheRule(arguments: [String], mentions: [String]) async throws {
-        let output = try await DemoProcess.run(arguments)
-        #expect(output.status != 0)
-        #expect(output.stdout.isEmpty)
-        for text in mentions {
-            #expect(output.stderr.contains(text), "stderr lacks \"\(text)\": \(output.stderr)")
-        }
+        // And the note says why a plain replay differs: the bench has no previews unless told
+        #expect(note[2].contains("60 KB median payloads) without previews, not over the demo's simulated network with previews (variant(10 %)"),
+                "\(note[2])")
     }
 }

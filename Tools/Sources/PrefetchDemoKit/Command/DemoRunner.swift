@@ -142,12 +142,13 @@ package enum DemoRunner {
         let replay = "swift run --package-path Tools prefetch-bench run --trace \(shellQuoted(path))"
         let demoNetwork = remote
             ? "the demo's real server"
-            : settings.previewsText.map { "the demo's simulated network (latency \(settings.latency), previews \($0))" }
+            : settings.previewsText.map { "the demo's simulated network with previews (\($0), latency \(settings.latency))" }
                 ?? "the demo's simulated network (each load's own latency, \(settings.latency), no payload)"
         var lines = [
             "prefetch-demo: wrote the session's scroll trace to \(path)",
             "  replay it (from the repository root): \(replay)",
-            "  a replay's numbers differ from this session's: the bench loads over its shared 10 Mbit/s link (lte latency, 60 KB median payloads), not over \(demoNetwork)",
+            "  a replay's numbers differ from this session's: the bench loads over its shared 10 Mbit/s link (lte latency, 60 KB median payloads)"
+                + (remote || settings.previewsText == nil ? "" : " without previews") + ", not over \(demoNetwork)",
         ]
         if !remote {
             lines.append("  closer to this session: \(replay) \(benchNetworkFlags(options, settings: settings).joined(separator: " "))")
