@@ -91,6 +91,20 @@ struct PreviewTests {
         #expect(ScreenRenderer.legend(previews: false) == ScreenRenderer.legend)
     }
 
+    @Test(arguments: [80, 100])
+    func theLegendWithPreviewsIsWholeAtEightyColumns(columns: Int) throws {
+        // Given the screen of a run with previews
+        let scene = try DemoScene(settings: try Self.settings(.prefix))
+        let model = ScreenModel(columns: columns, rows: 40, layout: .grid, viewport: scene.view.bounds, title: "t",
+                                status: scene.status, footer: "k", plan: scene.updatePlan(), previews: true)
+        let text = ScreenRenderer(colorMode: .none).render(model, tiles: []).joined(separator: "\n")
+        // Then every phrase of the legend is there whole, the preview's among them
+        for phrase in ScreenRenderer.legend(previews: true) {
+            #expect(text.contains(phrase), "\(phrase) is missing or cut at \(columns) columns:\n\(text)")
+        }
+        #expect(ScreenRenderer.legend(previews: true).contains(ScreenRenderer.previewLegend))
+    }
+
     @Test func theSummaryCountsCellsThatAppearedWithAPreviewOnly() async throws {
         // Given a scripted run with prefix previews
         let settings = try Self.settings(.prefix)

@@ -85,14 +85,15 @@ package struct ScreenRenderer: Sendable {
     }
 
     /// The lines under the drawing, with their style, for `model`'s width: the status (at most
-    /// three lines), the plan (two), the legend (three), the latest message (two) and the keys
+    /// three lines), the plan (two), the legend (three; four with previews), the latest message (two) and the keys
     /// (two); with few rows the legend goes first, then the plan, so that the drawing keeps at
     /// least 6 rows.
     private func bottomLines(_ model: ScreenModel) -> [(text: String, style: Glyph)] {
         let width = model.columns
         let status = Self.wrap(statusPhrases(model.status), width: width, lines: 3).map { ($0, Glyph(bold: true)) }
         let plan = Self.wrap(planPhrases(model.plan), width: width, lines: 2).map { ($0, Glyph()) }
-        let legend = Self.wrap(Self.legend(previews: model.previews), width: width, lines: 3).map { ($0, Glyph(faint: true)) }
+        // With previews the legend has one phrase more: a fourth line, so that 80 columns still show it whole.
+        let legend = Self.wrap(Self.legend(previews: model.previews), width: width, lines: model.previews ? 4 : 3).map { ($0, Glyph(faint: true)) }
         let message = Self.wrap(Self.phrases(model.message ?? ""), width: width, lines: 2).map { ($0, Glyph(bold: true)) }
         let keys = message + Self.wrap(Self.phrases(model.footer), width: width, lines: 2).map { ($0, Glyph(faint: true)) }
         let room = max(0, model.rows - 1 - 6)
