@@ -32,6 +32,14 @@ struct PrefetchDemoCommand: AsyncParsableCommand {
         Memory figures are modelled: over the simulated network each value costs 1 MiB (a decoded 512 × 512 \
         RGBA bitmap), whatever the process holds; the summary sets the process's peak RSS beside them.
 
+        --previews prefix (or variant) shows previews first: the simulated network becomes one shared link, \
+        prefetch-bench's default (the capacity of --latency-profile's network, lte's 10 Mbit/s unless it names \
+        another; HTTP/2; payloads log-normal, median 60 KB, p99 600 KB; round trips from the lte profile unless \
+        the latency flags say otherwise), where a preview of --preview-share of the payload (15% by default) \
+        arrives before the full value. A cell holding only a preview is drawn pale and shaded with ░ and says \
+        "░ preview"; the summary counts the cells that appeared full, with a preview only, and blank. \
+        --previews applies to the simulated network only, not to --serve or --source.
+
         Without a terminal (or with --plain) it runs --script steady on virtual time and prints a summary; \
         the same --seed gives the same numbers.
 

@@ -159,6 +159,15 @@ struct CLITests {
                                                 "a file to write, in an existing folder you can write to"]),
         (["--record", "/tmp"], ["--record /tmp: /tmp is a folder"]),
         (["--record", "/dev/null/x.json"], ["--record /dev/null/x.json: /dev/null is not a folder"]),
+        // Previews: the simulated network only, and the bench's rules for their flags (PreviewTests has the rest).
+        (["--previews", "prefix", "--serve"],
+         ["--previews applies only to the simulated network; it cannot be combined with --serve or --source"]),
+        (["--previews", "variant", "--source", "http://127.0.0.1:9/"],
+         ["--previews applies only to the simulated network; it cannot be combined with --serve or --source"]),
+        (["--preview-share", "0.2"], ["--preview-share and --preview-full-within-ms need --previews prefix or variant"]),
+        (["--previews", "prefix", "--preview-share", "1.5"], ["--preview-share must be a number above 0 and below 1; got 1.5"]),
+        (["--previews", "prefix", "--preview-full-within-ms", "70000"], ["--preview-full-within-ms must be a number of ms from 0 to 60000; got 70000"]),
+        (["--previews", "blurry"], ["'blurry'", "--previews", "'none', 'prefix' or 'variant'"]),
     ])
     func aBadFlagExitsWithAMessageNamingItAndItsRange(arguments: [String], mentions: [String]) async throws {
         let output = try await DemoProcess.run(arguments)

@@ -56,10 +56,12 @@ package final class DemoScene {
 
     /// The tiles to draw for the items whose frames meet `rect` (content coordinates): each
     /// item's displayed cell's content, or else what the fetcher has for it, and why it is (or
-    /// is not) loading, as of the latest ``updatePlan()``.
+    /// is not) loading, as of the latest ``updatePlan()``. With previews, a cell (or a cached
+    /// item) that holds only a preview is a ``Tile/State/preview(_:shown:)``.
     package func tiles(in rect: CGRect) -> [Tile] {
         let pending = Set(app.plannedItems)
         let board = backend.board
+        let previews = settings.previews.isEnabled
         let viewport = view.bounds
         var tiles: [Tile] = []
         app.forEachItem(in: rect) { index, frame in
@@ -72,9 +74,15 @@ package final class DemoScene {
             }
             let state: Tile.State
             if let content = app.content(at: index) {
-                if let data = content.data { state = .shown(data) } else { state = board.isLoading(model.identifier) ? .loading : .waiting }
+                if let data = content.data {
+                    state = content.isPreview ? .preview(data, shown: true) : .shown(data)
+                } else {
+                    state = board.isLoading(model.identifier) ? .loading : .waiting
+                }
             } else if let data = app.fetcher.fetchedData(for: model.identifier) {
-                state = .cached(data)
+                // With previews, what is cached may be only a preview.
+                let full = !previews || app.fetcher.fetchedData(for: model.identifier, atLeast: .full) != nil
+                state = full ? .cached(data) : .preview(data, shown: false)
             } else if board.isLoading(model.identifier) {
                 state = .loading
             } else {
@@ -94,7 +102,8 @@ package final class DemoScene {
             inFlight: stats.inFlight, queued: stats.queued, cached: app.fetcher.cachedCount,
             displayReadyRate: result.displayReadyRate, appearances: result.displayed, loadsCancelled: stats.loadsCancelled,
             expectedLatencyMs: app.fetcher.expectedLatency.map { $0 / .milliseconds(1) }, wire: backend.wire,
-            memoryHeld: stats.memoryHeld, peakMemoryHeld: stats.peakMemoryHeld, memoryModelled: backend.memoryCost != .payload)
+            memoryHeld: stats.memoryHeld, peakMemoryHeld: stats.peakMemoryHeld, memoryModelled: backend.memoryCost != .payload,
+            previewsOnScreen: settings.previews.isEnabled ? app.visibleItems.count(where: { app.content(at: $0)?.isPreview == true }) : nil)
     }
 }
 
@@ -117,6 +126,8 @@ package struct StatusFigures: Sendable {
     package var peakMemoryHeld: Int
     /// Whether each value's cost is a modelled decoded size (``MemoryCost/modelled(bytesPerValue:)``).
     package var memoryModelled = true
+    /// With previews, the cells on screen showing only a preview; nil without previews.
+    package var previewsOnScreen: Int?
 }
 
 extension Duration {

@@ -110,6 +110,14 @@ package struct DemoSummary {
     package var processPeakBytes: Int?
     /// Whether the run prefetched as in Low Data Mode (`--low-data`): the summary says what it saves.
     package var lowData = false
+    /// With previews: where they came from and the link, e.g. `prefix(15 %) on a shared 10 Mbit/s
+    /// link, 60 KB median payloads`; the summary then counts the cells that appeared with a preview only.
+    package var previews: String?
+
+    /// The summary of `result`, with a server's `network` figures when the data came from one.
+    package init(result: SimulationResult, network: NetworkFigures? = nil) {
+        (self.result, self.network) = (result, network)
+    }
 
     /// One JSON object, keys sorted; rates rounded to 0.0001, times to 0.001.
     ///
@@ -142,6 +150,9 @@ package struct DemoSummary {
                                    wasted (\(r.loadsWasted) wasted here) more than loads started: compare with a run without --low-data
             """
         }
+        if let previews, let previewReady = r.previewReadyRate {
+            text += "\n" + Self.previewLines(previews, result: r, previewReady: previewReady).joined(separator: "\n")
+        }
         if let network {
             text += """
 
@@ -157,6 +168,21 @@ package struct DemoSummary {
 }
 
 extension DemoSummary {
+    /// The summary's lines about previews: how the cells appeared (full, a preview only, blank),
+    /// counted from the result's two rates, each a count over the appearances.
+    static func previewLines(_ previews: String, result r: SimulationResult, previewReady: Double) -> [String] {
+        let shown = Double(r.displayed)
+        let full = Int((r.displayReadyRate * shown).rounded()), any = Int((previewReady * shown).rounded())
+        let previewOnly = max(0, any - full), blank = max(0, r.displayed - any)
+        func share(_ count: Int) -> String { formatPercent(r.displayed == 0 ? 0 : Double(count) / shown) }
+        return [
+            "  previews             \(previews)",
+            "  appeared full        \(full) (\(share(full)))",
+            "  preview only         \(previewOnly) (\(share(previewOnly))): a preview on screen, the full value still on its way",
+            "  blank                \(blank) (\(share(blank))): nothing yet",
+        ]
+    }
+
     /// The peak memory held, and what it counts: `230.0 MiB modelled: 230 values × 1 MiB each
     /// (a decoded 512 × 512 RGBA bitmap), cache and loads in flight; a model, not the process's
     /// memory (its peak RSS: 35.8 MiB)`.

@@ -61,6 +61,8 @@ package final class SimulatedBackend: DemoBackend {
     package let board: LoadBoard
     private let seed: UInt64
     private let valueBytes: Int
+    /// With previews: where they come from and the link, for the title line.
+    private let previewLabel: String?
 
     /// The settings' models (held whole) on a network of the settings' latency.
     package init(settings: DemoSettings) throws {
@@ -77,6 +79,7 @@ package final class SimulatedBackend: DemoBackend {
         self.models = list
         seed = settings.seed
         valueBytes = settings.valueBytes
+        previewLabel = settings.previewLink.map { "previews \(settings.previews) · \(DemoSettings.describe($0, sizes: false))" }
     }
 
     package var app: SampleApp<UUID, DisplayData> { simulation.app }
@@ -97,7 +100,7 @@ package final class SimulatedBackend: DemoBackend {
         return "\(arrived.count) new items arrived above (\(models.count) now): the rows on screen stay put"
     }
 
-    package var label: String { "\(simulation.latency) · seed \(seed)" }
+    package var label: String { "\(previewLabel.map { "\($0) · " } ?? "")\(simulation.latency) · seed \(seed)" }
     package var currentLatency: LatencyModel? { simulation.latency }
     /// Every value costs the settings' decoded size: the simulator's memory model.
     package var memoryCost: MemoryCost { .modelled(bytesPerValue: valueBytes) }

@@ -67,8 +67,9 @@ public struct DemoOptions: ParsableArguments, Sendable {
             })
     public var seed: UInt64 = 1
 
-    /// The simulated network's latency (a fixed 300 ms, ``DemoSettings/latency``, unless the flags say otherwise).
-    @OptionGroup(title: "The simulated network (a fixed 300 ms unless these say otherwise)")
+    /// The simulated network's latency (a fixed 300 ms, ``DemoSettings/latency``, or with previews
+    /// the lte profile's, unless the flags say otherwise).
+    @OptionGroup(title: "The simulated network (a fixed 300 ms, or with --previews the lte profile, unless these say otherwise)")
     public var latency: LatencyOptions
 
     /// The prefetch policy's name, from `PrefetchPolicies.names`.
@@ -83,6 +84,12 @@ public struct DemoOptions: ParsableArguments, Sendable {
                 }
             })
     public var policy: String = PrefetchPolicies.Adaptive.standard.name
+
+    /// Previews first (`--previews`, none by default): with previews the simulated network is one
+    /// shared link with real payload sizes (``DemoSettings/simulationConfiguration``), so a preview
+    /// arrives before the full value; the command's discussion says what the link is.
+    @OptionGroup(title: "Previews (none unless these say otherwise)")
+    public var previews: PreviewOptions
 
     // MARK: Budgets
 
@@ -184,7 +191,7 @@ public struct DemoOptions: ParsableArguments, Sendable {
             throw ValidationError("--memory-budget-mb must be from 1 to 65536 MiB; got \(memoryBudgetMB)")
         }
         try validateNetwork()
-        if !isRemote { _ = try latency.model(default: DemoSettings().latency) }
+        if !isRemote { _ = try latency.model(default: DemoSettings.latency(previews: previews.isEnabled)) }
     }
 
     /// Checks the real-network flags: `--serve` or `--source`, never both, and the flags that
@@ -205,6 +212,9 @@ public struct DemoOptions: ParsableArguments, Sendable {
             if diskCache != nil { throw ValidationError("--disk-cache only applies with --serve or --source (the simulated network has no disk cache)") }
             if cold { throw ValidationError("--cold only applies with --serve or --source (the simulated network has no disk cache)") }
             return
+        }
+        for flag in previews.given {
+            throw ValidationError("\(flag) applies only to the simulated network; it cannot be combined with --serve or --source (the server backend loads each thumbnail whole, without previews)")
         }
         for flag in latency.given {
             throw ValidationError("\(flag) sets the simulated network's delay and does not apply with --serve or --source; with --serve, use --server-latency-ms and --server-latency-p99-ms")
@@ -303,7 +313,10 @@ public struct DemoOptions: ParsableArguments, Sendable {
         settings.prefetching = !noPrefetch
         settings.policy = try PrefetchPolicies.named(policy)
         settings.seed = seed
-        settings.latency = try latency.model(default: settings.latency)
+        settings.latency = try latency.model(default: DemoSettings.latency(previews: previews.isEnabled))
+        settings.previews = previews.source
+        settings.previewPlan = try previews.plan()
+        if let profile = latency.latencyProfile { settings.linkProfile = profile }
         settings.lowData = lowData
         settings.memoryBudgetBytes = memoryBudgetMB.map { $0 << 20 }
         return settings

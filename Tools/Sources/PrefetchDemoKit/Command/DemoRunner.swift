@@ -65,6 +65,7 @@ package enum DemoRunner {
         var summary = DemoSummary(result: outcome.result, network: network)
         summary.memoryCost = backend.memoryCost
         summary.lowData = outcome.settings.lowData
+        summary.previews = outcome.settings.previewsText
         if measured { summary.processPeakBytes = processPeakResidentBytes() }
         return summary
     }
@@ -72,7 +73,7 @@ package enum DemoRunner {
     /// A one-line description of the settings.
     package static func describe(_ settings: DemoSettings) -> String {
         "\(settings.layout.rawValue), policy \(settings.policy.name), prefetching \(settings.prefetching ? "on" : "off"), latency \(settings.latency), seed \(settings.seed)"
-            + describeBudgets(settings)
+            + describeBudgets(settings) + (settings.previewsText.map { ", previews \($0)" } ?? "")
     }
 
     /// ` (changed during the session: prefetching on → off)`, or nothing.
@@ -141,11 +142,13 @@ package enum DemoRunner {
         let replay = "swift run --package-path Tools prefetch-bench run --trace \(shellQuoted(path))"
         let demoNetwork = remote
             ? "the demo's real server"
-            : "the demo's simulated network (each load's own latency, \(settings.latency), no payload)"
+            : settings.previewsText.map { "the demo's simulated network with previews (\($0), latency \(settings.latency))" }
+                ?? "the demo's simulated network (each load's own latency, \(settings.latency), no payload)"
         var lines = [
             "prefetch-demo: wrote the session's scroll trace to \(path)",
             "  replay it (from the repository root): \(replay)",
-            "  a replay's numbers differ from this session's: the bench loads over its shared 10 Mbit/s link (lte latency, 60 KB median payloads), not over \(demoNetwork)",
+            "  a replay's numbers differ from this session's: the bench loads over its shared 10 Mbit/s link (lte latency, 60 KB median payloads)"
+                + (remote || settings.previewsText == nil ? "" : " without previews") + ", not over \(demoNetwork)",
         ]
         if !remote {
             lines.append("  closer to this session: \(replay) \(benchNetworkFlags(options, settings: settings).joined(separator: " "))")
@@ -154,17 +157,26 @@ package enum DemoRunner {
     }
 
     /// The bench's flags for the demo's simulated network: independent latencies, the demo's
-    /// latency flags (a fixed 300 ms unless given), the list's cap of 4.
+    /// latency flags (a fixed 300 ms unless given), the list's cap of 4; with previews, the
+    /// bench's own shared link (its default, as the demo's), the latency flags given and the
+    /// preview flags.
     static func benchNetworkFlags(_ options: DemoOptions, settings: DemoSettings) -> [String] {
         let l = options.latency
-        var flags = ["--network", "independent"]
+        var flags = options.previews.isEnabled ? [] : ["--network", "independent"]
         let given: [(String, String?)] = [
             ("--latency-profile", l.latencyProfile?.rawValue), ("--latency-ms", l.latencyMs.map(LatencyOptions.format)),
             ("--latency-fixed-ms", l.latencyFixedMs.map(LatencyOptions.format)), ("--latency-median-ms", l.latencyMedianMs.map(LatencyOptions.format)),
             ("--latency-p99-ms", l.latencyP99Ms.map(LatencyOptions.format)), ("--failure-rate", l.failureRate.map(LatencyOptions.format)),
         ]
         let latency = given.compactMap { flag, value in value.map { [flag, $0] } }.flatMap { $0 }
-        flags += latency.isEmpty ? ["--latency-fixed-ms", "300"] : latency
+        if options.previews.isEnabled {
+            let p = options.previews
+            flags += latency + ["--previews", p.previews.rawValue]
+            if let share = p.previewShare { flags += ["--preview-share", LatencyOptions.format(share)] }
+            if let within = p.previewFullWithinMs { flags += ["--preview-full-within-ms", LatencyOptions.format(within)] }
+        } else {
+            flags += latency.isEmpty ? ["--latency-fixed-ms", "300"] : latency
+        }
         if settings.layout == .list { flags += ["--cap", "4"] }
         return flags
     }
@@ -194,6 +206,7 @@ package enum DemoRunner {
         let line = String(format: "t=%5.1fs  offset %6.0f pt  v %+5.0f pt/s  visible %@  in flight %d  queued %d  cached %d  ready %@ of %d  cancels %d  %@",
                           time, s.offset, s.velocity, visible, s.inFlight, s.queued, s.cached,
                           formatPercent(s.displayReadyRate), s.appearances, s.loadsCancelled, formatMemory(s))
+            + (s.previewsOnScreen.map { "  previews on screen \($0)" } ?? "")
         return s.wire.map { "\(line)  \($0.text)" } ?? line
     }
 
@@ -272,7 +285,7 @@ package enum DemoRunner {
     package static func describeRemote(_ settings: DemoSettings, options: DemoOptions, cold: Bool) -> String {
         let source = options.serve ? "--serve \(options.serverArguments.joined(separator: " "))" : "--source \(options.source ?? "")"
         return "\(settings.layout.rawValue), policy \(settings.policy.name), prefetching \(settings.prefetching ? "on" : "off"), \(source), disk cache \(cold ? "cold" : "as found")"
-            + describeBudgets(settings)
+            + describeBudgets(settings) + (settings.previewsText.map { ", previews \($0)" } ?? "")
     }
 
     private static func standardError(_ line: String) {

@@ -8,6 +8,9 @@ package struct Tile: Sendable {
         case shown(DisplayData)
         /// No cell on screen, but the data is cached: prefetched (or loaded when it was on screen).
         case cached(DisplayData)
+        /// With previews: only a preview of the data, shown by a cell on screen (`shown`) or
+        /// cached for an item without one; the full value is on its way or not yet asked for.
+        case preview(DisplayData, shown: Bool)
         /// A load is running for it.
         case loading
         /// Wanted (a blank cell, or pending prefetch) but waiting for a load slot.
@@ -43,10 +46,13 @@ package struct ScreenModel: Sendable {
     package var message: String?
     /// The prefetch plan: the requested window, where a fling rests, what was skipped.
     package var plan: PlanFigures
+    /// Whether the run shows previews: the legend then explains the preview cell.
+    package var previews: Bool
 
     package init(columns: Int, rows: Int, layout: DemoLayout, viewport: CGRect, title: String, status: StatusFigures, footer: String,
-                 message: String? = nil, plan: PlanFigures = PlanFigures()) {
+                 message: String? = nil, plan: PlanFigures = PlanFigures(), previews: Bool = false) {
         self.message = message
+        self.previews = previews
         self.columns = columns
         self.rows = rows
         self.layout = layout

@@ -25,7 +25,7 @@ package struct ScreenPainter {
         let plan = scene.updatePlan()
         let model = ScreenModel(
             columns: columns, rows: rows, layout: scene.settings.layout, viewport: scene.view.bounds,
-            title: title, status: scene.status, footer: footer, message: message, plan: plan)
+            title: title, status: scene.status, footer: footer, message: message, plan: plan, previews: scene.settings.previews.isEnabled)
         let geometry = renderer.geometry(for: model)
         let tiles = scene.tiles(in: geometry.drawnRect(for: scene.view.bounds))
         return renderer.render(model, tiles: tiles)

@@ -61,6 +61,8 @@ package struct ScreenRenderer: Sendable {
         static let landing: Character = "◆"
         /// The viewport on the map.
         static let viewport: Character = "█"
+        /// The shading of a cell that holds only a preview.
+        static let preview: Character = "░"
     }
 
     /// The legend: what the marks, the dimming and the labels mean.
@@ -70,15 +72,28 @@ package struct ScreenRenderer: Sendable {
         "✕ withdrawn (plan moved on, m, p)", "· not loaded",
     ]
 
+    /// What the shaded cell means, in the legend of a run with previews.
+    package static let previewLegend = "\(Mark.preview) preview only: full to come"
+
+    /// The legend of a run with or without previews: ``legend``, and with previews the preview
+    /// cell after `✓ cached`.
+    package static func legend(previews: Bool) -> [String] {
+        guard previews else { return legend }
+        var phrases = legend
+        phrases.insert(previewLegend, at: (phrases.firstIndex(of: "✓ cached") ?? 0) + 1)
+        return phrases
+    }
+
     /// The lines under the drawing, with their style, for `model`'s width: the status (at most
-    /// three lines), the plan (two), the legend (three), the latest message (two) and the keys
+    /// three lines), the plan (two), the legend (three; four with previews), the latest message (two) and the keys
     /// (two); with few rows the legend goes first, then the plan, so that the drawing keeps at
     /// least 6 rows.
     private func bottomLines(_ model: ScreenModel) -> [(text: String, style: Glyph)] {
         let width = model.columns
         let status = Self.wrap(statusPhrases(model.status), width: width, lines: 3).map { ($0, Glyph(bold: true)) }
         let plan = Self.wrap(planPhrases(model.plan), width: width, lines: 2).map { ($0, Glyph()) }
-        let legend = Self.wrap(Self.legend, width: width, lines: 3).map { ($0, Glyph(faint: true)) }
+        // With previews the legend has one phrase more: a fourth line, so that 80 columns still show it whole.
+        let legend = Self.wrap(Self.legend(previews: model.previews), width: width, lines: model.previews ? 4 : 3).map { ($0, Glyph(faint: true)) }
         let message = Self.wrap(Self.phrases(model.message ?? ""), width: width, lines: 2).map { ($0, Glyph(bold: true)) }
         let keys = message + Self.wrap(Self.phrases(model.footer), width: width, lines: 2).map { ($0, Glyph(faint: true)) }
         let room = max(0, model.rows - 1 - 6)
@@ -127,7 +142,9 @@ package struct ScreenRenderer: Sendable {
             let labelRow = max(firstRow, min(lastRow, top + (bottom - top) / 2))
             for row in firstRow...lastRow {
                 let inside = (firstViewportRow...lastViewportRow).contains(row)
-                let style = tileStyle(tile, inside: inside)
+                var style = tileStyle(tile, inside: inside)
+                // A preview's label row is unshaded, so that its label reads clearly.
+                if row == labelRow, case .preview = tile.state { style.character = " " }
                 let screenRow = 1 + row
                 for column in left...right {
                     let x = geometry.firstColumn + column
@@ -135,7 +152,11 @@ package struct ScreenRenderer: Sendable {
                     grid[screenRow][x] = style
                 }
                 if model.layout == .list, case .shown(let data) = tile.state {
-                    drawThumbnail(data, row: screenRow, from: geometry.firstColumn + left + 1, inside: inside, into: &grid)
+                    drawThumbnail(data.thumbnail, row: screenRow, from: geometry.firstColumn + left + 1, inside: inside, into: &grid)
+                } else if model.layout == .list, case .preview(let data, shown: true) = tile.state {
+                    // A preview's thumbnail is coarse: every pixel the strip's mean colour.
+                    let mean = Self.mean(data.thumbnail)
+                    drawThumbnail(data.thumbnail.map { _ in mean }, row: screenRow, from: geometry.firstColumn + left + 1, inside: inside, into: &grid)
                 }
                 if row == labelRow {
                     let label = Self.label(for: tile, layout: model.layout)
@@ -219,8 +240,8 @@ package struct ScreenRenderer: Sendable {
         }
     }
 
-    private func drawThumbnail(_ data: DisplayData, row: Int, from column: Int, inside: Bool, into grid: inout [[Glyph]]) {
-        for (i, pixel) in data.thumbnail.enumerated() {
+    private func drawThumbnail(_ thumbnail: [RGB], row: Int, from column: Int, inside: Bool, into grid: inout [[Glyph]]) {
+        for (i, pixel) in thumbnail.enumerated() {
             let x = column + i
             guard x >= 0, x < grid[row].count else { continue }
             grid[row][x].background = inside ? pixel : pixel.darkened(0.55)
@@ -231,6 +252,11 @@ package struct ScreenRenderer: Sendable {
         switch tile.state {
         case .shown(let data), .cached(let data):
             return Glyph(background: inside ? data.color : data.color.darkened(0.55))
+        case .preview(let data, _):
+            // Pale and shaded: the colour washed towards the blank cell's, ░ in the colour over it.
+            let pale = Self.mix(data.color, Self.blankCell, 0.6)
+            return Glyph(character: Mark.preview, background: inside ? pale : pale.darkened(0.55),
+                         foreground: inside ? data.color : data.color.darkened(0.55))
         case .loading, .waiting:
             if inside { return Glyph(background: Self.blankCell) }
             return Glyph(background: tile.state.isLoading ? Self.loadingCell : Self.waitingCell)
@@ -246,9 +272,24 @@ package struct ScreenRenderer: Sendable {
 
     private func textColor(_ state: Tile.State, inside: Bool) -> RGB {
         switch state {
-        case .shown, .cached: inside ? Self.dark : Self.light
+        case .shown, .cached, .preview: inside ? Self.dark : Self.light
         case .loading, .waiting, .blank: inside ? Self.dark : Self.muted
         }
+    }
+
+    /// `a` mixed with `b`: `fraction` 0 keeps `a`, 1 gives `b`.
+    static func mix(_ a: RGB, _ b: RGB, _ fraction: Double) -> RGB {
+        func channel(_ x: UInt8, _ y: UInt8) -> UInt8 { UInt8((Double(x) + (Double(y) - Double(x)) * fraction).rounded()) }
+        return RGB(r: channel(a.r, b.r), g: channel(a.g, b.g), b: channel(a.b, b.b))
+    }
+
+    /// The mean colour of `pixels` (black for none).
+    static func mean(_ pixels: [RGB]) -> RGB {
+        guard !pixels.isEmpty else { return RGB(r: 0, g: 0, b: 0) }
+        func channel(_ value: KeyPath<RGB, UInt8>) -> UInt8 {
+            UInt8((Double(pixels.reduce(0) { $0 + Int($1[keyPath: value]) }) / Double(pixels.count)).rounded())
+        }
+        return RGB(r: channel(\.r), g: channel(\.g), b: channel(\.b))
     }
 
     /// A tile's label: its name, what it has, and why.
@@ -266,6 +307,7 @@ package struct ScreenRenderer: Sendable {
         switch tile.state {
         case .shown: return name
         case .cached: return "\(name) ✓ cached\(why)"
+        case .preview(_, let shown): return "\(name) \(Mark.preview) preview\(shown ? "" : " cached")\(why)"
         case .loading: return "\(name) ◌ loading\(why)"
         case .waiting: return "\(name) … queued\(why)"
         case .blank:
@@ -287,6 +329,7 @@ package struct ScreenRenderer: Sendable {
             "in flight \(s.inFlight)", "queued \(s.queued)", "cached \(s.cached)", "ready \(formatPercent(s.displayReadyRate))",
             "cancels \(s.loadsCancelled)", "seen \(s.appearances)", "p90 \(estimate)", formatMemory(s),
         ]
+        if let previews = s.previewsOnScreen { phrases.append("\(Mark.preview) previews \(previews)") }
         if let wire = s.wire { phrases += wire.phrases }
         return phrases
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PrefetchToolSupport
 
 /// Where a simulated item's preview comes from, and what it costs on the wire.
 ///
@@ -59,5 +60,28 @@ public enum PreviewSource: Sendable, Hashable, CustomStringConvertible {
     private static func percent(_ share: Double) -> String {
         let value = share * 100
         return value == value.rounded() ? "\(Int(value)) %" : String(format: "%.1f %%", value)
+    }
+}
+
+extension PreviewSource {
+    /// The previews `--previews` names (``PreviewOptions/Mode``), `share` of each payload.
+    public init(_ mode: PreviewOptions.Mode, share: Double) {
+        switch mode {
+        case .none: self = .none
+        case .prefix: self = .prefix(share: share)
+        case .variant: self = .variant(share: share)
+        }
+    }
+}
+
+extension PreviewOptions {
+    /// The previews the flags name: `none`, or `prefix` or `variant` of `--preview-share`.
+    public var source: PreviewSource { PreviewSource(previews, share: share) }
+
+    /// Sets the configuration's previews and, with `--preview-full-within-ms`, its plan.
+    /// - Throws: `ValidationError` naming the flag when a value is out of range.
+    public func apply(to configuration: inout SimulationConfiguration) throws {
+        configuration.previews = source
+        if previewFullWithinMs != nil { configuration.previewPlan = try plan() }
     }
 }
