@@ -62,19 +62,19 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     /// The controller the adapter feeds.
     public var controller: PrefetchController<Item> { adapter.controller }
 
-    private weak var surface: (any ScrollSurface)?
+    weak var surface: (any ScrollSurface)?
     /// The box a UIKit initialiser made around its view (which holds the view weakly), kept alive here.
     private var retainedSurface: (any ScrollSurface)?
-    private let now: @MainActor () -> Double
+    let now: @MainActor () -> Double
     /// The last frame sent.
-    private var sent: ScrollTracker.Frame?
+    var sent: ScrollTracker.Frame?
     /// The last reading: the same reading again is an echo of one step (offset and bounds).
-    private var lastReading: SurfaceReading?
+    var lastReading: SurfaceReading?
     private var liftReported = false
     /// A content change heard with the offset unchanged: how much the content grew, and when.
-    private var pendingShift: (growth: Double, at: Double)?
+    var pendingShift: (growth: Double, at: Double)?
     /// A page scroll under way: where it goes, and when to announce it at the latest.
-    private var pendingPage: (target: Double, deadline: Double)?
+    var pendingPage: (target: Double, deadline: Double)?
     /// Stops the observers the surface registered.
     private var unbind: @MainActor () -> Void = {}
     /// Ends an animation whose end nobody reports, a quiet time after its last frame.
@@ -92,7 +92,8 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     ///   - now: The time of a reading, in seconds, on a clock that never goes back (the system's
     ///     uptime by default; a virtual clock in a simulation).
     ///   - schedule: Runs an action once, on the main actor, after a delay: how the prefetcher
-    ///     checks, a quiet time after an animated frame, that an animation nobody ended has ended.
+    ///     checks, a quiet time after an animated frame, that an animation nobody ended has ended,
+    ///     and, a moment after the content changed at rest, that the offset did not follow.
     ///     `nil` (the default) is a task that sleeps on the continuous clock; a simulation on a
     ///     virtual clock passes its own, so the check runs at a virtual time.
     public init(surface: any ScrollSurface, lookup: ItemLookup<Item>, adapter: ScrollAdapter<Item>, axis: ScrollAxis = .vertical,
@@ -136,13 +137,17 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     func surfaceChanged(layoutChanged: Bool = false) {
         if layoutChanged {
             adapter.dataChanged()
-            // The content changed under an unchanged offset while the user scrolls (a snapshot
-            // applied mid-drag): the offset may follow at once to keep the user's place, and the two
-            // are one event. Planned now, the new layout at the old offset would withdraw what is on
-            // screen and request what is not. The next step resolves it; at rest it is planned now.
+            // The content changed under an unchanged offset (a snapshot applied): the offset may
+            // follow at once to keep the user's place, and the two are one event. Planned now, the
+            // new layout at the old offset would withdraw what is on screen and request what is
+            // not. The next callback resolves it; at rest, where none may come, a check a moment
+            // later plans it if the offset did not follow.
             if let sent, let reading = surface?.reading(along: axis), reading.offset == sent.offset,
-               reading.contentLength != sent.contentLength, reading.isDragging || reading.isDecelerating {
+               reading.contentLength != sent.contentLength {
                 pendingShift = (reading.contentLength - sent.contentLength, now())
+                if !reading.isDragging, !reading.isDecelerating {
+                    quietCheck.schedule(.seconds(2 * ScrollTracker.minimumInterval)) { [weak self] in self?.flushPendingShift() }
+                }
                 return
             }
         } else if let shift = pendingShift {
@@ -341,67 +346,5 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
         surface = nil
         retainedSurface = nil
         adapter.detach()
-    }
-
-    // MARK: Frames
-
-    /// The scroll view's frame now, or `nil` while it is gone, off screen or not laid out.
-    private func frame(motion override: ScrollTracker.Motion? = nil) -> ScrollTracker.Frame? {
-        surface?.reading(along: axis).map { frame(of: $0, motion: override) }
-    }
-
-    private func frame(of reading: SurfaceReading, motion override: ScrollTracker.Motion?) -> ScrollTracker.Frame {
-        let time = now()
-        var motion = override ?? ScrollTracker.Motion(isDragging: reading.isDragging, isDecelerating: reading.isDecelerating)
-        // A move with neither flag is programmatic: the tracker tells a jump from an animation. A
-        // move that comes with a new viewport or content length is the layout's (a rotation, a clamp
-        // after the content shrank): a jump, never an animation.
-        if override == nil, motion == .idle, let sent, reading.offset != sent.offset,
-           reading.viewportLength == sent.viewportLength, reading.contentLength == sent.contentLength {
-            motion = .animating
-        }
-        return ScrollTracker.Frame(time: time, offset: reading.offset, viewportLength: reading.viewportLength,
-                                   contentLength: reading.contentLength, leadingInset: reading.leadingInset,
-                                   trailingInset: reading.trailingInset, motion: motion,
-                                   decelerationRate: reading.decelerationRate)
-    }
-
-    private func tick(motion: ScrollTracker.Motion? = nil, force: Bool = false) {
-        guard let reading = surface?.reading(along: axis) else { return }
-        let force = force || pendingShift != nil   // a waiting layout change is planned now
-        pendingShift = nil
-        if motion == nil, !force, reading == lastReading { return }   // the same step, heard again
-        lastReading = reading
-        let frame = frame(of: reading, motion: motion)
-        announcePageIfArrived(frame)
-        if let problem = adapter.frame(frame, geometry: geometry) { return onProblem(problem) }
-        sent = frame
-        quietCheck.frameSent(animating: frame.motion == .animating)
-    }
-
-    private func announcePageIfArrived(_ frame: ScrollTracker.Frame) {
-        guard let page = pendingPage else { return }
-        if frame.motion == .tracking { pendingPage = nil; return }   // the user took over
-        guard abs(frame.offset - page.target) < 0.5 || frame.time >= page.deadline else { return }
-        pendingPage = nil
-        announcePosition(of: frame)
-    }
-
-    private func announcePosition(of frame: ScrollTracker.Frame) {
-        let position = pagePosition(offset: frame.offset, range: frame.range, step: frame.viewportLength - max(0, pageOverlap))
-        surface?.announcePageScrolled(pageStatus(position.page, position.count))
-    }
-
-    private var geometry: LayoutScrollGeometry<Item> {
-        let axis = self.axis
-        let surface = self.surface
-        return LayoutScrollGeometry(
-            lookup: lookup,
-            frames: { [weak surface] range in MainActor.assumeIsolated { surface?.cellsShown(meeting: range, along: axis) ?? [] } },
-            frame: { [weak surface] path in MainActor.assumeIsolated { surface?.shownCellExtent(at: path, along: axis) } })
-    }
-
-    private func report(_ error: any Error) {
-        onProblem(error as? PrefetchError ?? PrefetchError(.invalidArgument, "\(error)", cause: error))
     }
 }

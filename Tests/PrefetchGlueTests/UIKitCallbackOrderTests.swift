@@ -453,3 +453,76 @@ struct InsertAboveTests {
         #expect(problems.isEmpty, "\(problems)")
     }
 }
+
+@MainActor
+@Suite("UIKit: inserts at rest")
+struct InsertAtRestTests {
+    /// A view resting at row 200 of 1,000 (100 pt rows, 600 pt viewport) whose ids are stable
+    /// (id = row − rows inserted above), as a diffable data source names them.
+    @MainActor
+    final class Rig {
+        let surface = ScriptedSurface(offset: 20_000, viewport: 600, rows: 1_000)
+        let clock = FrameClock()
+        let timer = ManualTimer()
+        let target = RecordingPrefetchTarget<Int>()
+        var inserted = 0
+        var prefetcher: ScrollViewPrefetcher<Int>?
+
+        init() {
+            let clock = clock, timer = timer
+            let lookup = ItemLookup<Int>(item: { [unowned self] path in path[1] - self.inserted },
+                                         indexPath: { [unowned self] id in IndexPath(indexes: [0, id + self.inserted]) })
+            let prefetcher = ScrollViewPrefetcher(surface: surface, lookup: lookup,
+                                                  adapter: ScrollAdapter(controller: PrefetchController<Int>(policy: PrefetchPolicies.Adaptive.standard, target: target)),
+                                                  axis: .vertical, now: { clock.now }, schedule: { timer.schedule($0, $1) })
+            self.prefetcher = prefetcher
+            // At rest, planned.
+            surface.events?.changed(false)
+            clock.now += 0.5
+            surface.events?.changed(false)
+            prefetcher.refresh()
+        }
+    }
+
+    @Test func anInsertAboveWhoseOffsetFollowsIsOneEvent() {
+        // Given a resting view with its plan
+        let rig = Rig()
+        let held = Set(rig.target.requested.keys)
+        #expect(held.isSuperset(of: 200...205))
+        let before = rig.target.updates.count
+        // When 30 rows are inserted above and, in the same turn, the offset moves 3,000 pt to keep the place
+        rig.inserted = 30
+        rig.surface.rowCount += 30
+        rig.surface.reading?.contentLength += 3_000
+        rig.surface.events?.changed(true)
+        rig.clock.now += 0.000_01
+        rig.surface.reading?.offset += 3_000
+        rig.surface.events?.changed(false)
+        rig.clock.now += 0.02
+        rig.timer.fire()
+        // Then nothing held is withdrawn and nothing new is asked for: the rows only moved
+        let after = rig.target.updates.dropFirst(before)
+        #expect(after.flatMap(\.withdrawals).isEmpty, "withdrawn \(after.flatMap(\.withdrawals).sorted())")
+        #expect(Set(after.flatMap(\.requests).map(\.item)).isSubset(of: held), "\(after.flatMap(\.requests).map(\.item))")
+        #expect(rig.prefetcher?.adapter.lastState?.velocity == 0)
+    }
+
+    @Test func contentThatGrowsAtRestWithNoOffsetChangeIsPlannedAMomentLater() {
+        // Given a resting view with its plan
+        let rig = Rig()
+        let before = rig.target.updates.count
+        // When 30 rows are inserted above and the app does not keep the place (the offset stays)
+        rig.inserted = 30
+        rig.surface.rowCount += 30
+        rig.surface.reading?.contentLength += 3_000
+        rig.surface.events?.changed(true)
+        // Then nothing is planned in that turn; a moment later the check plans the new layout:
+        // the rows now on screen (ids 170-175) are asked for
+        #expect(rig.target.updates.count == before)
+        #expect(rig.timer.pending.count == 1)
+        rig.clock.now += 0.02
+        rig.timer.fire()
+        let requested = Set(rig.target.updates.dropFirst(before).flatMap(\.requests).map(\.item))
+        #expect(requested.isSuperset(of: 170...175), "\(requested.sorted())")
+    }
+}
