@@ -168,3 +168,36 @@ struct PreviewTests {
                 "\(note[2])")
     }
 }
+
+/// The title line at 100 columns: whole, its long forms traded for short ones only when it would
+/// not fit.
+@Suite("The demo's title line")
+@MainActor
+struct TitleLineTests {
+    nonisolated static let cases: [[String]] = [
+        [], ["--latency-profile", "emerging"], ["--previews", "prefix"], ["--previews", "variant", "--latency-profile", "emerging"],
+        ["--layout", "list", "--previews", "prefix", "--latency-profile", "emerging", "--policy", "textureLike"],
+        ["--layout", "list", "--previews", "variant", "--latency-profile", "emerging", "--policy", "textureLike", "--no-prefetch"],
+    ]
+
+    @Test(arguments: cases)
+    func theTitleIsWholeAt100Columns(_ arguments: [String]) throws {
+        // Given the title a scripted run draws with these flags
+        var settings = try DemoOptions.parse(arguments).settings()
+        settings.script = .steady
+        let backend = try SimulatedBackend(settings: settings)
+        let title = ScreenPainter.title(settings, policy: settings.policy.name, prefetching: settings.prefetching,
+                                        data: backend.label, mode: "script steady")
+        // When it is fitted to 100 and to 200 columns
+        let narrow = ScreenRenderer.fitTitle(title, width: 100), wide = ScreenRenderer.fitTitle(title, width: 200)
+        // Then at 100 nothing is cut, and what identifies the run is still there
+        #expect(narrow.count <= 100 && !narrow.contains("…"), "\(narrow.count): \(narrow)")
+        for fact in ["steady", settings.layout.rawValue, settings.policy.name, "seed 1"] {
+            #expect(narrow.contains(fact), "\(fact) missing from \(narrow)")
+        }
+        if arguments.contains("--previews") { #expect(narrow.contains("previews"), "\(narrow)") }
+        if !settings.prefetching { #expect(narrow.contains("OFF"), "\(narrow)") }
+        // And at 200 columns it is the title as built
+        #expect(wide == title)
+    }
+}

@@ -7,6 +7,31 @@ extension ScreenRenderer {
     }
 
     /// `text` cut to `width` characters, ending in `…` when it was longer.
+    /// The title line in `width` characters: its long forms traded, one at a time and only while
+    /// it does not fit, for short ones (a latency model's median for its whole description, a
+    /// preview mode without its share, no program name, prefetching said only when off, tighter
+    /// separators last), before ``fit(_:width:)`` cuts what is still too long.
+    package static func fitTitle(_ title: String, width: Int) -> String {
+        let shorter: [(pattern: String, template: String)] = [
+            (#"logNormal\(median ([0-9.]+ ms), p99 [0-9.]+ ms\)"#, "median $1"),
+            (#"fixed\(([0-9.]+ ms)\)"#, "$1 latency"),
+            (#"previews (\w+)\([0-9.]+ %\)"#, "$1 previews"),
+            (#"% failures"#, "% fail"),
+            (#" Mbit/s link"#, " Mbit/s"),
+            (#"prefetching (ON|OFF)"#, "prefetch $1"),
+            (#"^ prefetch-demo · "#, " "),
+            (#" Mbit/s · median ([0-9.]+ ms)"#, " Mbit/s, $1"),
+            (#"script (\w+)"#, "$1"),
+            (#" · prefetch ON"#, ""),
+            (#" · "#, "·"),
+        ]
+        var text = title
+        for (pattern, template) in shorter where text.count > width {
+            text = text.replacingOccurrences(of: pattern, with: template, options: .regularExpression)
+        }
+        return fit(text, width: width)
+    }
+
     static func fit(_ text: String, width: Int) -> String {
         guard text.count > width else { return text }
         guard width > 1 else { return String(text.prefix(max(0, width))) }

@@ -114,7 +114,7 @@ package struct ScreenRenderer: Sendable {
         let bottom = bottomLines(model)
         let geometry = ScreenGeometry(columns: model.columns, rows: model.rows, bottomRows: bottom.count)
         var grid = Array(repeating: Array(repeating: Glyph(), count: model.columns), count: model.rows)
-        put(Self.fit(model.title, width: model.columns), row: 0, in: &grid, style: Glyph(inverse: true), fill: true)
+        put(Self.fitTitle(model.title, width: model.columns), row: 0, in: &grid, style: Glyph(inverse: true), fill: true)
         drawContent(model, tiles: tiles, geometry: geometry, into: &grid)
         drawPlan(model, geometry: geometry, into: &grid)
         let firstBottomRow = 1 + geometry.drawingRows
