@@ -4,7 +4,8 @@ import Foundation
 /// as a preview and the rest later.
 ///
 /// A progressive JPEG is a series of scans; its first scan decodes to the whole picture at low
-/// detail, and usually fits in the first 7-20 % of the file. The prefix up to the second
+/// detail, and fits in the first 7-23 % of the file (7-10 % for photos, more for thumbnails, in the
+/// repository's fixtures: `Benchmarks/NOTES.md`). The prefix up to the second
 /// start-of-scan marker (`0xFFDA`) holds the frame header, the tables and the first scan, which is
 /// what a decoder needs to draw that first approximation.
 ///
