@@ -43,6 +43,8 @@ final class ListFeed<ID: Hashable & Sendable, Value: Sendable> {
     private let numbers: ItemNumbers<ID>
     private var motion: ScrollTracker.Motion = .idle
     private var geometry: [Double]?
+    /// The rows last listed, while the view has laid out no cell to read their shape from.
+    private var unshapedRows: [(id: ID, number: Int)]?
 
     /// A list prefetcher over `fetcher`; `expectedBytes` by item number.
     init(fetcher: AsyncFetcher<ID, Value>, expectedBytes: ((Int) -> Int?)?, now: @escaping @MainActor () -> Double,
@@ -58,11 +60,14 @@ final class ListFeed<ID: Hashable & Sendable, Value: Sendable> {
     var controller: PrefetchController<ID> { prefetcher.adapter.controller }
 
     /// The list's rows changed (or appeared): `items` by view index, each with its id and number;
-    /// the rows' shape is read from `view`'s first cells.
+    /// the rows' shape is read from `view`'s first cells (at the first frame when the view has not
+    /// laid out yet, as SwiftUI's lazy stack knows its rows' size only once it built one).
     func layoutChanged(items: [(id: ID, number: Int)], view: any SampleSurface) {
         numbers.number = Dictionary(items.map { ($0.id, $0.number) }, uniquingKeysWith: { first, _ in first })
         let extent = { view.cellExtent(at: IndexPath(indexes: [0, $0]), along: .vertical) }
+        unshapedRows = nil
         guard let first = extent(0) else {
+            unshapedRows = items
             return prefetcher.layoutChanged(items: items.map(\.id), rowLength: 0)
         }
         // The columns are the cells that share the first's row; the spacing is the gap to the next row.
@@ -77,6 +82,7 @@ final class ListFeed<ID: Hashable & Sendable, Value: Sendable> {
     /// geometry when the content starts moving, after it when it comes to rest, as SwiftUI reports
     /// the last frame before `.idle`), and the geometry when it changed.
     func frame(of view: any SampleSurface) {
+        if let unshapedRows { layoutChanged(items: unshapedRows, view: view) }
         let motion: ScrollTracker.Motion = view.isDragging ? .tracking
             : view.isDecelerating ? .decelerating : view.isScrollAnimating ? .animating : .idle
         let changed = motion != self.motion
