@@ -15,8 +15,10 @@ import PrefetchUIKit
 /// app prefetches as an iOS app does: a `ScrollViewPrefetcher` attached to the view hears its
 /// scroll callbacks and drives a `PrefetchController` whose target is the fetcher's
 /// (`AsyncFetcher.prefetchTarget(identifier:expectedBytes:)`); every cell asks the prefetcher's
-/// `priority(at:)`. An item whose identifier is not known yet (a feed's page that has
-/// not arrived) shows a placeholder until ``fillPlaceholders()``.
+/// `priority(at:)`; after ``use(_:)`` with ``Toolkit/swiftui``, a `ListPrefetcher` fed what
+/// SwiftUI reports replaces it, and every cell asks its controller. An item whose identifier is
+/// not known yet (a feed's page that has not arrived) shows a placeholder until
+/// ``fillPlaceholders()``.
 ///
 /// ```swift
 /// import PrefetchKit
