@@ -67,6 +67,7 @@ let package = Package(
             dependencies: [
                 "PrefetchCollectionView", "PrefetchToolSupport",
                 .product(name: "PrefetchKit", package: "PrefetchKit"),
+                .product(name: "PrefetchSwiftUI", package: "PrefetchKit"),
                 .product(name: "PrefetchTesting", package: "PrefetchKit"),
             ],
             swiftSettings: strict

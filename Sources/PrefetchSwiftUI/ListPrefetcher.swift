@@ -67,10 +67,19 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
     ///   - admission: When a row the controller does not hold may start by itself.
     ///   - expectedBytes: A row's data size when the feed says; each row is then planned with its
     ///     own load time (see ``/PrefetchKit/AsyncFetcher/prefetchTarget(identifier:expectedBytes:)``).
+    ///   - now: The time of a callback, in seconds, on a clock that never goes back (the system's
+    ///     uptime by default; a virtual clock in a test or a simulation, see
+    ///     <doc:DrivingItWithoutSwiftUI>).
+    ///   - schedule: Runs an action once, on the main actor, after a delay: how the prefetcher
+    ///     ends an `.animating` phase nobody ended. `nil` (the default) is a task that sleeps on
+    ///     the continuous clock; a test on a virtual clock passes its own.
     public convenience init(fetcher: AsyncFetcher<ID, Value>, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard,
-                            admission: RowAdmission = RowAdmission(), expectedBytes: ((ID) -> Int?)? = nil) {
+                            admission: RowAdmission = RowAdmission(), expectedBytes: ((ID) -> Int?)? = nil,
+                            now: @escaping @MainActor () -> Double = { ProcessInfo.processInfo.systemUptime },
+                            schedule: (@MainActor (_ delay: Duration, _ action: @escaping @MainActor () -> Void) -> Void)? = nil) {
         self.init(fetcher: fetcher, policy: policy, admission: admission, expectedBytes: expectedBytes,
-                  now: { ProcessInfo.processInfo.systemUptime }, sleep: { try await Task.sleep(for: $0) })
+                  now: now, sleep: { try await Task.sleep(for: $0) })
+        if let schedule { quietCheck.schedule = schedule }
     }
 
     init(fetcher: AsyncFetcher<ID, Value>, policy: any PrefetchPolicy, admission: RowAdmission, expectedBytes: ((ID) -> Int?)? = nil,
@@ -108,7 +117,24 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
         do { return .success(try await value(for: id)) } catch { return .failure(error) }
     }
 
-    // MARK: Fed by the modifier, in SwiftUI's callback order
+    // MARK: Fed by the modifier, or by an app's own scroll container, in SwiftUI's callback order
+
+    /// The list's layout appeared or changed: `items` in order, `columns` to a row, rows about
+    /// `rowLength` points long along the axis with `spacing` between them, after `padding` at the
+    /// leading edge. What `prefetching(with:items:rowLength:columns:spacing:padding:)` calls when
+    /// the view appears and when any of them changes; call it yourself when you feed the prefetcher
+    /// from a scroll container of your own. A layout equal to the last one does nothing. A length
+    /// that is negative or not finite, or fewer than 1 column, is reported to ``onProblem`` and
+    /// the last layout stays.
+    public func layoutChanged(items: [ID], rowLength: Double, columns: Int = 1, spacing: Double = 0, padding: Double = 0) {
+        for (name, length) in [("rowLength", rowLength), ("spacing", spacing), ("padding", padding)] where !(length.isFinite && length >= 0) {
+            return onProblem(PrefetchError(.invalidArgument, "ListPrefetcher.layoutChanged: \(name) \(length) must be finite and at least 0"))
+        }
+        guard columns >= 1 else {
+            return onProblem(PrefetchError(.invalidArgument, "ListPrefetcher.layoutChanged: columns \(columns) must be at least 1"))
+        }
+        use(RowsLayout(items: items, rowLength: rowLength, columns: columns, spacing: spacing, padding: padding))
+    }
 
     /// The modifier appeared, or its layout changed (items, row length, columns, spacing, padding).
     func use(_ layout: RowsLayout<ID>) {
@@ -121,6 +147,17 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
         self.geometry = geometry
         adapter.dataChanged()
         if let last { send(last) }
+    }
+
+    /// The scroll geometry changed (SwiftUI's `onScrollGeometryChange`), along the scroll axis, in
+    /// points: `offset` is the content offset (below 0 with a leading inset or when it rubber-bands),
+    /// `viewportLength` the container's length, `contentLength` the content's, and the insets the
+    /// content insets at the leading and trailing edges. Call it on every frame the values
+    /// change, as SwiftUI does. A viewport or content without a size is reported to ``onProblem``.
+    public func scrollGeometryChanged(offset: Double, viewportLength: Double, contentLength: Double,
+                                      leadingInset: Double = 0, trailingInset: Double = 0) {
+        scrolled(ScrollValues(offset: offset, viewportLength: viewportLength, contentLength: contentLength,
+                              leadingInset: leadingInset, trailingInset: trailingInset))
     }
 
     /// `onScrollGeometryChange` reported new values.
@@ -148,13 +185,20 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
         if let last { send(last) }
     }
 
-    /// `onScrollPhaseChange` reported a new phase. It can arrive between two geometry frames: the
-    /// last geometry is sent again under the new motion, and the tracker keeps the velocity the
-    /// frames measured, so a fling that starts here coasts to where that velocity takes it.
-    func phaseChanged(to phase: ListScrollPhase) {
-        motion = phase.motion
+    /// The scroll phase changed (SwiftUI's `onScrollPhaseChange`), as what moves the content:
+    /// `.tracking` while a finger drags it (SwiftUI's `.interacting`), `.decelerating` while it
+    /// coasts after the finger lifted, `.animating` during a programmatic animated scroll, and
+    /// `.idle` at rest (also SwiftUI's `.tracking`: a finger is down but nothing moves). It can
+    /// arrive between two geometry frames: the last geometry is sent again under the new motion,
+    /// and the tracker keeps the velocity the frames measured, so a fling that starts here coasts
+    /// to where that velocity takes it.
+    public func scrollPhaseChanged(to motion: ScrollTracker.Motion) {
+        self.motion = motion
         if let last { send(last) }
     }
+
+    /// `onScrollPhaseChange` reported a new phase.
+    func phaseChanged(to phase: ListScrollPhase) { scrollPhaseChanged(to: phase.motion) }
 
     /// An `.animating` phase had no frame for the quiet time (`ScrollTracker.animationQuietTime`, 0.1 s) and
     /// SwiftUI reported no new phase: the animation has ended, and the view is planned at rest. The

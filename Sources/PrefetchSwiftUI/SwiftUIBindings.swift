@@ -38,17 +38,26 @@ private struct PrefetchingModifier<ID: Hashable & Sendable, Value: Sendable>: Vi
 
     func body(content: Content) -> some View {
         content
-            .onAppear { prefetcher.use(layout) }
-            .onChange(of: layout) { _, new in prefetcher.use(new) }
+            .onAppear { feed(layout) }
+            .onChange(of: layout) { _, new in feed(new) }
             .onScrollGeometryChange(for: ScrollValues.self, of: { geometry in
                 ScrollValues(offset: geometry.contentOffset.y, container: geometry.containerSize, content: geometry.contentSize,
                              insets: (geometry.contentInsets.top, geometry.contentInsets.bottom))
-            }, action: { _, new in prefetcher.scrolled(new) })
+            }, action: { _, new in
+                prefetcher.scrollGeometryChanged(offset: new.offset, viewportLength: new.viewportLength, contentLength: new.contentLength,
+                                                 leadingInset: new.leadingInset, trailingInset: new.trailingInset)
+            })
             .onScrollPhaseChange { _, new in
                 let phases: [ScrollPhase: ListScrollPhase] = [.idle: .idle, .tracking: .tracking, .interacting: .interacting,
                                                               .decelerating: .decelerating, .animating: .animating]
-                prefetcher.phaseChanged(to: phases[new] ?? .idle)
+                prefetcher.scrollPhaseChanged(to: (phases[new] ?? .idle).motion)
             }
+    }
+
+    /// The layout, through the public method an app's own scroll container calls too.
+    private func feed(_ layout: RowsLayout<ID>) {
+        prefetcher.layoutChanged(items: layout.items, rowLength: layout.rowLength, columns: layout.columns, spacing: layout.spacing,
+                                 padding: layout.padding)
     }
 }
 #endif

@@ -11,9 +11,10 @@ import Foundation
 public struct ScrollTracker: Sendable {
     /// What moves the content, as the toolkit reports it.
     public enum Motion: Sendable, Hashable {
-        /// Nothing: the scroll view rests (or jumped without animation).
+        /// Nothing: the scroll view rests (or jumped without animation); SwiftUI's `.idle`, and its
+        /// `.tracking` (a finger is down but nothing moves).
         case idle
-        /// A finger drags the content (UIKit's `isDragging`; SwiftUI's `.tracking` and `.interacting`).
+        /// A finger drags the content (UIKit's `isDragging`; SwiftUI's `.interacting`).
         case tracking
         /// Coasting after the finger lifted (UIKit's `isDecelerating`; SwiftUI's `.decelerating`).
         case decelerating

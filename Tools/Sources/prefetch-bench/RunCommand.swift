@@ -48,6 +48,9 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup(title: "Previews (none unless these say otherwise)")
     var previews: PreviewOptions
 
+    @Option(name: .long, help: "The app binding that drives the prefetching: uikit (a ScrollViewPrefetcher hearing the view's delegate callbacks; the default) or swiftui (a ListPrefetcher fed what onScrollGeometryChange and onScrollPhaseChange report).")
+    var toolkit: String = Toolkit.uikit.rawValue
+
     @Option(name: .long, help: "Most loads at once (1 to 64).")
     var cap: Int = 6
 
@@ -69,6 +72,7 @@ struct RunCommand: AsyncParsableCommand {
     func validate() throws {
         guard (1...64).contains(cap) else { throw ValidationError("--cap \(cap) is out of range; use 1 to 64") }
         try budgets.validate()
+        _ = try parsedToolkit()
         _ = try latency.model(default: LatencyProfile.lte.model)
         _ = try network.model(profile: .lte)
         guard ["standard", "moments"].contains(suite) else {
@@ -95,6 +99,7 @@ struct RunCommand: AsyncParsableCommand {
         configuration.knowsPayloadSizes = network.knownSizes
         try budgets.apply(to: &configuration)
         try previews.apply(to: &configuration)
+        configuration.toolkit = try parsedToolkit()
         let scenarios: [Scenario]
         if let trace {
             scenarios = [try TraceFile.load(from: URL(fileURLWithPath: trace))]
@@ -118,7 +123,7 @@ struct RunCommand: AsyncParsableCommand {
             progress.show("[\(done + 1)/\(total)] \(label)")
         }
         progress.clear()
-        print("latency \(configuration.latency), network \(configuration.network), cap \(cap), seed \(seed)\(budgets.summary)\(previews.summary(configuration))\n")
+        print("latency \(configuration.latency), network \(configuration.network), cap \(cap), seed \(seed)\(toolkitSummary)\(budgets.summary)\(previews.summary(configuration))\n")
         print(run.text)
         if let json {
             try OutputFile.write(run.json(), to: json, what: "the results as JSON")
@@ -131,6 +136,17 @@ struct RunCommand: AsyncParsableCommand {
 }
 
 extension RunCommand {
+    /// `--toolkit` as a ``Toolkit``.
+    /// - Throws: `ValidationError` naming the flag, the value and the allowed values.
+    func parsedToolkit() throws -> Toolkit {
+        do { return try Toolkit(parsing: toolkit) } catch {
+            throw ValidationError("--toolkit '\(toolkit)' is unknown; use \(Toolkit.allCases.map(\.rawValue).joined(separator: " or "))")
+        }
+    }
+
+    /// The header's note of a toolkit other than the default: nothing for UIKit, so its output stays as it was.
+    var toolkitSummary: String { toolkit == Toolkit.uikit.rawValue ? "" : ", toolkit \(toolkit)" }
+
     @MainActor
     func runFrontier(_ scenarios: [Scenario], configuration: SimulationConfiguration) async throws {
         let profiles = latency.latencyProfile.map { [$0] } ?? LatencyProfile.allCases

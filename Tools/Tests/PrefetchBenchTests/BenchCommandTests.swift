@@ -319,4 +319,21 @@ import Testing
         let run = try await Self.run(["--traces", empty.path])
         #expect(run.status != 0 && run.err.contains("\(empty.path): the trace folder holds no *.json trace"))
     }
+
+    @Test func toolkitDefaultsToUIKitRunsSwiftUIAndRefusesOthersByName() async throws {
+        let args = ["--quiet", "--scenario", "flings-list", "--policy", "adaptive"]
+        // No flag is --toolkit uikit, byte for byte, header included.
+        let (plain, plainJSON) = try await Self.runTwice(args)
+        let (uikit, uikitJSON) = try await Self.runTwice(args + ["--toolkit", "uikit"])
+        #expect(plainJSON == uikitJSON)
+        let header = { (out: String) in out.split(separator: "\n").first.map(String.init) }
+        #expect(header(plain.out) == header(uikit.out))
+        #expect(!plain.out.contains("toolkit"))
+        // SwiftUI's binding repeats in two processes and says so in the header.
+        let (swiftui, swiftuiJSON) = try await Self.runTwice(args + ["--toolkit", "swiftui"])
+        #expect(swiftui.out.contains(", toolkit swiftui"))
+        #expect(swiftuiJSON != uikitJSON, "the binding changes what the controller hears, so some figure differs")
+        let bad = try await Self.run(["--toolkit", "appkit"])
+        #expect(bad.status != 0 && bad.err.contains("--toolkit 'appkit' is unknown; use uikit or swiftui"), "\(bad.err)")
+    }
 }

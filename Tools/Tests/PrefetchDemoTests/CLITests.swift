@@ -40,6 +40,23 @@ struct CLITests {
         #expect(try #require(summary["peakInFlight"]) <= (layout == "list" ? 4 : 6))
     }
 
+    @Test(arguments: ["grid", "list"])
+    func theSwiftUIToolkitPlaysTheScriptAndAnUnknownOneIsRefused(layout: String) async throws {
+        // Given the same script and seed under each binding
+        let arguments = ["--layout", layout, "--script", "fling", "--duration", "3", "--latency-ms", "150", "--seed", "3"]
+        let plain = try await DemoProcess.summary(arguments)
+        let uikit = try await DemoProcess.summary(arguments + ["--toolkit", "uikit"])
+        let swiftui = try await DemoProcess.summary(arguments + ["--toolkit", "swiftui"])
+        // Then UIKit is the default, and SwiftUI's binding shows the same cells with prefetching at work
+        #expect(plain == uikit)
+        #expect(swiftui["displayed"] == uikit["displayed"])
+        #expect(try #require(swiftui["displayReadyRate"]) > 0)
+        #expect(try #require(swiftui["loadsStarted"]) > #require(swiftui["displayed"]) / 2)
+        let bad = try await DemoProcess.run(["--toolkit", "appkit", "--script", "fling"])
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains("--toolkit 'appkit' is unknown; use uikit or swiftui"), "\(bad.stderr)")
+    }
+
     @Test func jsonIsOneObjectWithExactlyTheSummaryKeys() async throws {
         let output = try await DemoProcess.run(["--script", "fling", "--duration", "2", "--latency-ms", "150", "--latency-p99-ms", "900", "--json"])
         #expect(output.status == 0)

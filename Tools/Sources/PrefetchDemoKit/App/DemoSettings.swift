@@ -20,6 +20,8 @@ public struct DemoSettings: Sendable {
     package var prefetching = true
     /// The prefetch policy, one of `PrefetchPolicies.all`.
     package var policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard
+    /// The app binding that drives the prefetching (`--toolkit`).
+    package var toolkit = Toolkit.uikit
     /// The simulated network's latency: a fixed 300 ms, or with previews the lte profile's
     /// (``latency(previews:)``), unless the flags say otherwise.
     package var latency = DemoSettings.latency(previews: false)
@@ -119,6 +121,7 @@ public struct DemoSettings: Sendable {
         configuration.conditions = conditions
         configuration.memoryBudgetBytes = memoryBudgetBytes
         configuration.valueBytes = valueBytes
+        configuration.toolkit = toolkit
         return configuration
     }
 }

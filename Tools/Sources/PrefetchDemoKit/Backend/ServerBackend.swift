@@ -87,6 +87,7 @@ package final class ServerBackend: DemoBackend {
         app = try SampleApp(
             layout: settings.scenarioLayout, viewport: settings.viewport, itemCount: models.count, fetcher: fetcher, meter: meter,
             identifier: { models.model(at: $0)?.identifier })
+        app.use(settings.toolkit)
         app.policy = settings.policy
         app.isPrefetchingEnabled = settings.prefetching
         app.networkConditions = settings.conditions

@@ -85,6 +85,17 @@ public struct DemoOptions: ParsableArguments, Sendable {
             })
     public var policy: String = PrefetchPolicies.Adaptive.standard.name
 
+    /// The app binding that drives the prefetching: UIKit's (the default) or a SwiftUI list's.
+    @Option(help: ArgumentHelp(
+        "The app binding that drives the prefetching: uikit (a ScrollViewPrefetcher hearing the view's delegate callbacks; the default) or swiftui (a ListPrefetcher fed what onScrollGeometryChange and onScrollPhaseChange report).",
+        valueName: "name"),
+            transform: { name in
+                do { return try Toolkit(parsing: name) } catch {
+                    throw ValidationError("--toolkit '\(name)' is unknown; use \(Toolkit.allCases.map(\.rawValue).joined(separator: " or "))")
+                }
+            })
+    public var toolkit: Toolkit = .uikit
+
     /// Previews first (`--previews`, none by default): with previews the simulated network is one
     /// shared link with real payload sizes (``DemoSettings/simulationConfiguration``), so a preview
     /// arrives before the full value; the command's discussion says what the link is.
@@ -312,6 +323,7 @@ public struct DemoOptions: ParsableArguments, Sendable {
         settings.layout = layout
         settings.prefetching = !noPrefetch
         settings.policy = try PrefetchPolicies.named(policy)
+        settings.toolkit = toolkit
         settings.seed = seed
         settings.latency = try latency.model(default: DemoSettings.latency(previews: previews.isEnabled))
         settings.previews = previews.source

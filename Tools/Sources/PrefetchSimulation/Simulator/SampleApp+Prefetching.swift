@@ -4,17 +4,24 @@ import PrefetchKit
 extension SampleApp {
     /// The policy the app's prefetcher plans with (adaptive by default); without one, the view's own.
     public var policy: any PrefetchPolicy {
-        get { prefetcher?.controller.policy ?? surface.prefetchPolicy }
+        get { prefetcher?.controller.policy ?? listFeed?.controller.policy ?? surface.prefetchPolicy }
         set {
-            if let prefetcher { prefetcher.controller.policy = newValue } else { surface.prefetchPolicy = newValue }
+            if let prefetcher {
+                prefetcher.controller.policy = newValue
+            } else if let listFeed {
+                listFeed.controller.policy = newValue
+            } else {
+                surface.prefetchPolicy = newValue
+            }
         }
     }
 
     /// The network's conditions the app's prefetcher plans under (and the view's own prefetching).
     public var networkConditions: NetworkConditions {
-        get { prefetcher?.controller.networkConditions ?? surface.networkConditions }
+        get { prefetcher?.controller.networkConditions ?? listFeed?.controller.networkConditions ?? surface.networkConditions }
         set {
             prefetcher?.controller.networkConditions = newValue
+            listFeed?.controller.networkConditions = newValue
             surface.networkConditions = newValue
         }
     }
@@ -27,6 +34,7 @@ extension SampleApp {
         set {
             surface.isPrefetchingEnabled = newValue
             prefetcher?.controller.target = newValue ? prefetchTarget : nil
+            listFeed.map { $0.controller.target = newValue ? $0.target : nil }
         }
     }
 }

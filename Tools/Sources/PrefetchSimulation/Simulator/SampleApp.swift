@@ -15,8 +15,10 @@ import PrefetchUIKit
 /// app prefetches as an iOS app does: a `ScrollViewPrefetcher` attached to the view hears its
 /// scroll callbacks and drives a `PrefetchController` whose target is the fetcher's
 /// (`AsyncFetcher.prefetchTarget(identifier:expectedBytes:)`); every cell asks the prefetcher's
-/// `priority(at:)`. An item whose identifier is not known yet (a feed's page that has
-/// not arrived) shows a placeholder until ``fillPlaceholders()``.
+/// `priority(at:)`; after ``use(_:)`` with ``Toolkit/swiftui``, a `ListPrefetcher` fed what
+/// SwiftUI reports replaces it, and every cell asks its controller. An item whose identifier is
+/// not known yet (a feed's page that has not arrived) shows a placeholder until
+/// ``fillPlaceholders()``.
 ///
 /// ```swift
 /// import PrefetchKit
@@ -57,16 +59,21 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
     private(set) var prefetcher: ScrollViewPrefetcher<IndexPath>?
     /// The fetcher's prefetch target, which the prefetcher's controller sends its plan to.
     let prefetchTarget: any PrefetchTarget<IndexPath>
+    /// An item's payload size by item number, as the feed says (nil: the feed says nothing).
+    let expectedBytes: ((Int) -> Int?)?
+    /// With the SwiftUI toolkit (``use(_:)``): the list prefetcher that replaces ``prefetcher``.
+    private(set) var listFeed: ListFeed<ID, Value>?
     /// With previews: how the prefetcher's controller allots bytes; cells then show a preview
     /// first and the meter counts previews. `nil` (the default): full values only.
     var previewPlan: PreviewPlan? {
         didSet {
             prefetcher?.controller.previews = previewPlan
+            listFeed?.controller.previews = previewPlan
             if previewPlan != nil { meter.countPreviews() }
         }
     }
     /// Actions the prefetcher scheduled (its quiet-time checks), due on the view's clock.
-    private var timers: [(due: Double, action: @MainActor () -> Void)] = []
+    var timers: [(due: Double, action: @MainActor () -> Void)] = []
     /// The problems the prefetcher reported (a bad reading, a stale index path), for tests; none in a sound run.
     private(set) var prefetchProblems: [PrefetchError] = []
     /// Cells holding a consumer, with their item.
@@ -103,6 +110,7 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
         self.deliveries = deliveries
         self.meter = meter
         self.identifier = identifier
+        self.expectedBytes = expectedBytes
         prefetchTarget = fetcher.prefetchTarget(identifier: { identifier($0.item) },
                                                 expectedBytes: expectedBytes.map { bytes in { bytes($0.item) } })
         let callbacks = SampleCallbacks(app: self)
@@ -154,6 +162,36 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
     func detachPrefetcher() {
         prefetcher?.detach()
         prefetcher = nil
+        listFeed?.prefetcher.adapter.detach()
+        listFeed = nil
+    }
+
+    /// Drives the app's prefetching through `toolkit`'s binding (before a run): with `.swiftui`,
+    /// a ``ListFeed`` replaces the UIKit prefetcher, with its policy, network conditions, previews
+    /// and whether prefetching is on.
+    public func use(_ toolkit: Toolkit) {
+        guard toolkit == .swiftui, listFeed == nil else { return }
+        let (policy, conditions, enabled) = (self.policy, networkConditions, isPrefetchingEnabled)
+        detachPrefetcher()
+        let view = surface
+        let feed = ListFeed<ID, Value>(
+            fetcher: fetcher, expectedBytes: expectedBytes, now: { [unowned view] in view.currentTime },
+            schedule: { [weak self, unowned view] delay, action in self?.timers.append((due: view.currentTime + delay.seconds, action: action)) })
+        feed.prefetcher.onProblem = { [unowned self] problem in prefetchProblems.append(problem) }
+        listFeed = feed
+        self.policy = policy
+        networkConditions = conditions
+        isPrefetchingEnabled = enabled
+        feed.controller.previews = previewPlan
+        listRowsChanged()
+        feed.frame(of: surface)
+    }
+
+    /// The SwiftUI list's rows changed: the items whose identifiers are known, in order.
+    func listRowsChanged() {
+        guard let listFeed else { return }
+        let rows = (0..<itemCount).compactMap { index in identifier(itemNumber(index)).map { (id: $0, number: itemNumber(index)) } }
+        listFeed.layoutChanged(items: rows, view: surface)
     }
 
     /// The prefetcher's controller tuning; setting it attaches a new prefetcher with it (before a run).
@@ -169,7 +207,11 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
     /// The priority the cell at `indexPath` asks with: the prefetcher's (UIKit's
     /// `ScrollViewPrefetcher.priority(at:)`), or, without one, the view's own planner's.
     func priority(at indexPath: IndexPath) -> FetchPriority {
-        prefetcher?.priority(at: indexPath) ?? surface.priority(forItemAt: indexPath)
+        if let listFeed {
+            // A SwiftUI row asks the list prefetcher's controller for its id.
+            return identifier(itemNumber(indexPath.item)).map { listFeed.controller.priority(for: $0) } ?? .visible
+        }
+        return prefetcher?.priority(at: indexPath) ?? surface.priority(forItemAt: indexPath)
     }
 
     /// The items the plan holds now, by view index, in order: the prefetcher's requests, or,
@@ -178,6 +220,7 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
 
     /// The items the plan holds now, by stable number (``indexBase``), in order: what the meter counts.
     var plannedItemNumbers: [Int] {
+        if let listFeed { return isPrefetchingEnabled ? listFeed.plannedItemNumbers : [] }
         guard let prefetcher else { return surface.indexPathsPendingPrefetch.map { $0.item + indexBase } }
         guard isPrefetchingEnabled else { return [] }
         return prefetcher.controller.requestedItems.map(\.item.item).sorted()
@@ -202,6 +245,8 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
     public func step(to time: Double) {
         releasePooledConsumers()
         surface.step(to: time)
+        // SwiftUI reports the scroll after the frame's layout.
+        listFeed?.frame(of: surface)
         fireTimers(upTo: time)
         if scrollAnimationRunning, !surface.isScrollAnimating {
             // UIKit's `scrollViewDidEndScrollingAnimation` (or `scrollViewDidScrollToTop`), which
@@ -272,6 +317,7 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
             throw error
         }
         surface.shiftContentOffset(by: surface.contentSize.height - before)
+        listRowsChanged()
     }
 
     /// What the view's cell for the item at view index `item` shows, if the view holds one.
@@ -282,6 +328,7 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
     /// Fills the cells showing placeholders whose identifiers are known now (a page arrived),
     /// ending the blank wait of those whose data was cached.
     public func fillPlaceholders() {
+        listRowsChanged()
         for (item, cell) in placeholders.sorted(by: { $0.key < $1.key }) where identifier(item) != nil {
             placeholders[item] = nil
             guard cell.indexPath?.last.map(itemNumber) == item, cell.content.identifier == nil else { continue }

@@ -109,6 +109,9 @@ public struct SimulationConfiguration: Sendable {
     public var previews = PreviewSource.none
     /// How the app's controller allots bytes between previews and full values (with previews).
     public var previewPlan = PreviewPlan.standard
+    /// The app binding that drives the prefetching: UIKit's ``Toolkit/uikit`` (the default) or
+    /// a SwiftUI list's ``Toolkit/swiftui``, on the same view, gestures and network.
+    public var toolkit = Toolkit.uikit
 
     /// Creates a configuration with the defaults: mobile latency, cap 6, seed 1, 60 fps.
     public init() {}

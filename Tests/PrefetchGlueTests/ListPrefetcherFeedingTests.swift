@@ -1,0 +1,87 @@
+import Foundation
+import PrefetchKit
+import PrefetchSwiftUI
+import PrefetchTesting
+import Testing
+
+// ListPrefetcher driven through its public feeding API only (no @testable import): what an app
+// feeding it from its own scroll container, or testing its list on Linux, can call.
+
+@MainActor
+@Suite("ListPrefetcher fed without SwiftUI")
+struct ListPrefetcherFeedingTests {
+    @MainActor private final class Timeline { var seconds = 10.0 }
+
+    private func makePrefetcher(_ timeline: Timeline, scheduled: @escaping @MainActor (@escaping @MainActor () -> Void) -> Void = { _ in })
+        throws -> (AsyncFetcher<Int, Int>, ListPrefetcher<Int, Int>)
+    {
+        let fetcher = try AsyncFetcher<Int, Int>(configuration: FetcherConfiguration(maxConcurrentLoads: 4), clock: ManualClock(),
+                                                 loader: ScriptedLoader<Int, Int>())
+        let prefetcher = ListPrefetcher(fetcher: fetcher, now: { timeline.seconds }, schedule: { _, action in scheduled(action) })
+        return (fetcher, prefetcher)
+    }
+
+    @Test func aDragThenAFlingIsPlannedAheadAndTheScreenAtRest() throws {
+        let timeline = Timeline()
+        let (fetcher, prefetcher) = try makePrefetcher(timeline)
+        var problems: [String] = []
+        prefetcher.onProblem = { problems.append($0.message) }
+        prefetcher.layoutChanged(items: Array(0..<1_000), rowLength: 92, spacing: 8)
+        prefetcher.scrollGeometryChanged(offset: 0, viewportLength: 800, contentLength: 100_000)
+        let controller = prefetcher.adapter.controller
+        // At rest: the screen's rows (0–7) are held at visible priority.
+        #expect(controller.priority(for: 0).level == FetchPriority.visible.level)
+        #expect(controller.priority(for: 7).level == FetchPriority.visible.level)
+        prefetcher.scrollPhaseChanged(to: .tracking)
+        for frame in 1...20 {
+            timeline.seconds += 1.0 / 60
+            prefetcher.scrollGeometryChanged(offset: Double(frame) * 40, viewportLength: 800, contentLength: 100_000)
+        }
+        prefetcher.scrollPhaseChanged(to: .decelerating)
+        // The fling coasts down: rows below the screen (rows 8–15 show at 800 pt) are requested.
+        let requested = Set(controller.requestedItems.map(\.item))
+        #expect(requested.contains { $0 > 20 }, "requested \(requested.sorted())")
+        prefetcher.scrollPhaseChanged(to: .idle)
+        #expect(controller.priority(for: 8).level == FetchPriority.visible.level)
+        #expect(problems.isEmpty)
+        fetcher.shutdown()
+    }
+
+    @Test func badLayoutValuesAreReportedAndTheLastLayoutStays() throws {
+        let timeline = Timeline()
+        let (fetcher, prefetcher) = try makePrefetcher(timeline)
+        var problems: [String] = []
+        prefetcher.onProblem = { problems.append($0.message) }
+        prefetcher.layoutChanged(items: Array(0..<100), rowLength: 100)
+        prefetcher.scrollGeometryChanged(offset: 0, viewportLength: 400, contentLength: 10_000)
+        prefetcher.layoutChanged(items: Array(0..<100), rowLength: -1)
+        prefetcher.layoutChanged(items: Array(0..<100), rowLength: 100, columns: 0)
+        prefetcher.layoutChanged(items: Array(0..<100), rowLength: 100, spacing: .nan)
+        #expect(problems.count == 3)
+        #expect(problems.first?.contains("rowLength -1") == true)
+        #expect(problems.dropFirst().first?.contains("columns 0") == true)
+        // The 100-pt rows stand: row 3 is on the 400-pt screen, row 4 is not.
+        #expect(prefetcher.adapter.controller.priority(for: 3).level == FetchPriority.visible.level)
+        #expect(prefetcher.adapter.controller.priority(for: 4).level != FetchPriority.visible.level)
+        fetcher.shutdown()
+    }
+
+    @Test func anAnimationNobodyEndsEndsOnTheGivenSchedule() throws {
+        let timeline = Timeline()
+        var pending: [@MainActor () -> Void] = []
+        let (fetcher, prefetcher) = try makePrefetcher(timeline, scheduled: { pending.append($0) })
+        prefetcher.layoutChanged(items: Array(0..<1_000), rowLength: 100)
+        prefetcher.scrollGeometryChanged(offset: 0, viewportLength: 800, contentLength: 100_000)
+        prefetcher.scrollPhaseChanged(to: .animating)
+        for frame in 1...10 {
+            timeline.seconds += 1.0 / 60
+            prefetcher.scrollGeometryChanged(offset: Double(frame) * 500, viewportLength: 800, contentLength: 100_000)
+        }
+        #expect(pending.count == 1, "the quiet check runs on the schedule the app gave, not on a task of its own")
+        // Later than the quiet time with no frame: the check ends the animation and plans the landing at rest.
+        timeline.seconds += 0.2
+        pending.removeFirst()()
+        #expect(prefetcher.adapter.controller.priority(for: 50).level == FetchPriority.visible.level)
+        fetcher.shutdown()
+    }
+}
