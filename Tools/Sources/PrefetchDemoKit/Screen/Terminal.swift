@@ -89,9 +89,13 @@ package final class Terminal: Sendable {
             return !installed
         }
         guard first else { return [] }
+        // A queue of their own: on Linux the global queue's few threads are shared with Swift
+        // concurrency's jobs, and a Ctrl-C must not wait for a busy pool (a queue made here may
+        // take a thread of its own when the pool has none free).
+        let queue = DispatchQueue(label: "prefetch-demo.signals")
         return [SIGINT, SIGTERM, SIGHUP].map { number in
             signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler { [interrupted] in interrupted.withLock { $0 = true } }
             source.resume()
             return source

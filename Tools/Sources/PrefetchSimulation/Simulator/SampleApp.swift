@@ -38,13 +38,13 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
     /// Measures what the user sees.
     public let meter: ReadinessMeter
     /// The number of items now.
-    private(set) var itemCount: Int
+    var itemCount: Int
     /// What to add to a view index to get the item's stable number (its data's index in the
     /// original list): 0 until items are inserted or deleted above (``insertAbove(count:)``), then
     /// negative after inserts (the new items get numbers below 0) and positive after deletes. The
     /// prefetcher's items, the cells' ``SampleCellContent/item``, the identifiers asked for and
     /// the meter all use stable numbers, as an app's diffable data source uses item identifiers.
-    public private(set) var indexBase = 0
+    public internal(set) var indexBase = 0
     /// Called with the item of each cell that comes on screen.
     var onAppear: ((Int) -> Void)?
     /// The view's data source and delegate.
@@ -83,7 +83,7 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
     /// Every cell the app has configured, for tests to inspect.
     private(set) var cells: [ObjectIdentifier: any SampleCell<ID, Value>] = [:]
     /// Whether an animated scroll the app started runs (its end is forwarded to the prefetcher).
-    private var scrollAnimationRunning = false
+    var scrollAnimationRunning = false
 
     /// The view of `layout` in `viewport`, filled with `itemCount` items (the layout's by default),
     /// the identifier of each from `identifier` (nil while unknown), from `fetcher`.
@@ -263,61 +263,6 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
         if !placeholders.isEmpty {
             placeholders = placeholders.filter { item, cell in cell.indexPath?.last.map(itemNumber) == item && cell.content.identifier == nil }
         }
-    }
-
-    /// The app's code scrolls (an animated `scrollToItem`, a status-bar tap, a restore): it tells
-    /// the prefetcher where the content goes (`willScroll(to:animated:)`), then moves the view,
-    /// with animation along UIKit's ease-in-out curve for `duration` seconds; the animation's end
-    /// reaches the prefetcher as `didEndScrollingAnimation()` after its last frame.
-    public func scroll(to offset: Double, animated: Bool, duration: Double = ScrollGesture.defaultAnimationDuration) {
-        let target = surface.contentOffsetRange.clamp(offset)
-        prefetcher?.willScroll(to: target, animated: animated)
-        surface.setContentOffset(CGPoint(x: surface.contentOffset.x, y: target), animated: animated, duration: duration, curve: .easeInOut)
-        scrollAnimationRunning = animated && surface.isScrollAnimating
-    }
-
-    /// The app scrolls with animation to `item`'s top (`scrollToItem(at:at: .top, animated: true)`)
-    /// through ``scroll(to:animated:duration:)``; an item out of range is clamped to the last.
-    public func scroll(toItem item: Int, duration: Double = ScrollGesture.defaultAnimationDuration) {
-        let path = IndexPath(indexes: [0, min(max(item, 0), max(itemCount - 1, 0))])
-        guard let extent = surface.cellExtent(at: path, along: .vertical) else { return }
-        scroll(to: extent.lowerBound - surface.contentInset.top, animated: true, duration: duration)
-    }
-
-    /// New items arrive above the first (a feed's new posts, a chat's older messages), and the
-    /// app keeps the user's place as a diffable snapshot with UIKit's anchoring does: the view's
-    /// batch update grows the content (the prefetcher hears a content-size change at the old
-    /// offset), then, in the same frame, the offset moves by the content's growth, whatever the
-    /// user is doing (a drag goes on under the finger). The new items get stable numbers below the
-    /// first's (``indexBase``); the identifier closure is asked for them.
-    /// - Throws: ``SimulationError`` for a count below 1; the view's error when it refuses the update.
-    public func insertAbove(count: Int) throws {
-        guard count >= 1 else { throw SimulationError(path: "insertAbove.count", "\(count) items; an insert needs at least 1") }
-        try changeAbove(by: count)
-    }
-
-    /// The first `count` items are deleted (at most all but one), the app keeping the user's
-    /// place as ``insertAbove(count:)`` does: the content shrinks, then the offset follows.
-    /// - Throws: ``SimulationError`` for a count below 1; the view's error when it refuses the update.
-    public func deleteAbove(count: Int) throws {
-        guard count >= 1 else { throw SimulationError(path: "deleteAbove.count", "\(count) items; a delete needs at least 1") }
-        try changeAbove(by: -min(count, itemCount - 1))
-    }
-
-    private func changeAbove(by count: Int) throws {
-        guard count != 0 else { return }
-        let before = surface.contentSize.height
-        let paths = (0..<abs(count)).map { IndexPath(indexes: [0, $0]) }
-        let (oldCount, oldBase) = (itemCount, indexBase)
-        (itemCount, indexBase) = (itemCount + count, indexBase - count)
-        do {
-            try surface.performBatchUpdates { count > 0 ? surface.insert(paths) : surface.delete(paths) }
-        } catch {
-            (itemCount, indexBase) = (oldCount, oldBase)
-            throw error
-        }
-        surface.shiftContentOffset(by: surface.contentSize.height - before)
-        listRowsChanged()
     }
 
     /// What the view's cell for the item at view index `item` shows, if the view holds one.
