@@ -47,6 +47,34 @@ struct ListPrefetcherFeedingTests {
         fetcher.shutdown()
     }
 
+    @Test func aFlickFromRestIsPlannedToWhereItLandsFromItsFirstCoastingFrame() throws {
+        // Given a list at rest, row 0 at the top (rows of 100 pt, a 800 pt screen)
+        let timeline = Timeline()
+        let (fetcher, prefetcher) = try makePrefetcher(timeline)
+        prefetcher.layoutChanged(items: Array(0..<1_000), rowLength: 100)
+        prefetcher.scrollGeometryChanged(offset: 0, viewportLength: 800, contentLength: 100_000)
+        let controller = prefetcher.adapter.controller
+        // When a flick starts with no drag frame: SwiftUI reports `.decelerating` with the resting
+        // geometry, then coasting frames at about 6,000 pt/s
+        prefetcher.scrollPhaseChanged(to: .decelerating)
+        for frame in 1...2 {
+            timeline.seconds += 1.0 / 60
+            prefetcher.scrollGeometryChanged(offset: Double(frame) * 100, viewportLength: 800, contentLength: 100_000)
+        }
+        // Then the coast is read as a fling to where that speed takes it (thousands of points on),
+        // and rows near that landing are requested, not only the rows just below the screen
+        let state = try #require(prefetcher.adapter.lastState)
+        guard case let .decelerating(resting, _) = state.phase else {
+            Issue.record("phase \(state.phase), not a fling")
+            return fetcher.shutdown()
+        }
+        #expect(resting > 3_000, "rests at \(resting)")
+        let landing = Int(resting / 100)
+        let requested = Set(controller.requestedItems.map(\.item))
+        #expect(requested.contains(landing), "landing row \(landing); requested \(requested.sorted())")
+        fetcher.shutdown()
+    }
+
     @Test func badLayoutValuesAreReportedAndTheLastLayoutStays() throws {
         let timeline = Timeline()
         let (fetcher, prefetcher) = try makePrefetcher(timeline)

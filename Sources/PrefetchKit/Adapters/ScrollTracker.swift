@@ -192,9 +192,13 @@ public struct ScrollTracker: Sendable {
             animation = nil
             unannounced = nil
             if fling == nil {
-                fling = try? ScrollTranslation.decelerationPhase(
+                let projected = try? ScrollTranslation.decelerationPhase(
                     offset: frame.offset, velocity: speedAtFrame(rate: frame.decelerationRate), targetOffset: nil,
                     rate: frame.decelerationRate, range: range)
+                // A coast that began before any movement was measured (SwiftUI reports `.decelerating`
+                // with the last geometry of a flick from rest, before its first coasting frame)
+                // projects nowhere: the next frame, which has a speed, projects again.
+                if projected != .idle { fling = projected }
             }
             // The content may have shrunk since the lift (a rotation, an update): the fling rests in
             // the range the content has now.
