@@ -3,34 +3,6 @@ import PrefetchKit
 import PrefetchToolSupport
 import PrefetchTesting
 
-/// The failure of one simulated attempt. Retryable, so the fetcher's `RetryPolicy` decides
-/// whether another attempt follows.
-///
-/// When the fetcher lets go of a failure it has finished with it (its consumers have heard), so
-/// a load's last failure tells the network as it goes: that is how a virtual-time driver learns
-/// that a failed load has ended for good.
-final class SimulatedLoadFailure: Error, RetryableError, CustomStringConvertible, Sendable {
-    /// The item whose load failed.
-    let item: Int
-    /// The attempt that failed, from 1.
-    let attempt: Int
-    private let released: @Sendable () -> Void
-
-    init(item: Int, attempt: Int, released: @escaping @Sendable () -> Void) {
-        self.item = item
-        self.attempt = attempt
-        self.released = released
-    }
-
-    deinit { released() }
-
-    /// Always `true`: the fetcher's retry policy decides.
-    var isRetryable: Bool { true }
-
-    /// `simulated failure of item 3, attempt 1`.
-    var description: String { "simulated failure of item \(item), attempt \(attempt)" }
-}
-
 /// A network on virtual time: the loader of an ``AsyncFetcher`` in the simulator and in the
 /// demo's scripted runs.
 ///
@@ -414,29 +386,5 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
         // A preview call may not end its load: the fetcher goes on at full quality when a consumer
         // wants the full value, and that consumer hears later.
         return (due.id, due.quality == .full)
-    }
-}
-
-/// What a run moved over the network: the input of a result's byte figures.
-struct ByteUsage: Sendable {
-    /// Bytes moved, finished payloads and parts of stopped ones.
-    var onWire = 0.0
-    /// Bytes of transfers stopped before their end that no later transfer resumed after.
-    var stopped = 0.0
-    /// The shared link's capacity in bytes per second (nil: independent latencies, no link).
-    var capacityBytesPerSecond: Double?
-    /// The run's length, in seconds.
-    var duration = 0.0
-    /// The payload size of an item, in bytes.
-    var size: @Sendable (Int) -> Int = { _ in 0 }
-}
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
-
-    /// A duration of `seconds`, to the nanosecond.
-    static func seconds(exactly seconds: Double) -> Duration {
-        .nanoseconds(Int64((seconds * 1e9).rounded()))
     }
 }
