@@ -236,22 +236,38 @@ struct InteractiveTmuxTests {
                 let figure = screen[range]
                 return figure.contains("MB") || (Double(figure.split(separator: " ")[0]) ?? 0) >= 250
             }
-            let running = try tmux.screen()
+            let clock = ContinuousClock()
+            let running = try tmux.screen(), readAt = clock.now
             try tmux.type("q")
             _ = try await tmux.waitFor("the demo to exit", timeout: 60) { Self.hasExitLine($0) }
+            let between = (clock.now - readAt) / .seconds(1)
             let screen = try tmux.joinedScreen()
             #expect(screen.contains("demo-exit=0"), "\(screen)")
             // Then the summary gives the link's share as the status line did, not 0.0%
             let line = try #require(screen.split(separator: "\n").first { $0.contains("of the server's 1 Mbit/s") }, "\(screen)")
             #expect(!line.contains(" 0.0% of the server's"), "\(line)")
-            func share(_ text: Substring) -> Double? {
-                text.range(of: #"[0-9]+\.[0-9]%"#, options: .regularExpression).flatMap { Double(text[$0].dropLast()) }
-            }
-            let status = try #require(running.range(of: pattern, options: .regularExpression).map { running[$0] })
-            let summary = try #require(share(line)), shown = try #require(share(status.dropFirst(5)))
-            // (The last status line read came a moment before the summary's reading.)
-            #expect(abs(summary - shown) < 10, "summary \(summary)%, status line \(shown)%")
+            let status = try #require(running.split(separator: "\n").first { $0.range(of: pattern, options: .regularExpression) != nil })
+            let early = try #require(Self.wire(status)), late = try #require(Self.wire(line))
+            // The same measure (bytes over seconds since the run started, on the same clock): the
+            // seconds each reading implies (bytes over share of 125,000 B/s) are as far apart as the
+            // test saw time pass between them, however slow this machine runs the demo. (The
+            // status line was painted up to a frame before it was read: hence the second of slack.)
+            let seconds = (early: early.bytes / (early.share * 125_000), late: late.bytes / (late.share * 125_000))
+            #expect(late.bytes >= early.bytes, "status line \(status), summary \(line)")
+            #expect(seconds.late >= seconds.early - 0.1 && seconds.late - seconds.early <= between + 1,
+                    "status line implies \(seconds.early) s, summary \(seconds.late) s, \(between) s apart: \(status) / \(line)")
         }
+    }
+
+    /// The bytes and the link's share a status line (`412.3 KB received, link 91.6% of 1 Mbit/s`)
+    /// or a summary line (`1.23 MB (thumbnails and pages), 87.0% of the server's 1 Mbit/s`) gives.
+    static func wire(_ text: Substring) -> (bytes: Double, share: Double)? {
+        guard let size = text.range(of: #"[0-9.]+ (B|KB|MB) "#, options: .regularExpression),
+              let percent = text.range(of: #"[0-9]+\.[0-9]%"#, options: .regularExpression) else { return nil }
+        let parts = text[size].split(separator: " ")
+        guard let value = Double(parts[0]), let share = Double(text[percent].dropLast()), share > 0 else { return nil }
+        let unit: Double = ["B": 1, "KB": 1e3, "MB": 1e6][String(parts[1])] ?? 1
+        return (value * unit, share / 100)
     }
 
     @Test func ctrlCRestoresTheTerminalToo() async throws {
