@@ -68,6 +68,30 @@ struct ThroughputTests {
         #expect(window.linkBytesPerSecond == 120_000)
     }
 
+    @Test func theSelectedMedianIsTheSortedOnesForEveryCountAndRunsOfEqualValues() {
+        // A fixed linear congruential sequence: the same arrays in every run.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var checked = 0
+        for count in 1...70 {
+            for distinct in [1, 2, 3, count, 1_000] {
+                var values = (0..<count).map { _ in Double(next(distinct)) * 0.37 - 50 }
+                let expected = ThroughputWindow.median(values.sorted())
+                let sorted = values.sorted()
+                #expect(ThroughputWindow.median(selecting: &values) == expected, "\(count) values of \(distinct) kinds")
+                // Only reordered: the same values are left
+                #expect(values.sorted() == sorted)
+                checked += 1
+            }
+        }
+        #expect(checked == 350)
+        var none: [Double] = []
+        #expect(ThroughputWindow.median(selecting: &none) == nil)
+    }
+
     @Test func theRingKeepsTheLatestLoads() {
         var window = ThroughputWindow(capacity: 8)
         // Eight loads at 100 KB/s, then eight at 400 KB/s: only the fast ones are left

@@ -251,6 +251,12 @@ package struct PrefetchPlanner<Item: Hashable> {
         held.entries[item]?.priority ?? held.leaving.items[item]?.entry.priority
     }
 
+    /// The priority `item` is held at and when it was first requested (its place among equals),
+    /// or `nil` when it is not held.
+    package func requestedEntry(of item: Item) -> (priority: FetchPriority, sequence: UInt64)? {
+        (held.entries[item] ?? held.leaving.items[item]?.entry).map { ($0.priority, $0.sequence) }
+    }
+
     /// See `PrefetchController.requestedCount`.
     package var requestedCount: Int { held.entries.count + held.leaving.items.count }
 

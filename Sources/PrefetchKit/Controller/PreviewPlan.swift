@@ -95,11 +95,17 @@ extension PrefetchController {
         // Items coming near: their previews are (or will be) in; now their full values.
         guard !constrained else { return }
         let horizon = plan.fullWithin.seconds
-        let near = previewsHeld.filter { item, arrival in arrival - now <= horizon && !named.contains(item) }.map(\.key)
-        for item in near {
+        // In the order they arrive, then as the planner first requested them: never the
+        // dictionary's order, which differs from one process to the next.
+        var near: [(item: Item, arrival: Double, priority: FetchPriority, sequence: UInt64)] = []
+        for (item, arrival) in previewsHeld where arrival - now <= horizon && !named.contains(item) {
             previewsHeld[item] = nil
-            guard let priority = planner.requestedPriority(of: item) else { continue }
-            update.requests.append(PrefetchRequest(item: item, priority: priority, quality: .full))
+            guard let entry = planner.requestedEntry(of: item) else { continue }
+            near.append((item, arrival, entry.priority, entry.sequence))
+        }
+        near.sort { $0.arrival != $1.arrival ? $0.arrival < $1.arrival : $0.sequence < $1.sequence }
+        for request in near {
+            update.requests.append(PrefetchRequest(item: request.item, priority: request.priority, quality: .full))
         }
     }
 }

@@ -1,8 +1,10 @@
 // The memory a fetcher holds (the cache's values and the loads in flight, bounded by the
 // budget), and the statistics that report it.
 extension FetcherStateMachine {
-    /// The counters, with the load counts and latency summary of now.
+    /// The counters, with the load counts and latency summary of now (mutating: the latency
+    /// window works out its summary at the first read after a load ended).
     var statistics: FetchStatistics {
+        mutating get {
         var snapshot = stats
         snapshot.inFlight = scheduler.runningCount
         snapshot.queued = scheduler.waitingCount
@@ -12,6 +14,7 @@ extension FetcherStateMachine {
         snapshot.memoryHeld = memoryHeld
         snapshot.peakMemoryHeld = Swift.max(memory.peak, snapshot.memoryHeld)
         return snapshot
+        }
     }
 
     // MARK: Memory

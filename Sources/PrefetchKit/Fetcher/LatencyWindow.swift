@@ -21,10 +21,22 @@
 @usableFromInline struct LatencyWindow: Sendable, Equatable {
     /// The most samples kept; older ones are forgotten first.
     @usableFromInline let capacity: Int
-    @usableFromInline var ring: [Duration] = []
+    @usableFromInline private(set) var ring: [Duration] = []
     /// Parallel to `ring`: whether the sample is a cancelled load's running time (a lower bound).
-    @usableFromInline var cancelled: [Bool] = []
-    @usableFromInline var cursor = 0
+    @usableFromInline private(set) var cancelled: [Bool] = []
+    @usableFromInline private(set) var cursor = 0
+    /// ``expected``, ``typical`` and ``summary`` as worked out from the samples kept now, or `nil`
+    /// when a sample came since. The planner reads the first two on every frame, and apps and
+    /// the lab read the fetcher's statistics as often, while loads end less often or in bursts:
+    /// each is worked out at the first read after a change, not at every read nor every record.
+    private var derived: Derived?
+
+    /// What the samples say, worked out at once (one sort each).
+    private struct Derived: Sendable {
+        var expected: Duration?
+        var typical: Duration?
+        var summary: LatencySummary
+    }
 
     /// Creates an empty window that keeps the last `capacity` samples.
     ///
@@ -56,8 +68,7 @@
     ///
     /// A negative duration (a clock that went backwards) is recorded as zero.
     /// - Complexity: O(1) amortized; O(1) without allocating once the window is full.
-    @inlinable
-    mutating func record(_ latency: Duration) {
+    @usableFromInline mutating func record(_ latency: Duration) {
         append(max(latency, .zero), cancelled: false)
     }
 
@@ -70,7 +81,6 @@
         append(max(elapsed, .zero), cancelled: true)
     }
 
-    @inlinable
     mutating func append(_ sample: Duration, cancelled isCancelled: Bool) {
         if ring.count < capacity {
             ring.append(sample)
@@ -80,6 +90,19 @@
             cancelled[cursor] = isCancelled
             cursor = cursor + 1 == capacity ? 0 : cursor + 1
         }
+        derived = nil
+    }
+
+    /// ``expected``, ``typical`` and ``summary`` of the samples kept now, worked out if a sample
+    /// came since they last were.
+    private mutating func derive() -> Derived {
+        if let derived { return derived }
+        let enough = ring.count >= LatencySummary.minimumSamplesForEstimate
+        let (ring, cancelled) = (ring, cancelled)
+        let fresh = Derived(expected: enough ? percentile(0.9) : nil, typical: enough ? percentile(0.5) : nil,
+                            summary: LatencySummary(samples: ring.indices.filter { !cancelled[$0] }.map { ring[$0] }))
+        derived = fresh
+        return fresh
     }
 
     /// Forgets every sample.
@@ -87,6 +110,7 @@
         ring.removeAll(keepingCapacity: true)
         cancelled.removeAll(keepingCapacity: true)
         cursor = 0
+        derived = nil
     }
 
     /// The `fraction` quantile of the latencies (`0.9` for the 90th percentile), or `nil` without
@@ -119,24 +143,18 @@
     /// A latency to plan prefetching with: the 90th percentile, once there are at least
     /// ``LatencySummary/minimumSamplesForEstimate`` samples (one early load says little about
     /// the next ones); `nil` before that.
-    /// - Complexity: O(n log n) for n samples.
-    var expected: Duration? {
-        ring.count >= LatencySummary.minimumSamplesForEstimate ? percentile(0.9) : nil
-    }
+    /// - Complexity: O(n log n) for n samples at the first read after a change, O(1) after that.
+    var expected: Duration? { mutating get { derive().expected } }
 
     /// A typical latency: the median (``percentile(_:)`` of 0.5), once there are at least
     /// ``LatencySummary/minimumSamplesForEstimate`` samples; `nil` before that.
-    /// - Complexity: O(n log n) for n samples.
-    var typical: Duration? {
-        ring.count >= LatencySummary.minimumSamplesForEstimate ? percentile(0.5) : nil
-    }
+    /// - Complexity: O(n log n) for n samples at the first read after a change, O(1) after that.
+    var typical: Duration? { mutating get { derive().typical } }
 
     /// Count, mean, median, 90th percentile and maximum of the finished loads' latencies
     /// (cancelled loads' running times left out).
-    /// - Complexity: O(n log n) for n samples.
-    var summary: LatencySummary {
-        LatencySummary(samples: ring.indices.lazy.filter { !cancelled[$0] }.map { ring[$0] })
-    }
+    /// - Complexity: O(n log n) for n samples at the first read after a change, O(1) after that.
+    var summary: LatencySummary { mutating get { derive().summary } }
 
     /// Two windows are equal when they have the same capacity and the same samples, each marked
     /// finished or cancelled alike, in the same order.

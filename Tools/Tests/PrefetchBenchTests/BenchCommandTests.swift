@@ -60,6 +60,18 @@ import Testing
         #expect(first.out.contains("jumps-list") && first.out.contains("clairvoyant"))
     }
 
+    @Test func previewsRepeatInTwoProcesses() async throws {
+        // The items whose previews came near were once requested in full in a dictionary's
+        // order, which each process draws afresh: these two runs differed in one process of two.
+        let args = ["--quiet", "--scenario", "back-and-forth-grid", "--policy", "uikitLike", "--policy", "textureLike",
+                    "--latency-profile", "emerging", "--previews", "prefix"]
+        let (_, data) = try await Self.runTwice(args)
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        let results = try #require(object?["results"] as? [[String: Any]])
+        #expect(results.count == 2)
+        #expect(results.allSatisfy { ($0["previewReadyRate"] as? Double ?? 0) > 0 }, "\(results)")
+    }
+
     @Test func thePhoneLinkRepeatsInTwoProcessesAndRefusesBadFlagsByName() async throws {
         // Every effect on, the bursty chain included: the same seed gives the same bytes in every process.
         let args = ["--quiet", "--scenario", "flings-list", "--policy", "adaptive", "--link", "phone", "--latency-profile", "emerging"]

@@ -160,7 +160,6 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
                         call.ordinal = s.ordinalWaitingForCall.removeValue(forKey: item)
                     }
                     s.calls[key] = call
-                    draw(key, &s)
                     return false
                 }
                 if cancelled { continuation.resume(throwing: CancellationError()) }
@@ -192,7 +191,6 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
                 s.loadsStarted[item] = ordinal + 1
                 if let key = s.calls.first(where: { $0.value.item == item && $0.value.ordinal == nil })?.key {
                     s.calls[key]?.ordinal = ordinal
-                    draw(key, &s)
                 } else {
                     s.ordinalWaitingForCall[item] = ordinal
                 }
@@ -213,7 +211,6 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
                 s.finishing -= 1
                 if let key = s.calls.first(where: { $0.value.item == item && $0.value.ordinal == nil })?.key {
                     s.calls[key]?.ordinal = ordinal
-                    draw(key, &s)
                 } else {
                     s.ordinalWaitingForCall[item] = ordinal
                 }
@@ -236,7 +233,30 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
     /// The payload size of `item`, in bytes.
     func bytes(of item: Int) -> Int { sizes.bytes(item: item, seed: seed) }
 
-    /// Draws call `key`'s attempt once its load's ordinal is known, and puts it on the timeline.
+    /// Draws the attempts of the calls whose loads' ordinals are known and puts them on the
+    /// timeline, in the order of their items (then loads, then attempts): called before anything
+    /// reads or moves the timeline, once the loop is at rest.
+    ///
+    /// Calls arrive from the fetcher's worker tasks, in whatever order the threads run them, and
+    /// a load started and cancelled in one frame may or may not have called by its cancel. Drawn
+    /// as they arrived, the order of attempts that start at one instant (which waits first for a
+    /// connection, whose bytes a resumed attempt takes back) and whether a cancelled one had
+    /// briefly been on the link differed from one run to the next: the same seed gave different
+    /// numbers. Drawn here, they enter the timeline in one order, and a call cancelled before its
+    /// instant ends never enters it.
+    private func drawArrived(_ s: inout State) {
+        let arrived = s.calls.filter { $0.value.ordinal != nil && !$0.value.isDrawn }
+        guard !arrived.isEmpty else { return }
+        let order = arrived.sorted { a, b in
+            let (x, y) = (a.value, b.value)
+            if x.item != y.item { return x.item < y.item }
+            if x.ordinal != y.ordinal { return x.ordinal! < y.ordinal! }
+            return x.attempt != y.attempt ? x.attempt < y.attempt : a.key < b.key
+        }
+        for (key, _) in order { draw(key, &s) }
+    }
+
+    /// Draws call `key`'s attempt (its load's ordinal is known) and puts it on the timeline.
     private func draw(_ key: Int, _ s: inout State) {
         guard let call = s.calls[key], let ordinal = call.ordinal, !call.isDrawn else { return }
         s.calls[key]?.isDrawn = true
@@ -263,6 +283,7 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
     /// calls it once a frame, when the view has sent the frame's requests.
     package func refreshUrgencies() {
         let readers = state.withLock { s -> [(key: Int, read: @Sendable () -> FetchPriority?)] in
+            drawArrived(&s)
             guard case .shared(let link) = s.timeline.model, link.sharesByPriority else { return [] }
             return s.calls.compactMap { key, call in call.isDrawn ? call.priorityNow.map { (key, $0) } : nil }
         }
@@ -281,7 +302,7 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
     package var occupancy: Occupancy {
         state.withLock { s in
             Occupancy(waiting: s.calls.count, backingOff: s.backingOff.count, inTransit: s.inTransit,
-                      undrawn: s.calls.values.filter { !$0.isDrawn }.count, finishing: s.finishing, running: s.running)
+                      undrawn: s.calls.values.filter { $0.ordinal == nil }.count, finishing: s.finishing, running: s.running)
         }
     }
 
@@ -292,18 +313,27 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
 
     /// When the next attempt ends or the next transfer begins.
     package var nextDeadline: Duration? {
-        state.withLock { $0.timeline.nextEvent()?.time }
+        state.withLock { s in
+            drawArrived(&s)
+            return s.timeline.nextEvent()?.time
+        }
     }
 
     /// When the attempts waiting now are expected to end, by item (on a shared link, if the
     /// link's sharing stayed as it is).
     package var deadlines: [Int: Duration] {
-        state.withLock { $0.timeline.expectedEnds(at: clock.now.offset) }
+        state.withLock { s in
+            drawArrived(&s)
+            return s.timeline.expectedEnds(at: clock.now.offset)
+        }
     }
 
     /// What the network moved up to now, for a run of `duration` seconds.
     func usage(over duration: Double) -> ByteUsage {
-        let (timeline, seed, sizes) = (state.withLock { $0.timeline }, seed, sizes)
+        let (timeline, seed, sizes) = (state.withLock { s in
+            drawArrived(&s)
+            return s.timeline
+        }, seed, sizes)
         var capacity: Double?
         if case .shared(let link) = timeline.model { capacity = link.capacityBytesPerSecond }
         // With previews a wasted item cost what its loads moved (a preview's prefix, say), not its payload.
@@ -348,6 +378,7 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
     /// transfer beginning (id nil: nothing for the fetcher).
     package func completeNext(upTo limit: Duration) -> (id: ID?, loadEnded: Bool)? {
         let taken = state.withLock { s -> (time: Duration, call: Call?, attempt: NetworkTimeline.Attempt?, preview: Call?)? in
+            drawArrived(&s)
             guard let next = s.timeline.nextEvent(), next.time <= limit else { return nil }
             guard let attempt = s.timeline.take(next.event, at: next.time) else { return (next.time, nil, nil, nil) }
             if case .previewReady(let key) = next.event { return (next.time, nil, nil, s.calls[key]) }

@@ -61,6 +61,7 @@ enum BlankTimeBound {
         guard !merged.isEmpty else { return 0 }
         var sizes: [Int: Double] = [:]
         for m in merged where sizes[m.item] == nil { sizes[m.item] = Double(max(0, bytes(m.item))) }
+        let mergedSizes = merged.map { sizes[$0.item] ?? 0 }
         var cuts = Array(Set(merged.flatMap { [$0.start, $0.end] })).sorted()
         if cuts.count > grid + 1 {
             let step = Double(cuts.count - 1) / Double(grid)
@@ -71,7 +72,7 @@ enum BlankTimeBound {
             let window = merged.compactMap { $0.clipped(to: cuts[k - 1], cuts[k]) }
             var value = best[k - 1] + link.pointwise(window, sizes: sizes)
             for j in 0..<k {
-                value = max(value, best[j] + link.cumulative(merged, from: cuts[j], to: cuts[k], sizes: sizes))
+                value = max(value, best[j] + link.cumulative(merged, from: cuts[j], to: cuts[k], sizes: mergedSizes))
             }
             best.append(value)
         }
@@ -101,7 +102,11 @@ enum BlankTimeBound {
         /// The pointwise term: at least `n − k(t)` of the `n` cells on screen are blank at each `t`.
         func pointwise(_ intervals: [Interval], sizes: [Int: Double]) -> Double {
             // Sweep: ends before starts at the same time.
-            let events = intervals.flatMap { [($0.start, 1, $0.item), ($0.end, -1, $0.item)] }.sorted { ($0.0, $0.1, $0.2) < ($1.0, $1.1, $1.2) }
+            typealias Event = (time: Double, change: Int, item: Int)
+            let events = intervals.flatMap { i -> [Event] in [(i.start, 1, i.item), (i.end, -1, i.item)] }.sorted { (x: Event, y: Event) -> Bool in
+                if x.time != y.time { return x.time < y.time }
+                return x.change != y.change ? x.change < y.change : x.item < y.item
+            }
             var onScreen: [Int: Int] = [:]
             var total = 0.0
             var index = 0
@@ -127,17 +132,27 @@ enum BlankTimeBound {
 
         /// The cumulative term of the window `[a, b]`: the on-screen time there less the best
         /// fractional knapsack of it within the bytes the link moved by `b`.
-        func cumulative(_ intervals: [Interval], from a: Double, to b: Double, sizes: [Int: Double]) -> Double {
-            var shown: [Int: Double] = [:]
-            for i in intervals where i.end > a && i.start < b { shown[i.item, default: 0] += min(i.end, b) - max(i.start, a) }
-            // In item order, then by value per byte: the same sums in every process.
-            let items = shown.map { (time: $0.value, size: sizes[$0.key] ?? 0, item: $0.key) }.sorted { $0.item < $1.item }
+        func cumulative(_ intervals: [Interval], from a: Double, to b: Double, sizes: [Double]) -> Double {
+            // `intervals` are in item order (`merge`), `sizes` parallel to them: each item's time
+            // is summed in one pass, in item order, so the sums are the same in every process.
+            var items: [(time: Double, size: Double, item: Int)] = []
+            for (index, i) in intervals.enumerated() where i.end > a && i.start < b {
+                let time = min(i.end, b) - max(i.start, a)
+                if let last = items.last, last.item == i.item {
+                    items[items.count - 1].time += time
+                } else {
+                    items.append((time, sizes[index], i.item))
+                }
+            }
             let total = items.reduce(0) { $0 + $1.time }
             guard b >= minRoundTrip else { return total }
             var budget = capacity * (b - minRoundTrip)
             var saved = 0.0
             // Most on-screen time per byte first; an empty payload is free once a round trip is over.
-            for (time, size, _) in items.sorted(by: { ($0.time * $1.size, $1.item) > ($1.time * $0.size, $0.item) }) {
+            for (time, size, _) in items.sorted(by: { x, y in
+                let (left, right) = (x.time * y.size, y.time * x.size)
+                return left != right ? left > right : y.item > x.item
+            }) {
                 if size <= budget {
                     saved += time
                     budget -= size

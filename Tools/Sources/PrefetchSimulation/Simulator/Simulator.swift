@@ -214,6 +214,20 @@ public enum Simulator {
         var frameRate, tail, maxDuration: Double
     }
 
+    /// Each bound worked out, by what it depends on: the policy is not part of it, so the runs of
+    /// one scenario under every policy share one bound (it takes longer to work out than a run).
+    private static var bounds: [BoundKey: Double] = [:]
+
+    /// What a bound depends on: the intervals, the link and payload sizes, the seed that draws
+    /// the sizes, the previews' share and the latency model's floor.
+    private struct BoundKey: Hashable {
+        var intervals: IntervalsKey
+        var network: NetworkModel
+        var seed: UInt64
+        var previews: PreviewSource
+        var distribution: LatencyModel.Distribution
+    }
+
     /// The lower bound on blank cell-seconds of `scenario` on the configuration's shared link
     /// (`BlankTimeBound`), or nil under independent latencies. The intervals come from a
     /// recording pass, where nothing loads: every counted cell is blank from its appearance until
@@ -222,6 +236,10 @@ public enum Simulator {
         guard case .shared(let link) = configuration.network else { return nil }
         let key = IntervalsKey(
             scenario: scenario, frameRate: configuration.frameRate, tail: configuration.tail, maxDuration: configuration.maxDuration)
+        let boundKey = BoundKey(
+            intervals: key, network: configuration.network, seed: configuration.seed, previews: configuration.previews,
+            distribution: configuration.latency.distribution)
+        if let known = bounds[boundKey] { return known }
         let intervals: [BlankTimeBound.Interval]
         if let known = recordedIntervals[key] {
             intervals = known
@@ -239,9 +257,11 @@ public enum Simulator {
         case .fixed(let d), .bandwidth(let d, _): minRoundTrip = LatencyModel.seconds(d)
         case .logNormal: minRoundTrip = 0
         }
-        return BlankTimeBound.lowerBound(
+        let bound = BlankTimeBound.lowerBound(
             intervals: intervals, bytes: { previews.previewBytes(of: sizes.bytes(item: $0, seed: seed)) },
             capacity: link.capacityBytesPerSecond, minRoundTrip: minRoundTrip)
+        bounds[boundKey] = bound
+        return bound
     }
 
     /// The bench's simulation of `scenario`: items are their own identifiers. A recording pass
