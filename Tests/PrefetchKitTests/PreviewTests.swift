@@ -16,6 +16,25 @@ struct SteppedPreviewLoader: PreviewLoader {
     }
 }
 
+/// A preview loader that has some items' full values at hand (on its own disk): asked for their
+/// preview, it returns the full value and says so (`FetchLoadContext.recordFullQuality()`).
+struct DiskFirstPreviewLoader: PreviewLoader {
+    let steps = ScriptedLoader<String, String>()
+    let onDisk: Set<Int>
+
+    func load(_ id: Int, quality: FetchQuality, preview: @escaping @Sendable (String) -> Void) async throws -> String {
+        guard quality == .preview else {
+            // Never asked for while the fetcher keeps what the preview load brought (so a test
+            // fails on the value instead of waiting for a step that never comes).
+            if onDisk.contains(id) { return "a second load of \(id)" }
+            return try await steps.load("\(id)f")
+        }
+        let value = try await steps.load("\(id)p")
+        if onDisk.contains(id) { FetchLoadContext.recordFullQuality() }
+        return value
+    }
+}
+
 /// What a consumer heard, in order.
 final class Heard: Sendable {
     private let log = Locked<[String]>([])
@@ -189,6 +208,49 @@ struct PreviewTests {
         #expect(try await fetcher.value(for: 1, quality: .preview) == "one")
         #expect(fetcher.fetchedData(for: 1, atLeast: .full) == "one", "a plain loader's values are full")
         fetcher.state.withLock { $0._checkInvariants() }
+    }
+
+    @Test func aPreviewLoadThatBringsTheFullValueIsKeptAtFullQualityAndAnswersAFullRequestWithNoSecondLoad() async throws {
+        let loader = DiskFirstPreviewLoader(onDisk: [1])
+        let fetcher = try AsyncFetcher(configuration: FetcherConfiguration(maxConcurrentLoads: 4), clock: ManualClock(), loader: loader)
+        fetcher.prefetch([1, 2], quality: .preview)
+        await loader.steps.waitForCalls(2)
+        // A cell wants both in full while their preview loads run: each load is upgraded
+        let full1 = Task { try await fetcher.value(for: 1) }, full2 = Task { try await fetcher.value(for: 2) }
+        while fetcher.state.withLock({ $0.consumers.count }) < 2 { await Task.yield() }
+        #expect(loader.steps.succeed("1p", with: "whole 1"))
+        #expect(loader.steps.succeed("2p", with: "blurry 2"))
+        // Item 1's preview load said it brought the full value: that answers the full request
+        #expect(try await full1.value == "whole 1")
+        #expect(fetcher.fetchedData(for: 1, atLeast: .full) == "whole 1")
+        // Item 2's did not: its load goes on for the full value, as before
+        await loader.steps.waitForCalls(3)
+        #expect(loader.steps.calledIDs.sorted() == ["1p", "2f", "2p"])
+        #expect(loader.steps.succeed("2f", with: "sharp 2"))
+        #expect(try await full2.value == "sharp 2")
+        #expect(fetcher.statistics.loadsStarted == 2)
+        check(fetcher)
+    }
+
+    @Test func aPreviewPrefetchThatBringsTheFullValueGoesToTheStoreAsFull() async throws {
+        let loader = DiskFirstPreviewLoader(onDisk: [1])
+        let store = InMemoryDataStore<Int, String>()
+        let events = Heard()
+        let fetcher = try AsyncFetcher(configuration: FetcherConfiguration(maxConcurrentLoads: 4), clock: ManualClock(), store: store,
+                                       onEvent: { if case .storeWritten(let id) = $0 { events.add("stored \(id)") } }, loader: loader)
+        fetcher.prefetch([1], quality: .preview)
+        await loader.steps.waitForCalls(1)
+        loader.steps.succeed("1p", with: "whole 1")
+        #expect(try await fetcher.value(for: 1, quality: .preview) == "whole 1")
+        #expect(fetcher.fetchedData(for: 1, atLeast: .full) == "whole 1")
+        // A full request is a hit: no load
+        #expect(try await fetcher.value(for: 1) == "whole 1")
+        // And the store holds it as a full value (written after delivery: wait for its event)
+        await events.wait(for: 1)
+        #expect(try await store.value(for: 1) == "whole 1")
+        #expect(fetcher.statistics.loadsStarted == 1)
+        #expect(loader.steps.calledIDs == ["1p"])
+        check(fetcher)
     }
 
     @Test func onlyFullValuesGoToTheStore() async throws {

@@ -29,6 +29,8 @@ extension AsyncFetcher {
             var (result, fromStore) = await FetchLoadContext.current.withValue(priority) {
                 await FetchLoadContext.meter.withValue(meter) { await obtain(load.id, quality: quality, preview: sink) }
             }
+            // A preview load that brought the full value (the loader had it at hand) is a full load.
+            if quality == .preview, meter.returnedFull, case .success = result { quality = .full }
             // A preview load that was upgraded while it ran: deliver the preview, then load the rest.
             if quality == .preview, !fromStore, case .success(let preview) = result {
                 let previewCost = cost(preview)

@@ -68,6 +68,28 @@ public enum FetchLoadContext {
         meter.get()?.add(bytes)
     }
 
+    /// Tells the fetcher that the preview load being run returns the item's full value: the
+    /// loader had it at hand (its own disk cache, a resource too small to have a preview). The
+    /// fetcher then keeps the value at ``FetchQuality/full`` and answers those waiting for the
+    /// full value with it too, with no second load. In a full load, or outside a fetcher's load,
+    /// it does nothing.
+    ///
+    /// ```swift
+    /// struct CachedPhotoLoader: PreviewLoader {
+    ///     let onDisk: [Int: [UInt8]]
+    ///     func load(_ id: Int, quality: FetchQuality, preview: @escaping @Sendable ([UInt8]) -> Void) async throws -> [UInt8] {
+    ///         if let whole = onDisk[id] {
+    ///             FetchLoadContext.recordFullQuality()      // a preview was asked for; this is all of it
+    ///             return whole
+    ///         }
+    ///         return [UInt8](repeating: 0, count: quality == .preview ? 6_000 : 60_000)
+    ///     }
+    /// }
+    /// ```
+    public static func recordFullQuality() {
+        meter.get()?.markFull()
+    }
+
     /// Whether the load being run is a prefetch: nothing wanted it at ``FetchPriority/Level/visible``
     /// when it started. `false` outside a fetcher's load.
     public static var isPrefetch: Bool {
@@ -76,12 +98,13 @@ public enum FetchLoadContext {
     }
 }
 
-/// The bytes one load reported through ``FetchLoadContext/recordTransferred(bytes:)``, and the
-/// reader of its priority (``FetchLoadContext/livePriority``): one object, one task-local value
-/// per load.
+/// The bytes one load reported through ``FetchLoadContext/recordTransferred(bytes:)``, whether it
+/// returned the full value (``FetchLoadContext/recordFullQuality()``), and the reader of its
+/// priority (``FetchLoadContext/livePriority``): one object, one task-local value per load.
 @usableFromInline
 final class TransferMeter: Sendable {
     private let bytes = Locked(0)
+    private let full = Locked(false)
     /// Reads the load's priority now.
     let priorityNow: (@Sendable () -> FetchPriority?)?
 
@@ -98,4 +121,10 @@ final class TransferMeter: Sendable {
 
     /// The bytes reported so far.
     @usableFromInline var total: Int { bytes.withLock { $0 } }
+
+    /// The loader said its value is the full one (``FetchLoadContext/recordFullQuality()``).
+    func markFull() { full.withLock { $0 = true } }
+
+    /// Whether the loader said its value is the full one.
+    @usableFromInline var returnedFull: Bool { full.withLock { $0 } }
 }
