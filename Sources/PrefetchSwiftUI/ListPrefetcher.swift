@@ -56,8 +56,12 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
     private var measurements: [ID: Double] = [:]
     private let now: @MainActor () -> Double
     private let sleep: @Sendable (Duration) async throws -> Void
-    /// Ends an `.animating` phase that SwiftUI leaves without an `.idle` one, a quiet time after its last frame.
+    /// Ends an `.animating` phase that SwiftUI leaves without an `.idle` one, a quiet time after its
+    /// last frame; also plans a change of rows that no geometry followed.
     let quietCheck: QuietAnimationCheck
+    /// When the rows changed under the last geometry, waiting for the geometry SwiftUI reports
+    /// with them (`nil` when none waits).
+    private var rowsChangedAt: Double?
 
     /// Creates a prefetcher over `fetcher`.
     /// - Parameters:
@@ -139,14 +143,33 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
     /// The modifier appeared, or its layout changed (items, row length, columns, spacing, padding).
     func use(_ layout: RowsLayout<ID>) {
         guard layout != self.layout else { return }
-        self.layout = layout
         var geometry = layout.geometry
         // The content length SwiftUI reported was the old layout's: the app's estimate stands
         // until SwiftUI reports the new one.
         for (id, length) in measurements { geometry.measure(id, length: length) }
+        let rowsChanged = layout.items != self.layout.items
+        self.layout = layout
         self.geometry = geometry
         adapter.dataChanged()
-        if let last { send(last) }
+        guard let last else { return }
+        // Rows inserted or removed: SwiftUI reports the geometry that goes with them next (the
+        // new content length, and the offset that keeps the user's place), and the two are one
+        // event. Planned now, the new rows at the old offset would withdraw what is on screen and
+        // ask for what is not, and the offset's jump would read as a fling. Where no geometry
+        // follows (rows replaced at the same length, at rest), a check a moment later plans it.
+        if rowsChanged {
+            rowsChangedAt = now()
+            quietCheck.schedule(.seconds(2 * ScrollTracker.minimumInterval)) { [weak self] in self?.planChangedRows() }
+            return
+        }
+        send(last)
+    }
+
+    /// Rows changed and no geometry came in the quiet time: planned where the list is.
+    private func planChangedRows() {
+        guard let changed = rowsChangedAt, now() - changed > ScrollTracker.minimumInterval, let last else { return }
+        rowsChangedAt = nil
+        send(last)
     }
 
     /// The scroll geometry changed (SwiftUI's `onScrollGeometryChange`), along the scroll axis, in
@@ -162,6 +185,13 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
 
     /// `onScrollGeometryChange` reported new values.
     func scrolled(_ values: ScrollValues) {
+        if rowsChangedAt != nil, let previous = last {
+            rowsChangedAt = nil
+            // The offset moved with the content's growth (rows inserted or removed above the
+            // screen): that much of its move keeps the user's place and is no motion of theirs.
+            let growth = values.contentLength - previous.contentLength, moved = values.offset - previous.offset
+            if growth != 0, abs(moved - growth) < abs(growth) / 2 { adapter.contentShifted(by: growth) }
+        }
         last = values
         // The rows nobody measured share the content length SwiftUI reports: they moved if it changed.
         if geometry.report(contentLength: values.contentLength) { adapter.dataChanged() }

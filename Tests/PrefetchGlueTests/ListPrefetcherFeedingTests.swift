@@ -112,4 +112,77 @@ struct ListPrefetcherFeedingTests {
         #expect(prefetcher.adapter.controller.priority(for: 50).level == FetchPriority.visible.level)
         fetcher.shutdown()
     }
+
+    /// New rows arriving above the screen (a feed's new posts, a chat's older messages): SwiftUI
+    /// gives the modifier the new rows, then reports the geometry that goes with them, the content
+    /// longer by the rows and the offset moved by as much to keep the user's place.
+    @Test func rowsInsertedAboveDuringADragKeepTheRowsOnScreenAndTheFingersSpeed() throws {
+        let timeline = Timeline()
+        let (fetcher, prefetcher) = try makePrefetcher(timeline)
+        let controller = prefetcher.adapter.controller
+        prefetcher.layoutChanged(items: Array(0..<1_000), rowLength: 100)
+        var (offset, content) = (20_000.0, 100_000.0)
+        prefetcher.scrollGeometryChanged(offset: offset, viewportLength: 600, contentLength: content)
+        // Given a steady drag at 1,200 pt/s (20 pt a frame)
+        prefetcher.scrollPhaseChanged(to: .tracking)
+        func frame(by delta: Double) {
+            timeline.seconds += 1.0 / 60
+            offset += delta
+            prefetcher.scrollGeometryChanged(offset: offset, viewportLength: 600, contentLength: content)
+        }
+        for _ in 0..<30 { frame(by: 20) }
+        #expect(abs((prefetcher.adapter.lastState?.velocity ?? 0) - 1_200) < 60)
+        let held = Set(controller.requestedItems.map(\.item))
+        #expect(held.isSuperset(of: 206...211), "\(held.sorted())")
+        // When 50 rows (ids -50 to -1) arrive above: first the rows...
+        prefetcher.layoutChanged(items: Array(-50..<1_000), rowLength: 100)
+        // ...then nothing is planned at the old offset, where the new rows put other ids...
+        #expect(Set(controller.requestedItems.map(\.item)) == held)
+        // ...and the frame's geometry, the content 5,000 pt longer and the offset moved with it
+        // (and by the finger's 20 pt)
+        content += 5_000
+        offset += 5_000
+        frame(by: 20)
+        // Then the rows on screen and ahead are still asked for, nothing above the screen is, and
+        // the finger's speed is read on that frame and every one after it, within 5 %
+        let after = Set(controller.requestedItems.map(\.item))
+        #expect(after.isSuperset(of: held.filter { $0 >= 207 }), "\(held.subtracting(after).sorted())")
+        #expect(after.allSatisfy { $0 >= 200 }, "\(after.sorted())")
+        var speeds = [prefetcher.adapter.lastState?.velocity ?? 0]
+        for _ in 0..<10 {
+            frame(by: 20)
+            speeds.append(prefetcher.adapter.lastState?.velocity ?? 0)
+        }
+        #expect(speeds.allSatisfy { abs($0 - 1_200) <= 60 }, "\(speeds)")
+        fetcher.shutdown()
+    }
+
+    @Test func rowsChangedAtRestArePlannedWithTheGeometryThatFollowsOrAMomentLater() throws {
+        let timeline = Timeline()
+        var pending: [@MainActor () -> Void] = []
+        let (fetcher, prefetcher) = try makePrefetcher(timeline, scheduled: { pending.append($0) })
+        let controller = prefetcher.adapter.controller
+        prefetcher.layoutChanged(items: Array(0..<1_000), rowLength: 100)
+        prefetcher.scrollGeometryChanged(offset: 20_000, viewportLength: 600, contentLength: 100_000)
+        timeline.seconds += 0.5
+        let held = Set(controller.requestedItems.map(\.item))
+        #expect(held.isSuperset(of: 200...205))
+        // When 30 rows arrive above and the geometry follows, the offset keeping the place
+        prefetcher.layoutChanged(items: Array(-30..<1_000), rowLength: 100)
+        prefetcher.scrollGeometryChanged(offset: 23_000, viewportLength: 600, contentLength: 103_000)
+        // Then the rows only moved: nothing new is asked for, and the list is still at rest
+        #expect(Set(controller.requestedItems.map(\.item)).isSubset(of: held))
+        #expect(prefetcher.adapter.lastState?.velocity == 0)
+        // When the rows are replaced and the content keeps its length (no geometry follows)
+        timeline.seconds += 0.5
+        pending.removeAll()
+        prefetcher.layoutChanged(items: Array(5_000..<6_030), rowLength: 100)
+        // Then nothing is planned at once; a moment later the rows on screen (230-235 of the list) are
+        #expect(!controller.requestedItems.contains { $0.item >= 5_000 })
+        #expect(pending.count == 1)
+        timeline.seconds += 0.02
+        pending.removeFirst()()
+        #expect(controller.priority(for: 5_230).level == FetchPriority.visible.level)
+        fetcher.shutdown()
+    }
 }
