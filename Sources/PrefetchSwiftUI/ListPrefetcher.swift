@@ -75,8 +75,9 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
     ///     uptime by default; a virtual clock in a test or a simulation, see
     ///     <doc:DrivingItWithoutSwiftUI>).
     ///   - schedule: Runs an action once, on the main actor, after a delay: how the prefetcher
-    ///     ends an `.animating` phase nobody ended. `nil` (the default) is a task that sleeps on
-    ///     the continuous clock; a test on a virtual clock passes its own.
+    ///     ends an `.animating` phase nobody ended, and plans rows that changed with no geometry
+    ///     after them. `nil` (the default) is a task that sleeps on the continuous clock; a test
+    ///     on a virtual clock passes its own.
     public convenience init(fetcher: AsyncFetcher<ID, Value>, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard,
                             admission: RowAdmission = RowAdmission(), expectedBytes: ((ID) -> Int?)? = nil,
                             now: @escaping @MainActor () -> Double = { ProcessInfo.processInfo.systemUptime },
