@@ -35,6 +35,17 @@ struct DiskFirstPreviewLoader: PreviewLoader {
     }
 }
 
+/// A preview loader that hands the test each load's `FetchLoadContext.liveQuality` reader.
+struct QualityReadingLoader: PreviewLoader {
+    let steps = ScriptedLoader<String, String>()
+    let readers = Locked<[Int: @Sendable () -> FetchQuality?]>([:])
+
+    func load(_ id: Int, quality: FetchQuality, preview: @escaping @Sendable (String) -> Void) async throws -> String {
+        if let reader = FetchLoadContext.liveQuality { readers.withLock { $0[id] = reader } }
+        return try await steps.load("\(id)\(quality == .preview ? "p" : "f")")
+    }
+}
+
 /// What a consumer heard, in order.
 final class Heard: Sendable {
     private let log = Locked<[String]>([])
@@ -251,6 +262,25 @@ struct PreviewTests {
         #expect(fetcher.statistics.loadsStarted == 1)
         #expect(loader.steps.calledIDs == ["1p"])
         check(fetcher)
+    }
+
+    @Test func aLoadReadsTheQualityItsInterestsWantNow() async throws {
+        let loader = QualityReadingLoader()
+        let fetcher = try AsyncFetcher(configuration: FetcherConfiguration(maxConcurrentLoads: 4), clock: ManualClock(), loader: loader)
+        fetcher.prefetch([1], quality: .preview)
+        await loader.steps.waitForCalls(1)
+        let reader = try #require(loader.readers.withLock { $0[1] })
+        // Started for a preview: that is what is wanted
+        #expect(reader() == .preview)
+        // A cell wants it in full while the preview is on the way
+        let handle = fetcher.fetchAsync(1, quality: .full, preview: { _ in }) { _ in }
+        #expect(reader() == .full)
+        // Nothing wants it any more: nil
+        handle?.cancel()
+        fetcher.cancelPrefetching([1])
+        #expect(reader() == nil)
+        #expect(FetchLoadContext.liveQuality == nil, "outside a load there is no reader")
+        fetcher.shutdown()
     }
 
     @Test func onlyFullValuesGoToTheStore() async throws {

@@ -23,7 +23,8 @@ extension AsyncFetcher {
             var quality = loaderPreviews ? target : .full
             let started = clock.now()
             let state = self.state, id = load.id, running = load
-            let meter = TransferMeter(priorityNow: { state.withLock { $0.livePriority(of: id) } })
+            let meter = TransferMeter(priorityNow: { state.withLock { $0.livePriority(of: id) } },
+                                      qualityNow: { state.withLock { $0.liveQuality(of: id) } })
             // A preview the loader reports on its way to the full value.
             let sink: @Sendable (Value) -> Void = { [weak self] value in self?.deliverPreview(value, of: running) }
             var (result, fromStore) = await FetchLoadContext.current.withValue(priority) {

@@ -44,6 +44,14 @@ public enum FetchLoadContext {
     /// ```
     public static var livePriority: (@Sendable () -> FetchPriority?)? { meter.get()?.priorityNow }
 
+    /// Reads, at any moment of the load being run, the quality its interests want now:
+    /// ``FetchQuality/full`` once anything wants the full value, though the load was started for a
+    /// preview (a cell came on screen while its preview was on the way); `nil` once nothing wants
+    /// it, and outside a fetcher's load. A ``PreviewLoader`` asked for a preview may read it before
+    /// it stops at the preview: when the full value is wanted by then, it may go on to it, return
+    /// it and call ``recordFullQuality()``, which saves the second request of an upgrade.
+    public static var liveQuality: (@Sendable () -> FetchQuality?)? { meter.get()?.qualityNow }
+
     /// The task-local meter behind ``recordTransferred(bytes:)`` and ``livePriority``: one per load.
     @usableFromInline static let meter = TaskLocal<TransferMeter?>(wrappedValue: nil)
 
@@ -107,9 +115,12 @@ final class TransferMeter: Sendable {
     private let full = Locked(false)
     /// Reads the load's priority now.
     let priorityNow: (@Sendable () -> FetchPriority?)?
+    /// Reads the quality the load's interests want now.
+    let qualityNow: (@Sendable () -> FetchQuality?)?
 
-    @usableFromInline init(priorityNow: (@Sendable () -> FetchPriority?)? = nil) {
+    @usableFromInline init(priorityNow: (@Sendable () -> FetchPriority?)? = nil, qualityNow: (@Sendable () -> FetchQuality?)? = nil) {
         self.priorityNow = priorityNow
+        self.qualityNow = qualityNow
     }
 
     func add(_ count: Int) {

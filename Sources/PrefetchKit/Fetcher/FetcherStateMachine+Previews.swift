@@ -72,6 +72,13 @@ extension FetcherStateMachine {
         return FetchPriority(level: .speculative, order: priority.order)
     }
 
+    /// The quality the interests in `id` want now (`FetchLoadContext.liveQuality`), or `nil`
+    /// when none is held.
+    @usableFromInline
+    func liveQuality(of id: ID) -> FetchQuality? {
+        scheduler.priority(of: id) == nil ? nil : targetQuality(of: id)
+    }
+
     /// The quality a load of `id` starting now targets.
     @inlinable
     func targetQuality(of id: ID) -> FetchQuality {

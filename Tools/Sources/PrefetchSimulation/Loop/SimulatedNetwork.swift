@@ -35,8 +35,14 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
         var urgency = 3
         /// Reads the load's priority now (``FetchLoadContext/livePriority``).
         var priorityNow: (@Sendable () -> FetchPriority?)?
-        /// Resumed with the value and the bytes the attempt moved.
-        var continuation: CheckedContinuation<(Value, Int), any Error>
+        /// Resumed with the value, the bytes the attempt moved, and whether a preview call went
+        /// on to the full value.
+        var continuation: CheckedContinuation<(Value, Int, Bool), any Error>
+        /// Reads the quality the load's interests want now (`FetchLoadContext.liveQuality`).
+        var qualityNow: (@Sendable () -> FetchQuality?)?
+        /// A preview call whose load was wanted in full by the time it was drawn: it moves the
+        /// whole payload and says so (`FetchLoadContext.recordFullQuality()`).
+        var upgraded = false
         /// The quality the load asked for.
         var quality: FetchQuality = .full
         /// Hands the fetcher a preview on the way (a full load of an item with a prefix preview).
@@ -141,17 +147,19 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
     private func load(_ id: ID, quality: FetchQuality, preview: (@Sendable (Value) -> Void)?) async throws -> Value {
         let item = itemOf(id)
         let urgency = FetchLoadContext.priority?.urgency ?? 3, priorityNow = FetchLoadContext.livePriority
+        let qualityNow = FetchLoadContext.liveQuality
         let key = state.withLock { s -> Int in
             s.nextKey += 1
             return s.nextKey
         }
-        let (value, moved) = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Value, Int), any Error>) in
+        let (value, moved, upgraded) = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Value, Int, Bool), any Error>) in
                 let cancelled = state.withLock { s -> Bool in
                     // Checked under the lock the cancel handler takes, so a cancel is never missed.
                     if Task.isCancelled { return true }
                     var call = Call(id: id, item: item, attempt: 1, start: clock.now.offset, urgency: urgency, priorityNow: priorityNow,
-                                    continuation: continuation, quality: previews.isEnabled ? quality : .full, preview: preview)
+                                    continuation: continuation, qualityNow: qualityNow, quality: previews.isEnabled ? quality : .full,
+                                    preview: preview)
                     if let retrying = s.backingOff.removeValue(forKey: item) {
                         call.attempt = retrying.attempt + 1
                         call.ordinal = retrying.ordinal
@@ -176,6 +184,7 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
         // What a real loader reports of its body: the bytes this attempt moved (a resumed
         // transfer, only the rest).
         FetchLoadContext.recordTransferred(bytes: moved)
+        if upgraded { FetchLoadContext.recordFullQuality() }
         return value
     }
 
@@ -256,6 +265,27 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
         for (key, _) in order { draw(key, &s) }
     }
 
+    /// Before the calls that arrived are drawn: a preview call whose load is wanted in full by
+    /// now (a cell came on screen in the frame its prefetch started) goes on to the full value, as
+    /// a preview loader that reads `FetchLoadContext.liveQuality` does. Read at rest, so whether
+    /// the worker's task asked before or after the full request came in the same frame makes no
+    /// difference. The readers take the fetcher's lock: read outside the network's.
+    private func upgradeArrived() {
+        let readers = state.withLock { s in
+            s.calls.compactMap { key, call in
+                call.ordinal != nil && !call.isDrawn && call.quality == .preview ? call.qualityNow.map { (key, $0) } : nil
+            }
+        }
+        let upgraded = readers.filter { $0.1() == .full }.map(\.0)
+        guard !upgraded.isEmpty else { return }
+        state.withLock { s in
+            for key in upgraded where s.calls[key]?.isDrawn == false {
+                s.calls[key]?.quality = .full
+                s.calls[key]?.upgraded = true
+            }
+        }
+    }
+
     /// Draws call `key`'s attempt (its load's ordinal is known) and puts it on the timeline.
     private func draw(_ key: Int, _ s: inout State) {
         guard let call = s.calls[key], let ordinal = call.ordinal, !call.isDrawn else { return }
@@ -269,7 +299,10 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
         case (.none, _): break
         case (.prefix, .preview): (size, role) = (previews.previewBytes(of: full), .prefix)
         case (.variant, .preview): (size, role) = (previews.previewBytes(of: full), .variant)
-        case (.prefix, .full): role = .fullWithPreview(prefix: previews.previewBytes(of: full))
+        // A preview call gone on to the full value reports no preview on the way: the fetcher
+        // started it for the preview, and hears the whole value at its end.
+        case (.prefix, .full) where !call.upgraded: role = .fullWithPreview(prefix: previews.previewBytes(of: full))
+        case (.prefix, .full): break
         case (.variant, .full): break
         }
         let draw = s.latency.drawSeconds(seed: seed, item: call.item, load: ordinal, attempt: call.attempt, payloadBytes: independent ? size : 0)
@@ -282,6 +315,7 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
     /// priority now (a prefetch whose cell came on screen, a row a fling flew past). The driver
     /// calls it once a frame, when the view has sent the frame's requests.
     package func refreshUrgencies() {
+        upgradeArrived()
         let readers = state.withLock { s -> [(key: Int, read: @Sendable () -> FetchPriority?)] in
             drawArrived(&s)
             guard case .shared(let link) = s.timeline.model, link.sharesByPriority else { return [] }
@@ -313,7 +347,8 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
 
     /// When the next attempt ends or the next transfer begins.
     package var nextDeadline: Duration? {
-        state.withLock { s in
+        upgradeArrived()
+        return state.withLock { s in
             drawArrived(&s)
             return s.timeline.nextEvent()?.time
         }
@@ -322,7 +357,8 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
     /// When the attempts waiting now are expected to end, by item (on a shared link, if the
     /// link's sharing stayed as it is).
     package var deadlines: [Int: Duration] {
-        state.withLock { s in
+        upgradeArrived()
+        return state.withLock { s in
             drawArrived(&s)
             return s.timeline.expectedEnds(at: clock.now.offset)
         }
@@ -330,6 +366,7 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
 
     /// What the network moved up to now, for a run of `duration` seconds.
     func usage(over duration: Double) -> ByteUsage {
+        upgradeArrived()
         let (timeline, seed, sizes) = (state.withLock { s in
             drawArrived(&s)
             return s.timeline
@@ -377,6 +414,7 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
     /// its preview's prefix (its id, `false`), or, on a shared link, a round trip ending and its
     /// transfer beginning (id nil: nothing for the fetcher).
     package func completeNext(upTo limit: Duration) -> (id: ID?, loadEnded: Bool)? {
+        upgradeArrived()
         let taken = state.withLock { s -> (time: Duration, call: Call?, attempt: NetworkTimeline.Attempt?, preview: Call?)? in
             drawArrived(&s)
             guard let next = s.timeline.nextEvent(), next.time <= limit else { return nil }
@@ -413,7 +451,7 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
             s.finishing += 1
             if due.quality == .preview { s.previewEnded[due.item] = due.ordinal ?? 0 }
         }
-        due.continuation.resume(returning: (valueOf(due.id), max(attempt.bytes - Int(attempt.carried.rounded()), 0)))
+        due.continuation.resume(returning: (valueOf(due.id), max(attempt.bytes - Int(attempt.carried.rounded()), 0), due.upgraded))
         // A preview call may not end its load: the fetcher goes on at full quality when a consumer
         // wants the full value, and that consumer hears later.
         return (due.id, due.quality == .full)
