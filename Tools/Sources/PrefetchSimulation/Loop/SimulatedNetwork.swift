@@ -299,10 +299,7 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
         case (.none, _): break
         case (.prefix, .preview): (size, role) = (previews.previewBytes(of: full), .prefix)
         case (.variant, .preview): (size, role) = (previews.previewBytes(of: full), .variant)
-        // A preview call gone on to the full value reports no preview on the way: the fetcher
-        // started it for the preview, and hears the whole value at its end.
-        case (.prefix, .full) where !call.upgraded: role = .fullWithPreview(prefix: previews.previewBytes(of: full))
-        case (.prefix, .full): break
+        case (.prefix, .full): role = .fullWithPreview(prefix: previews.previewBytes(of: full))
         case (.variant, .full): break
         }
         let draw = s.latency.drawSeconds(seed: seed, item: call.item, load: ordinal, attempt: call.attempt, payloadBytes: independent ? size : 0)
