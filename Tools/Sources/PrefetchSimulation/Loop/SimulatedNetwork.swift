@@ -23,7 +23,7 @@ import PrefetchTesting
 /// bytes (a prefix, kept for the full load, or a variant of its own), and a full load of an item
 /// with a prefix preview hands the fetcher the preview when its bytes pass the prefix.
 final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewLoader, Sendable {
-    private struct Call: Sendable {
+    struct Call: Sendable {
         var id: ID
         var item: Int
         var attempt: Int
@@ -49,7 +49,7 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
         var preview: (@Sendable (Value) -> Void)?
     }
 
-    private struct State: Sendable {
+    struct State: Sendable {
         var calls: [Int: Call] = [:]
         var nextKey = 0
         /// Loads the fetcher started, per item.
@@ -88,15 +88,15 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
         package var running: Int = 0
     }
 
-    private let state: Locked<State>
+    let state: Locked<State>
     /// Seeds every draw.
     let seed: UInt64
     /// The payload size of each item.
     let sizes: PayloadSizes
     /// Where previews come from (none by default).
     let previews: PreviewSource
-    private let retry: RetryPolicy
-    private let clock: ManualClock
+    let retry: RetryPolicy
+    let clock: ManualClock
     private let signal: ChangeSignal
     private let itemOf: @Sendable (ID) -> Int
     private let valueOf: @Sendable (ID) -> Value
@@ -241,168 +241,6 @@ final class SimulatedNetwork<ID: Hashable & Sendable, Value: Sendable>: PreviewL
 
     /// The payload size of `item`, in bytes.
     func bytes(of item: Int) -> Int { sizes.bytes(item: item, seed: seed) }
-
-    /// Draws the attempts of the calls whose loads' ordinals are known and puts them on the
-    /// timeline, in the order of their items (then loads, then attempts): called before anything
-    /// reads or moves the timeline, once the loop is at rest.
-    ///
-    /// Calls arrive from the fetcher's worker tasks, in whatever order the threads run them, and
-    /// a load started and cancelled in one frame may or may not have called by its cancel. Drawn
-    /// as they arrived, the order of attempts that start at one instant (which waits first for a
-    /// connection, whose bytes a resumed attempt takes back) and whether a cancelled one had
-    /// briefly been on the link differed from one run to the next: the same seed gave different
-    /// numbers. Drawn here, they enter the timeline in one order, and a call cancelled before its
-    /// instant ends never enters it.
-    private func drawArrived(_ s: inout State) {
-        let arrived = s.calls.filter { $0.value.ordinal != nil && !$0.value.isDrawn }
-        guard !arrived.isEmpty else { return }
-        let order = arrived.sorted { a, b in
-            let (x, y) = (a.value, b.value)
-            if x.item != y.item { return x.item < y.item }
-            if x.ordinal != y.ordinal { return x.ordinal! < y.ordinal! }
-            return x.attempt != y.attempt ? x.attempt < y.attempt : a.key < b.key
-        }
-        for (key, _) in order { draw(key, &s) }
-    }
-
-    /// Before the calls that arrived are drawn: a preview call whose load is wanted in full by
-    /// now (a cell came on screen in the frame its prefetch started) goes on to the full value, as
-    /// a preview loader that reads `FetchLoadContext.liveQuality` does. Read at rest, so whether
-    /// the worker's task asked before or after the full request came in the same frame makes no
-    /// difference. The readers take the fetcher's lock: read outside the network's.
-    private func upgradeArrived() {
-        let readers = state.withLock { s in
-            s.calls.compactMap { key, call in
-                call.ordinal != nil && !call.isDrawn && call.quality == .preview ? call.qualityNow.map { (key, $0) } : nil
-            }
-        }
-        let upgraded = readers.filter { $0.1() == .full }.map(\.0)
-        guard !upgraded.isEmpty else { return }
-        state.withLock { s in
-            for key in upgraded where s.calls[key]?.isDrawn == false {
-                s.calls[key]?.quality = .full
-                s.calls[key]?.upgraded = true
-            }
-        }
-    }
-
-    /// Draws call `key`'s attempt (its load's ordinal is known) and puts it on the timeline.
-    private func draw(_ key: Int, _ s: inout State) {
-        guard let call = s.calls[key], let ordinal = call.ordinal, !call.isDrawn else { return }
-        s.calls[key]?.isDrawn = true
-        // On a shared link the draw is the round trip alone; the link moves the bytes.
-        let independent = s.timeline.model == .independent
-        let full = bytes(of: call.item)
-        var size = full
-        var role = NetworkTimeline.PreviewRole.none
-        switch (previews, call.quality) {
-        case (.none, _): break
-        case (.prefix, .preview): (size, role) = (previews.previewBytes(of: full), .prefix)
-        case (.variant, .preview): (size, role) = (previews.previewBytes(of: full), .variant)
-        case (.prefix, .full): role = .fullWithPreview(prefix: previews.previewBytes(of: full))
-        case (.variant, .full): break
-        }
-        let draw = s.latency.drawSeconds(seed: seed, item: call.item, load: ordinal, attempt: call.attempt, payloadBytes: independent ? size : 0)
-        s.timeline.start(key: key, item: call.item, bytes: size, roundTrip: .seconds(exactly: draw.latency), fails: draw.fails,
-                         urgency: call.urgency, preview: role, at: call.start)
-    }
-
-    /// What the network holds now.
-    /// On a link that shares by priority, brings each running attempt's urgency to its load's
-    /// priority now (a prefetch whose cell came on screen, a row a fling flew past). The driver
-    /// calls it once a frame, when the view has sent the frame's requests.
-    package func refreshUrgencies() {
-        upgradeArrived()
-        let readers = state.withLock { s -> [(key: Int, read: @Sendable () -> FetchPriority?)] in
-            drawArrived(&s)
-            guard case .shared(let link) = s.timeline.model, link.sharesByPriority else { return [] }
-            return s.calls.compactMap { key, call in call.isDrawn ? call.priorityNow.map { (key, $0) } : nil }
-        }
-        guard !readers.isEmpty else { return }
-        // Read outside the network's lock: the readers take the fetcher's.
-        let urgencies = readers.compactMap { reader in reader.read().map { (reader.key, $0.urgency) } }.sorted { $0.0 < $1.0 }
-        state.withLock { s in
-            let now = clock.now.offset
-            for (key, urgency) in urgencies where s.calls[key] != nil {
-                s.calls[key]?.urgency = urgency
-                s.timeline.setUrgency(urgency, key: key, at: now)
-            }
-        }
-    }
-
-    package var occupancy: Occupancy {
-        state.withLock { s in
-            Occupancy(waiting: s.calls.count, backingOff: s.backingOff.count, inTransit: s.inTransit,
-                      undrawn: s.calls.values.filter { $0.ordinal == nil }.count, finishing: s.finishing, running: s.running)
-        }
-    }
-
-    /// The driver woke `count` back-off sleepers on the clock: their next attempts are on their way.
-    package func wokeBackOffs(_ count: Int) {
-        state.withLock { $0.inTransit += count }
-    }
-
-    /// When the next attempt ends or the next transfer begins.
-    package var nextDeadline: Duration? {
-        upgradeArrived()
-        return state.withLock { s in
-            drawArrived(&s)
-            return s.timeline.nextEvent()?.time
-        }
-    }
-
-    /// When the attempts waiting now are expected to end, by item (on a shared link, if the
-    /// link's sharing stayed as it is).
-    package var deadlines: [Int: Duration] {
-        upgradeArrived()
-        return state.withLock { s in
-            drawArrived(&s)
-            return s.timeline.expectedEnds(at: clock.now.offset)
-        }
-    }
-
-    /// What the network moved up to now, for a run of `duration` seconds.
-    func usage(over duration: Double) -> ByteUsage {
-        upgradeArrived()
-        let (timeline, seed, sizes) = (state.withLock { s in
-            drawArrived(&s)
-            return s.timeline
-        }, seed, sizes)
-        var capacity: Double?
-        if case .shared(let link) = timeline.model { capacity = link.capacityBytesPerSecond }
-        // With previews a wasted item cost what its loads moved (a preview's prefix, say), not its payload.
-        let moved = timeline.finishedBytes
-        let size: @Sendable (Int) -> Int
-        if previews.isEnabled {
-            size = { item in Int((moved[item] ?? 0).rounded()) }
-        } else {
-            size = { item in sizes.bytes(item: item, seed: seed) }
-        }
-        return ByteUsage(onWire: timeline.bytesOnWire, stopped: timeline.bytesStopped - timeline.bytesResumed, capacityBytesPerSecond: capacity,
-                         duration: duration, size: size)
-    }
-
-    /// Whether a load of `item` waits here or backs off before its next attempt.
-    package func isLoading(_ item: Int) -> Bool {
-        state.withLock { s in s.backingOff[item] != nil || s.calls.values.contains { $0.item == item } }
-    }
-
-    /// How long the next load of `item` will take, every attempt and back-off included (each
-    /// back-off at its longest, without jitter), and whether it will succeed; on a shared link,
-    /// with its transfer sharing the link with `sharers` transfers in all.
-    package func plannedLoad(of item: Int, sharers: Int = 1) -> (seconds: Double, succeeds: Bool) {
-        let (ordinal, latency, timeline) = state.withLock { ($0.loadsStarted[item, default: 0], $0.latency, $0.timeline) }
-        let independent = timeline.model == .independent
-        let size = bytes(of: item)
-        var total = 0.0
-        for attempt in 1...max(1, retry.maxAttempts) {
-            let draw = latency.drawSeconds(seed: seed, item: item, load: ordinal, attempt: attempt, payloadBytes: independent ? size : 0)
-            total += draw.latency
-            if !draw.fails { return (total + timeline.transferSeconds(size, of: item, sharers: sharers), true) }
-            if attempt < retry.maxAttempts { total += retry.delay(afterAttempt: attempt, random: 0).seconds }
-        }
-        return (total, false)
-    }
 
     /// Takes the network's next event at or before `limit` (ties by item), after moving the
     /// clock to it, or returns nil when none is due. The event is an attempt ending (its id, and
