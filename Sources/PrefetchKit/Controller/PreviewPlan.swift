@@ -97,11 +97,10 @@ extension PrefetchController {
         let horizon = plan.fullWithin.seconds
         // In the order they arrive, then as the planner first requested them: never the
         // dictionary's order, which differs from one process to the next.
-        var near: [(item: Item, arrival: Double, priority: FetchPriority, sequence: UInt64)] = []
-        for (item, arrival) in previewsHeld where arrival - now <= horizon && !named.contains(item) {
-            previewsHeld[item] = nil
-            guard let entry = planner.requestedEntry(of: item) else { continue }
-            near.append((item, arrival, entry.priority, entry.sequence))
+        let due = previewsHeld.filter { item, arrival in arrival - now <= horizon && !named.contains(item) }
+        for item in due.keys { previewsHeld[item] = nil }
+        var near = due.compactMap { item, arrival in
+            planner.requestedEntry(of: item).map { (item: item, arrival: arrival, priority: $0.priority, sequence: $0.sequence) }
         }
         near.sort { $0.arrival != $1.arrival ? $0.arrival < $1.arrival : $0.sequence < $1.sequence }
         for request in near {

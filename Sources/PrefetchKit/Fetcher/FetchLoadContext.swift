@@ -52,7 +52,8 @@ public enum FetchLoadContext {
     /// it and call ``recordFullQuality()``, which saves the second request of an upgrade.
     public static var liveQuality: (@Sendable () -> FetchQuality?)? { meter.get()?.qualityNow }
 
-    /// The task-local meter behind ``recordTransferred(bytes:)`` and ``livePriority``: one per load.
+    /// The task-local meter behind ``recordTransferred(bytes:)``, ``recordFullQuality()``,
+    /// ``livePriority`` and ``liveQuality``: one per load.
     @usableFromInline static let meter = TaskLocal<TransferMeter?>(wrappedValue: nil)
 
     /// Tells the fetcher that the load being run moved `bytes` over the network (call it once

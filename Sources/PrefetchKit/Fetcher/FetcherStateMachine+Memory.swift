@@ -5,15 +5,15 @@ extension FetcherStateMachine {
     /// window works out its summary at the first read after a load ended).
     var statistics: FetchStatistics {
         mutating get {
-        var snapshot = stats
-        snapshot.inFlight = scheduler.runningCount
-        snapshot.queued = scheduler.waitingCount
-        snapshot.latency = latency.summary
-        snapshot.transferBytesPerSecond = throughput.secondsPerByte.map { 1 / $0 }
-        snapshot.linkBytesPerSecond = throughput.linkBytesPerSecond
-        snapshot.memoryHeld = memoryHeld
-        snapshot.peakMemoryHeld = Swift.max(memory.peak, snapshot.memoryHeld)
-        return snapshot
+            var snapshot = stats
+            snapshot.inFlight = scheduler.runningCount
+            snapshot.queued = scheduler.waitingCount
+            snapshot.latency = latency.summary
+            snapshot.transferBytesPerSecond = throughput.secondsPerByte.map { 1 / $0 }
+            snapshot.linkBytesPerSecond = throughput.linkBytesPerSecond
+            snapshot.memoryHeld = memoryHeld
+            snapshot.peakMemoryHeld = Swift.max(memory.peak, snapshot.memoryHeld)
+            return snapshot
         }
     }
 
