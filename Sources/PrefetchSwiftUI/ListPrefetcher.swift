@@ -32,7 +32,7 @@ import PrefetchKit
 /// ```
 ///
 /// On earlier systems SwiftUI reports no scroll geometry: the modifier does nothing, and each row
-/// starts its own load once it has been on screen for ``/PrefetchKit/RowAdmission/dwell`` (0.1 s),
+/// starts its own load once it has been on screen for a short dwell (0.1 s),
 /// so a fling still starts no work for the rows it only flies past.
 ///
 /// Only the bindings to SwiftUI's types are Apple-only; this class runs, and is tested, on every
@@ -42,7 +42,11 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
     /// The fetcher the rows and the controller load through.
     package let fetcher: AsyncFetcher<ID, Value>
     /// The portable adapter that makes every decision.
-    public let adapter: ScrollAdapter<ID>
+    package let adapter: ScrollAdapter<ID>
+    /// The controller that plans the list: set its ``/PrefetchKit/PrefetchController/policy``,
+    /// ``/PrefetchKit/PrefetchController/networkConditions`` or
+    /// ``/PrefetchKit/PrefetchController/previews`` here.
+    public var controller: PrefetchController<ID> { adapter.controller }
     /// What happens to bad input (a fetcher shut down while the list scrolls, a frame SwiftUI
     /// reports with no size): an `assertionFailure` naming the value by default, which stops debug
     /// builds and is ignored in release builds. Set it to log instead.
@@ -68,7 +72,6 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
     ///   - fetcher: The fetcher the rows load from; the list's ids are its ids. Share it with
     ///     every list that shows the same data, so they share its loads and its cache.
     ///   - policy: Where to hold interest; choose one with `prefetch-bench`.
-    ///   - admission: When a row the controller does not hold may start by itself.
     ///   - expectedBytes: A row's data size when the feed says; each row is then planned with its
     ///     own load time (see ``/PrefetchKit/AsyncFetcher/prefetchTarget(identifier:expectedBytes:)``).
     ///   - now: The time of a callback, in seconds, on a clock that never goes back (the system's
@@ -79,10 +82,10 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
     ///     after them. `nil` (the default) is a task that sleeps on the continuous clock; a test
     ///     on a virtual clock passes its own.
     public convenience init(fetcher: AsyncFetcher<ID, Value>, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard,
-                            admission: RowAdmission = RowAdmission(), expectedBytes: ((ID) -> Int?)? = nil,
+                            expectedBytes: ((ID) -> Int?)? = nil,
                             now: @escaping @MainActor () -> Double = { ProcessInfo.processInfo.systemUptime },
                             schedule: (@MainActor (_ delay: Duration, _ action: @escaping @MainActor () -> Void) -> Void)? = nil) {
-        self.init(fetcher: fetcher, policy: policy, admission: admission, expectedBytes: expectedBytes,
+        self.init(fetcher: fetcher, policy: policy, admission: RowAdmission(), expectedBytes: expectedBytes,
                   now: now, sleep: { try await Task.sleep(for: $0) })
         if let schedule { quietCheck.schedule = schedule }
     }
@@ -97,7 +100,7 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
         quietCheck.onQuiet = { [weak self] in self?.animationWentQuiet() }
     }
 
-    /// The value for the row showing `id`, loaded when ``/PrefetchKit/RowAdmission`` lets the row
+    /// The value for the row showing `id`, loaded when the adapter lets the row
     /// start: at once when the controller holds the row at prefetch level or above, never for a
     /// row that a fling carries past (its task is cancelled when it leaves), after the admission's
     /// dwell when the controller does not know the row.
@@ -223,7 +226,7 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
     /// arrive between two geometry frames: the last geometry is sent again under the new motion,
     /// and the tracker keeps the velocity the frames measured, so a fling that starts here coasts
     /// to where that velocity takes it.
-    public func scrollPhaseChanged(to motion: ScrollTracker.Motion) {
+    public func scrollPhaseChanged(to motion: ScrollMotion) {
         self.motion = motion
         if let last { send(last) }
     }

@@ -7,7 +7,7 @@ extension View {
     /// Feeds `prefetcher` from this scroll view (a `ScrollView` holding a `LazyVStack` or `LazyVGrid`, or a
     /// `List`): its items in order, `columns` to a row, rows about `rowLength` points long with `spacing`
     /// between them (the stack's: `LazyVStack`'s default is not 0) after `padding`. Before iOS 18 / macOS 15
-    /// it does nothing, and rows start their own loads after ``/PrefetchKit/RowAdmission/dwell``.
+    /// it does nothing, and rows start their own loads after a short dwell (0.1 s).
     @ViewBuilder
     public func prefetching<ID: Hashable & Sendable, Value: Sendable>(
         with prefetcher: ListPrefetcher<ID, Value>, items: [ID], rowLength: CGFloat, columns: Int = 1, spacing: CGFloat = 0,

@@ -10,7 +10,7 @@ public enum ScrollAxis: Sendable, Hashable {
 }
 
 /// What the prefetcher reads off a scroll view at one moment, along its scroll axis: the values
-/// of a ``/PrefetchKit/ScrollTracker/Frame`` without its time, and UIKit's two flags in place of
+/// of a frame without its time, and UIKit's two flags in place of
 /// its motion.
 public struct SurfaceReading: Hashable, Sendable {
     /// The content offset along the axis (`contentOffset.y` for a vertical list).
@@ -27,13 +27,14 @@ public struct SurfaceReading: Hashable, Sendable {
     public var isDragging: Bool
     /// Whether the content coasts after a fling (`isDecelerating`).
     public var isDecelerating: Bool
-    /// The fraction of its velocity a coasting view keeps per millisecond (`decelerationRate.rawValue`).
+    /// The fraction of its velocity a coasting view keeps per millisecond (`decelerationRate.rawValue`;
+    /// UIKit's `.normal`, 0.998, by default).
     public var decelerationRate: Double
 
     /// Creates a reading.
     public init(offset: Double, viewportLength: Double, contentLength: Double, leadingInset: Double = 0, trailingInset: Double = 0,
                 isDragging: Bool = false, isDecelerating: Bool = false,
-                decelerationRate: Double = ScrollTranslation.normalDecelerationRate) {
+                decelerationRate: Double = 0.998) {
         self.offset = offset
         self.viewportLength = viewportLength
         self.contentLength = contentLength

@@ -17,7 +17,7 @@ import PrefetchKit
 /// ```
 ///
 /// It observes the scroll view (its content offset, bounds and content size, and its pan gesture)
-/// and turns what it sees into frames for a ``/PrefetchKit/ScrollAdapter``. UIKit reports one
+/// and turns what it sees into frames for PrefetchKit's adapter (<doc:/PrefetchKit/AdaptingAScrollView>). UIKit reports one
 /// scroll step to both the offset and the bounds observer: the prefetcher sends each reading of
 /// the scroll view once. A content-size change re-reads an unchanged offset: the tracker keeps
 /// the drag's velocity across it. A move while UIKit reports neither dragging nor
@@ -44,7 +44,7 @@ import PrefetchKit
 @MainActor
 public final class ScrollViewPrefetcher<Item: Hashable> {
     /// The portable adapter that makes every decision.
-    public let adapter: ScrollAdapter<Item>
+    package let adapter: ScrollAdapter<Item>
     /// Names the view's index paths as items.
     package let lookup: ItemLookup<Item>
     /// The axis the list scrolls along.
@@ -87,7 +87,8 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     /// - Parameters:
     ///   - surface: The scroll view, held weakly.
     ///   - lookup: Names the surface's index paths as items, and back.
-    ///   - adapter: Makes every decision; its controller's target receives the plan.
+    ///   - controller: Plans each frame; its target receives the plan (a fetcher's
+    ///     ``/PrefetchKit/AsyncFetcher/prefetchTarget(identifier:expectedBytes:)``, or your own).
     ///   - axis: The axis the surface scrolls along.
     ///   - now: The time of a reading, in seconds, on a clock that never goes back (the system's
     ///     uptime by default; a virtual clock in a simulation).
@@ -96,9 +97,17 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     ///     and, a moment after the content changed at rest, that the offset did not follow.
     ///     `nil` (the default) is a task that sleeps on the continuous clock; a simulation on a
     ///     virtual clock passes its own, so the check runs at a virtual time.
-    public init(surface: any ScrollSurface, lookup: ItemLookup<Item>, adapter: ScrollAdapter<Item>, axis: ScrollAxis = .vertical,
-                now: @escaping @MainActor () -> Double = { ProcessInfo.processInfo.systemUptime },
-                schedule: (@MainActor (_ delay: Duration, _ action: @escaping @MainActor () -> Void) -> Void)? = nil) {
+    public convenience init(surface: any ScrollSurface, lookup: ItemLookup<Item>, controller: PrefetchController<Item>,
+                            axis: ScrollAxis = .vertical,
+                            now: @escaping @MainActor () -> Double = { ProcessInfo.processInfo.systemUptime },
+                            schedule: (@MainActor (_ delay: Duration, _ action: @escaping @MainActor () -> Void) -> Void)? = nil) {
+        self.init(surface: surface, lookup: lookup, adapter: ScrollAdapter(controller: controller), axis: axis, now: now, schedule: schedule)
+    }
+
+    /// Attaches to `surface` with `adapter`, which makes every decision (see the public initialiser).
+    package init(surface: any ScrollSurface, lookup: ItemLookup<Item>, adapter: ScrollAdapter<Item>, axis: ScrollAxis = .vertical,
+                 now: @escaping @MainActor () -> Double = { ProcessInfo.processInfo.systemUptime },
+                 schedule: (@MainActor (_ delay: Duration, _ action: @escaping @MainActor () -> Void) -> Void)? = nil) {
         self.surface = surface
         self.lookup = lookup
         self.adapter = adapter
@@ -275,7 +284,7 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     /// - Returns: `false` when there is nothing to scroll: not on screen, or at the start or the end,
     ///   where VoiceOver hears the same position again (its sign that scrolling cannot go on).
     @discardableResult
-    public func scrollPage(_ direction: ScrollTranslation.PageDirection) -> Bool {
+    public func scrollPage(_ direction: PageScrollDirection) -> Bool {
         guard let surface, let frame = frame() else {
             onProblem(PrefetchError(.invalidArgument, "ScrollViewPrefetcher.scrollPage: the scroll view is gone or not on screen"))
             return false

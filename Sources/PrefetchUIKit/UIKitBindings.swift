@@ -4,15 +4,15 @@ import PrefetchKit
 import UIKit
 
 extension ScrollViewPrefetcher {
-    /// Attaches to a collection view whose index paths `lookup` names; UIKit's own data prefetching is turned off.
-    public convenience init(collectionView: UICollectionView, lookup: ItemLookup<Item>, adapter: ScrollAdapter<Item>,
+    /// Attaches to a collection view whose index paths `lookup` names, planned by `controller`; UIKit's own data prefetching is turned off.
+    public convenience init(collectionView: UICollectionView, lookup: ItemLookup<Item>, controller: PrefetchController<Item>,
                             axis: ScrollAxis = .vertical) {
-        self.init(retaining: CollectionViewSurface(collectionView), lookup: lookup, adapter: adapter, axis: axis)
+        self.init(retaining: CollectionViewSurface(collectionView), lookup: lookup, adapter: ScrollAdapter(controller: controller), axis: axis)
     }
 
     /// Attaches to a table view whose rows `lookup` names; UIKit's own data prefetching is turned off.
-    public convenience init(tableView: UITableView, lookup: ItemLookup<Item>, adapter: ScrollAdapter<Item>) {
-        self.init(retaining: TableViewSurface(tableView), lookup: lookup, adapter: adapter, axis: .vertical)
+    public convenience init(tableView: UITableView, lookup: ItemLookup<Item>, controller: PrefetchController<Item>) {
+        self.init(retaining: TableViewSurface(tableView), lookup: lookup, adapter: ScrollAdapter(controller: controller), axis: .vertical)
     }
 
     /// Attaches to a collection view whose diffable data source's item identifiers are the fetcher's ids;

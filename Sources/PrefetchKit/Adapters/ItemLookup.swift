@@ -57,7 +57,7 @@ extension ItemLookup {
 /// sorted and may list an item twice); this type sorts them along the axis, keeps one extent per
 /// item, drops empty or non-finite frames, and skips index paths the lookup no longer names (an
 /// item removed by an update the layout has not caught up with).
-public struct LayoutScrollGeometry<Item: Hashable>: ItemGeometry {
+package struct LayoutScrollGeometry<Item: Hashable>: ItemGeometry {
     private let lookup: ItemLookup<Item>
     private let frames: (Range<Double>) -> [(IndexPath, Range<Double>)]
     private let frame: (IndexPath) -> Range<Double>?
@@ -69,7 +69,7 @@ public struct LayoutScrollGeometry<Item: Hashable>: ItemGeometry {
     ///   - frames: The index paths of the cells that lie in a range of the axis, with their
     ///     extents along it (a vertical list: `minY..<maxY`).
     ///   - frame: The extent of the cell at an index path, or `nil` when there is none.
-    public init(lookup: ItemLookup<Item>, frames: @escaping (Range<Double>) -> [(IndexPath, Range<Double>)],
+    package init(lookup: ItemLookup<Item>, frames: @escaping (Range<Double>) -> [(IndexPath, Range<Double>)],
                 frame: @escaping (IndexPath) -> Range<Double>?) {
         self.lookup = lookup
         self.frames = frames
@@ -79,7 +79,7 @@ public struct LayoutScrollGeometry<Item: Hashable>: ItemGeometry {
     /// Calls `body` with each named item that meets `range`, in ascending order along the axis
     /// (by index path where two start at the same point).
     /// - Complexity: O(k log k) for the k frames the layout reports, plus the layout's cost.
-    public func forEachItem(meeting range: Range<Double>, _ body: (Item, Range<Double>) -> Void) {
+    package func forEachItem(meeting range: Range<Double>, _ body: (Item, Range<Double>) -> Void) {
         let found = frames(range).filter { _, extent in
             extent.lowerBound.isFinite && extent.upperBound.isFinite && !extent.isEmpty
                 && extent.lowerBound < range.upperBound && range.lowerBound < extent.upperBound
@@ -94,7 +94,7 @@ public struct LayoutScrollGeometry<Item: Hashable>: ItemGeometry {
     /// The extent of `item`'s cell, or `nil` when the item has no index path or its frame is empty
     /// or not finite.
     /// - Complexity: The lookup's and the layout's cost for one item.
-    public func extent(of item: Item) -> Range<Double>? {
+    package func extent(of item: Item) -> Range<Double>? {
         guard let path = lookup.indexPath(item), let extent = frame(path),
               extent.lowerBound.isFinite, extent.upperBound.isFinite, !extent.isEmpty else { return nil }
         return extent

@@ -18,9 +18,9 @@
 /// let admission = RowAdmission()
 /// admission.decision(requested: controller.requestedPriority(of: item), appearedAt: 10.0, now: 10.016)
 /// ```
-public struct RowAdmission: Sendable, Hashable {
+package struct RowAdmission: Sendable, Hashable {
     /// What a row does now.
-    public enum Decision: Sendable, Hashable {
+    package enum Decision: Sendable, Hashable {
         /// Ask for the value at this priority.
         case start(FetchPriority)
         /// Ask again at the next frame, or at the given time at the latest (seconds).
@@ -28,18 +28,18 @@ public struct RowAdmission: Sendable, Hashable {
     }
 
     /// How long a row the controller does not hold must stay on screen before it starts, in seconds.
-    public var dwell: Double
+    package var dwell: Double
 
     /// Creates an admission rule.
     /// - Parameter dwell: Seconds; 0.1 (six frames at 60 Hz) by default. A negative or non-finite
     ///   value counts as 0.
-    public init(dwell: Double = 0.1) {
+    package init(dwell: Double = 0.1) {
         self.dwell = dwell.isFinite ? max(0, dwell) : 0
     }
 
     /// The decision for a row that appeared at `appearedAt` (seconds), asked at `now`, given the
     /// priority the controller holds it at (``PrefetchController/requestedPriority(of:)``).
-    public func decision(requested: FetchPriority?, appearedAt: Double, now: Double) -> Decision {
+    package func decision(requested: FetchPriority?, appearedAt: Double, now: Double) -> Decision {
         if let requested {
             return requested.level >= .prefetch ? .start(requested) : .wait(until: nil)
         }

@@ -16,10 +16,10 @@ import Foundation
 /// ```
 ///
 /// Not thread-safe: use it from one isolation domain (the main actor, in an app).
-public final class ScrollAdapter<Item: Hashable> {
+package final class ScrollAdapter<Item: Hashable> {
     /// The controller the frames go to; set its ``PrefetchController/target`` and
     /// ``PrefetchController/policy`` as needed.
-    public let controller: PrefetchController<Item>
+    package let controller: PrefetchController<Item>
     /// When a row may start work itself.
     package var admission: RowAdmission
     private var tracker = ScrollTracker()
@@ -33,18 +33,19 @@ public final class ScrollAdapter<Item: Hashable> {
     ///   - controller: The controller the adapter feeds a frame at a time; it keeps it.
     ///   - admission: When a row the controller does not know may start its own load.
     ///   - isShutDown: Whether the work behind the controller's target was shut down; the
-    ///     adapter then does nothing and reports it.
-    public init(controller: PrefetchController<Item>, admission: RowAdmission = RowAdmission(),
-                isShutDown: @escaping () -> Bool = { false }) {
+    ///     adapter then does nothing and reports it. `nil` (the default) asks the target, when it
+    ///     is a fetcher's (``AsyncFetcher/prefetchTarget(identifier:expectedBytes:)``).
+    package init(controller: PrefetchController<Item>, admission: RowAdmission = RowAdmission(),
+                 isShutDown: (() -> Bool)? = nil) {
         self.controller = controller
         self.admission = admission
-        self.isShutDown = isShutDown
+        self.isShutDown = isShutDown ?? { [weak controller] in (controller?.target as? any ShutDownReporting)?.isShutDown ?? false }
     }
 
     /// Creates an adapter whose controller prefetches through `fetcher`, naming each item's data
     /// with `identifier` and, when the feed says, sizing it with `expectedBytes` (see
     /// ``AsyncFetcher/prefetchTarget(identifier:expectedBytes:)``).
-    public convenience init<ID: Hashable & Sendable, Value: Sendable>(
+    package convenience init<ID: Hashable & Sendable, Value: Sendable>(
         fetcher: AsyncFetcher<ID, Value>, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard,
         admission: RowAdmission = RowAdmission(), identifier: @escaping (Item) -> ID?, expectedBytes: ((Item) -> Int?)? = nil
     ) {
@@ -58,7 +59,7 @@ public final class ScrollAdapter<Item: Hashable> {
     ///
     /// - Returns: `nil`, or the problem (a bad frame, a shut-down fetcher), in which case nothing happened.
     @discardableResult
-    public func frame<Geometry: ItemGeometry>(_ frame: ScrollTracker.Frame, geometry: Geometry) -> PrefetchError?
+    package func frame<Geometry: ItemGeometry>(_ frame: ScrollTracker.Frame, geometry: Geometry) -> PrefetchError?
     where Geometry.Item == Item {
         if let problem = shutDownProblem() { return problem }
         do {
@@ -79,7 +80,7 @@ public final class ScrollAdapter<Item: Hashable> {
     /// - Returns: `nil`, or the problem (a rate outside (0, 1), a non-finite value, a frame whose
     ///   lengths or insets are unusable), in which case the frames go on as before.
     @discardableResult
-    public func fingerLifted(at frame: ScrollTracker.Frame, velocity: Double, targetOffset: Double?,
+    package func fingerLifted(at frame: ScrollTracker.Frame, velocity: Double, targetOffset: Double?,
                              rate: Double = ScrollTranslation.normalDecelerationRate) -> PrefetchError? {
         if let problem = shutDownProblem() { return problem }
         do {
@@ -99,7 +100,7 @@ public final class ScrollAdapter<Item: Hashable> {
     /// A target or time that is not finite is ignored (the frames go on as the toolkit reports
     /// them), and a duration that is NaN or never ends counts as ``ScrollTranslation/animatedScrollDuration``:
     /// either would make every frame of the animation a state the controller refuses.
-    public func willAnimate(to target: Double, at time: Double, duration: Double = ScrollTranslation.animatedScrollDuration) {
+    package func willAnimate(to target: Double, at time: Double, duration: Double = ScrollTranslation.animatedScrollDuration) {
         guard target.isFinite, time.isFinite else { return }
         let duration = (time + duration).isFinite ? duration : ScrollTranslation.animatedScrollDuration
         tracker.animating(to: target, at: time, duration: duration)
@@ -122,7 +123,7 @@ public final class ScrollAdapter<Item: Hashable> {
     /// A page scroll (VoiceOver's three-finger swipe, Page Up / Page Down) from `frame`: its
     /// destination, which the adapter should scroll to with animation. The controller plans for
     /// the destination from the next frame on, as for any programmatic scroll with a known end.
-    public func pageScroll(_ direction: ScrollTranslation.PageDirection, from frame: ScrollTracker.Frame,
+    package func pageScroll(_ direction: ScrollTranslation.PageDirection, from frame: ScrollTracker.Frame,
                            overlap: Double = 0) -> Double {
         let target = ScrollTranslation.pageDestination(from: frame.offset, direction: direction, viewportLength: frame.viewportLength,
                                                        overlap: overlap, range: frame.range)
@@ -134,14 +135,14 @@ public final class ScrollAdapter<Item: Hashable> {
 
     /// The data changed under stable item ids (a diffable snapshot was applied): the next frame
     /// reads the whole plan again and withdraws the items that are gone.
-    public func dataChanged() { controller.invalidateLayout() }
+    package func dataChanged() { controller.invalidateLayout() }
 
     /// Every index path may name other data now (`reloadData()` with index paths as items): the
     /// next frame removes every request and plans afresh.
-    public func dataReloaded() { controller.invalidateItems() }
+    package func dataReloaded() { controller.invalidateItems() }
 
     /// Withdraws every request (the view goes away).
-    public func detach() { controller.withdrawAll() }
+    package func detach() { controller.withdrawAll() }
 
     // MARK: Questions
 
@@ -154,7 +155,7 @@ public final class ScrollAdapter<Item: Hashable> {
     ///     by the forecast.
     /// - Returns: The priority, and a problem when `indexPath` names no item any more (stale after
     ///   an update): the priority is then ``FetchPriority/visible``.
-    public func priority(at indexPath: IndexPath, lookup: ItemLookup<Item>,
+    package func priority(at indexPath: IndexPath, lookup: ItemLookup<Item>,
                          extent: Range<Double>? = nil) -> (priority: FetchPriority, problem: PrefetchError?) {
         guard let item = lookup.item(indexPath) else {
             return (.visible, PrefetchError(.invalidArgument,
@@ -164,7 +165,7 @@ public final class ScrollAdapter<Item: Hashable> {
     }
 
     /// What a row showing `item` that appeared at `appearedAt` does now (see ``RowAdmission``).
-    public func rowDecision(for item: Item, appearedAt: Double, now: Double) -> RowAdmission.Decision {
+    package func rowDecision(for item: Item, appearedAt: Double, now: Double) -> RowAdmission.Decision {
         admission.decision(requested: controller.requestedPriority(of: item), appearedAt: appearedAt, now: now)
     }
 

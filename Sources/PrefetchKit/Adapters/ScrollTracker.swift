@@ -8,28 +8,13 @@ import Foundation
 /// let frame = ScrollTracker.Frame(time: 0.5, offset: 1_200, viewportLength: 800,
 ///                                 contentLength: 40_000, motion: .tracking)
 /// ```
-public struct ScrollTracker: Sendable {
+package struct ScrollTracker: Sendable {
     /// What moves the content, as the toolkit reports it.
-    public enum Motion: Sendable, Hashable {
-        /// Nothing: the scroll view rests (or jumped without animation); SwiftUI's `.idle`, and its
-        /// `.tracking` (a finger is down but nothing moves).
-        case idle
-        /// A finger drags the content (UIKit's `isDragging`; SwiftUI's `.interacting`).
-        case tracking
-        /// Coasting after the finger lifted (UIKit's `isDecelerating`; SwiftUI's `.decelerating`).
-        case decelerating
-        /// An animated scroll (SwiftUI's `.animating`; in UIKit, the animations the adapter starts).
-        case animating
-
-        /// UIKit's flags as a motion: dragging wins over decelerating.
-        package init(isDragging: Bool, isDecelerating: Bool) {
-            self = isDragging ? .tracking : (isDecelerating ? .decelerating : .idle)
-        }
-    }
+    package typealias Motion = ScrollMotion
 
     /// One frame of a scroll view: the leading edge of its viewport and its lengths along the
     /// scroll axis, in points, with the time in seconds.
-    public struct Frame: Sendable, Hashable {
+    package struct Frame: Sendable, Hashable {
         package var time, offset, viewportLength, contentLength, leadingInset, trailingInset: Double
         package var motion: Motion
         package var decelerationRate: Double
@@ -48,7 +33,7 @@ public struct ScrollTracker: Sendable {
         ///   - decelerationRate: The fraction of its velocity a coasting scroll view keeps per
         ///     millisecond (UIKit's `decelerationRate.rawValue`): a fling whose end nobody reported
         ///     is projected with it.
-        public init(time: Double, offset: Double, viewportLength: Double, contentLength: Double,
+        package init(time: Double, offset: Double, viewportLength: Double, contentLength: Double,
                     leadingInset: Double = 0, trailingInset: Double = 0, motion: Motion,
                     decelerationRate: Double = ScrollTranslation.normalDecelerationRate) {
             self.time = time
@@ -297,5 +282,24 @@ extension ScrollTracker.Frame {
                     "scroll frame insets \(leadingInset), \(trailingInset) must be finite")
         try require(Deceleration.isValid(rate: decelerationRate),
                     "scroll frame deceleration rate \(decelerationRate) must lie strictly between 0 and 1 (UIKit's normal rate is \(ScrollTranslation.normalDecelerationRate))")
+    }
+}
+
+/// What moves a scroll view's content, as its toolkit reports it: what a ``/PrefetchSwiftUI/ListPrefetcher``
+/// hears as SwiftUI's scroll phase.
+public enum ScrollMotion: Sendable, Hashable {
+    /// Nothing: the scroll view rests (or jumped without animation); SwiftUI's `.idle`, and its
+    /// `.tracking` (a finger is down but nothing moves).
+    case idle
+    /// A finger drags the content (UIKit's `isDragging`; SwiftUI's `.interacting`).
+    case tracking
+    /// Coasting after the finger lifted (UIKit's `isDecelerating`; SwiftUI's `.decelerating`).
+    case decelerating
+    /// An animated scroll (SwiftUI's `.animating`; in UIKit, the animations the adapter starts).
+    case animating
+
+    /// UIKit's flags as a motion: dragging wins over decelerating.
+    package init(isDragging: Bool, isDecelerating: Bool) {
+        self = isDragging ? .tracking : (isDecelerating ? .decelerating : .idle)
     }
 }

@@ -7,10 +7,10 @@ import Foundation
 /// adapters (`PrefetchUIKit`, `PrefetchSwiftUI`) only read values off the views and call them.
 /// Every length is in points along the scroll axis; every velocity that leaves here is in points
 /// per second, positive toward the end of the content.
-public enum ScrollTranslation {
+package enum ScrollTranslation {
     /// UIKit's normal deceleration rate (`UIScrollView.DecelerationRate.normal`): the fraction of
     /// the velocity a coasting scroll view keeps per millisecond (`Deceleration.normalRate`).
-    public static let normalDecelerationRate = Deceleration.normalRate
+    package static let normalDecelerationRate = Deceleration.normalRate
 
     /// The largest speed taken at face value, in points per second (100 points per millisecond).
     ///
@@ -21,7 +21,7 @@ public enum ScrollTranslation {
     /// The seconds an animated scroll is assumed to take when the adapter starts it itself
     /// (`setContentOffset(_:animated: true)`, a page scroll). UIKit does not document its duration;
     /// the controller only needs the destination and a rough end time.
-    public static let animatedScrollDuration = 0.3
+    package static let animatedScrollDuration = 0.3
 
     /// Converts the velocity of `scrollViewWillEndDragging(_:withVelocity:targetContentOffset:)`,
     /// which UIKit gives in points per millisecond, to points per second.
@@ -33,7 +33,7 @@ public enum ScrollTranslation {
     /// - Throws: ``PrefetchError`` (``PrefetchError/Code/invalidArgument``) when the value is not
     ///   finite or is faster than 100,000 points per second once converted (points per second
     ///   passed as points per millisecond).
-    public static func pointsPerSecond(fromPointsPerMillisecond velocity: Double) throws -> Double {
+    package static func pointsPerSecond(fromPointsPerMillisecond velocity: Double) throws -> Double {
         guard velocity.isFinite else {
             throw PrefetchError(.invalidArgument, "scroll velocity \(velocity) points per millisecond must be finite")
         }
@@ -109,13 +109,8 @@ public enum ScrollTranslation {
         return clamped == offset ? .idle : .decelerating(restingOffset: clamped, rate: rate)
     }
 
-    /// Which way a page scroll goes: toward the end of the content or toward its start.
-    public enum PageDirection: Sendable, Hashable {
-        /// Toward the end of the content (VoiceOver's three-finger swipe up, Page Down).
-        case forward
-        /// Toward the start of the content (VoiceOver's three-finger swipe down, Page Up).
-        case backward
-    }
+    /// Which way a page scroll goes.
+    package typealias PageDirection = PageScrollDirection
 
     /// The destination of a page scroll (VoiceOver, a keyboard's Page Up / Page Down): one viewport
     /// less `overlap` in `direction`, clamped to `range`.
@@ -130,4 +125,13 @@ public enum ScrollTranslation {
         let target = direction == .forward ? offset + step : offset - step
         return min(max(target, range.lowerBound), range.upperBound)
     }
+}
+
+/// Which way a page scroll goes (VoiceOver's three-finger swipes, a keyboard's Page Up and Page
+/// Down): toward the end of the content or toward its start.
+public enum PageScrollDirection: Sendable, Hashable {
+    /// Toward the end of the content (VoiceOver's three-finger swipe up, Page Down).
+    case forward
+    /// Toward the start of the content (VoiceOver's three-finger swipe down, Page Up).
+    case backward
 }

@@ -55,7 +55,7 @@ extension AsyncFetcher {
 /// cache only what the controller keeps. When it is released it withdraws every interest it still holds.
 ///
 /// Not thread-safe: use it where its controller runs.
-package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendable, Value: Sendable>: PrefetchTarget {
+package final class FetcherPrefetchTarget<Item: Hashable, ID: Hashable & Sendable, Value: Sendable>: PrefetchTarget, ShutDownReporting {
     /// What an item holds: its id, its own priority and destination, and the stamp that names
     /// its rank among the id's holders (a new one whenever its priority changes).
     private struct Hold {
@@ -383,4 +383,16 @@ struct SharedIdHolding {
         sent = (priority, wantsMemory, wantsFull)
         return (priority, wantsMemory, wantsFull)
     }
+}
+
+/// A target that knows whether the work behind it was shut down (a fetcher's), so a scroll
+/// adapter over it reports frames sent after the shutdown instead of planning them.
+package protocol ShutDownReporting: AnyObject {
+    /// Whether the work behind the target was shut down.
+    var isShutDown: Bool { get }
+}
+
+extension FetcherPrefetchTarget {
+    /// Whether the fetcher was shut down.
+    package var isShutDown: Bool { fetcher.isShutDown }
 }

@@ -387,6 +387,6 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// Whether ``shutdown()`` was called: a shut-down fetcher refuses every request, so an adapter
-    /// that feeds it stops (see ``ScrollAdapter``).
+    /// that feeds it stops (see <doc:AdaptingAScrollView>).
     public var isShutDown: Bool { state.withLock { $0.isShutdown } }
 }

@@ -8,8 +8,9 @@
 ///   never stopped);
 /// - it has not been pre-empted before while its id stayed held (a restarted load keeps its slot);
 /// - a waiting id *outranks it by the margin*: the waiting id's ``FetchPriority/level`` is higher
-///   by at least ``levelMargin`` (in `FetchPriority.Level.rawValue`), or the level is the same and
-///   the waiting id's ``FetchPriority/order`` is lower by more than ``orderMargin``.
+///   by at least the level margin (in `FetchPriority.Level.rawValue`: 1 for ``acrossLevels``, 100
+///   for ``standard``), or the level is the same and the waiting id's ``FetchPriority/order`` is
+///   lower by more than the order margin (``withinLevels(orderMargin:)``).
 ///
 /// "Outranks by the margin" is asymmetric (for a margin of 0 or more), so a load is never stopped
 /// for an id that would in turn be stopped for it. It is also monotone: whatever outranks a load
@@ -24,21 +25,21 @@
 /// ```
 public struct FetchPreemption: Sendable, Hashable, CustomStringConvertible {
     /// Whether running loads are ever pre-empted.
-    public var isEnabled: Bool
+    @usableFromInline package var isEnabled: Bool
     /// How much higher a waiting id's level must be than a running load's (in
     /// `FetchPriority.Level.rawValue`) for the running load to be stopped. At least 1; 1 means
     /// any higher level (the built-in levels are 100 apart, `speculative` 50 above `background`).
-    public var levelMargin: Int
+    package var levelMargin: Int
     /// Within one level, how much lower (more urgent) a waiting id's order must be than a
     /// running load's for the running load to be stopped; infinity: never within a level.
     /// Compared in the unit of ``FetchPriority/order`` (a `PrefetchController` ranks by arrival
     /// time, in seconds). At least 0; finite only with a ``levelMargin`` of 1.
-    public var orderMargin: Double
+    package var orderMargin: Double
 
-    /// Creates a rule; check it with ``validate()``. A ``FetcherConfiguration`` checks its rule when
-    /// its throwing initialiser runs, and an ``AsyncFetcher`` when it is created, so a rule set on a
-    /// configuration's ``FetcherConfiguration/preemption`` is checked before it is used.
-    public init(isEnabled: Bool, levelMargin: Int = 1, orderMargin: Double = .infinity) {
+    /// Creates a rule. A ``FetcherConfiguration`` checks its rule when its throwing initialiser
+    /// runs, and an ``AsyncFetcher`` when it is created, so a rule set on a configuration's
+    /// ``FetcherConfiguration/preemption`` is checked before it is used.
+    package init(isEnabled: Bool, levelMargin: Int = 1, orderMargin: Double = .infinity) {
         self.isEnabled = isEnabled
         self.levelMargin = levelMargin
         self.orderMargin = orderMargin
@@ -55,26 +56,29 @@ public struct FetchPreemption: Sendable, Hashable, CustomStringConvertible {
     /// on the bench against ``acrossLevels`` (any higher level), which stopped `speculative` loads
     /// near the viewport for `prefetch` ones and lost readiness on long flings.
     public static let standard = FetchPreemption(isEnabled: true, levelMargin: 100)
-    /// Pre-empt across levels at least `levelMargin` apart.
+    /// Pre-empt across levels at least `levelMargin` apart (at least 1; 1 means any higher level:
+    /// the built-in levels are 100 apart, `speculative` 50 above `background`).
     public static func acrossLevels(margin levelMargin: Int) -> FetchPreemption {
         FetchPreemption(isEnabled: true, levelMargin: levelMargin)
     }
-    /// Pre-empt across levels, and within a level when the waiting id's order is lower by more than `orderMargin`.
+    /// Pre-empt across levels, and within a level when the waiting id's order is lower by more
+    /// than `orderMargin` (at least 0, in the unit of ``FetchPriority/order``: a
+    /// `PrefetchController` ranks by arrival time, in seconds).
     public static func withinLevels(orderMargin: Double) -> FetchPreemption {
         FetchPreemption(isEnabled: true, orderMargin: orderMargin)
     }
 
     /// Whether `waiting` outranks `running` by the margin (the rule above, ignoring interests).
-    public func outranks(_ waiting: FetchPriority, _ running: FetchPriority) -> Bool {
+    @usableFromInline package func outranks(_ waiting: FetchPriority, _ running: FetchPriority) -> Bool {
         guard isEnabled else { return false }
         if waiting.level != running.level { return waiting.level.rawValue - running.level.rawValue >= levelMargin }
         return waiting.order < running.order - orderMargin
     }
 
-    /// Throws when ``levelMargin`` is below 1, ``orderMargin`` is negative or not a number, or
-    /// both margins are set (a finite ``orderMargin`` with a ``levelMargin`` above 1).
+    /// Throws when `levelMargin` is below 1, `orderMargin` is negative or not a number, or
+    /// both margins are set (a finite `orderMargin` with a `levelMargin` above 1).
     /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidConfiguration``.
-    public func validate() throws {
+    package func validate() throws {
         guard levelMargin >= 1 else {
             throw PrefetchError(.invalidConfiguration, "FetcherConfiguration preemption.levelMargin must be at least 1, got \(levelMargin)")
         }

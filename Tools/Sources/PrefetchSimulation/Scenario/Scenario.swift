@@ -137,8 +137,9 @@ public enum ScrollGesture: Sendable, Hashable {
 
     /// The durations an animated scroll (``animate(item:duration:)``) may take, in seconds: 0.05 to 5.
     static let animationDurations = 0.05...5.0
-    /// UIKit's animated scroll duration, about 0.3 s (`ScrollTranslation.animatedScrollDuration`).
-    public static let defaultAnimationDuration = ScrollTranslation.animatedScrollDuration
+    /// UIKit's animated scroll duration, about 0.3 s (what PrefetchKit assumes when an app does
+    /// not say how long its animated scroll takes).
+    public static let defaultAnimationDuration = 0.3
 
     func validate(itemCount: Int, at path: String) throws {
         switch self {

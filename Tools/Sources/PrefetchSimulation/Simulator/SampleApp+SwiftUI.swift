@@ -41,7 +41,7 @@ final class ListFeed<ID: Hashable & Sendable, Value: Sendable> {
     let target: (any PrefetchTarget<ID>)?
     /// Each listed id's item number.
     private let numbers: ItemNumbers<ID>
-    private var motion: ScrollTracker.Motion = .idle
+    private var motion: ScrollMotion = .idle
     private var geometry: [Double]?
     /// The rows last listed, while the view has laid out no cell to read their shape from.
     private var unshapedRows: [(id: ID, number: Int)]?
@@ -53,11 +53,11 @@ final class ListFeed<ID: Hashable & Sendable, Value: Sendable> {
         self.numbers = numbers
         prefetcher = ListPrefetcher(fetcher: fetcher, expectedBytes: expectedBytes.map { bytes in { numbers.number[$0].flatMap(bytes) } },
                                     now: now, schedule: schedule)
-        target = prefetcher.adapter.controller.target
+        target = prefetcher.controller.target
     }
 
     /// The controller that plans.
-    var controller: PrefetchController<ID> { prefetcher.adapter.controller }
+    var controller: PrefetchController<ID> { prefetcher.controller }
 
     /// The list's rows changed (or appeared): `items` by view index, each with its id and number;
     /// the rows' shape is read from `view`'s first cells (at the first frame when the view has not
@@ -83,7 +83,7 @@ final class ListFeed<ID: Hashable & Sendable, Value: Sendable> {
     /// the last frame before `.idle`), and the geometry when it changed.
     func frame(of view: any SampleSurface) {
         if let unshapedRows { layoutChanged(items: unshapedRows, view: view) }
-        let motion: ScrollTracker.Motion = view.isDragging ? .tracking
+        let motion: ScrollMotion = view.isDragging ? .tracking
             : view.isDecelerating ? .decelerating : view.isScrollAnimating ? .animating : .idle
         let changed = motion != self.motion
         self.motion = motion

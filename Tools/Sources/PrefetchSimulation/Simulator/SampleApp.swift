@@ -137,7 +137,7 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
                                    let index = $0.item - indexBase
                                    return (0..<itemCount).contains(index) ? IndexPath(indexes: [0, index]) : nil
                                }),
-            adapter: ScrollAdapter(controller: controller, isShutDown: { [fetcher] in fetcher.isShutDown }), axis: .vertical,
+            controller: controller, axis: .vertical,
             now: { [unowned view] in view.currentTime },
             // The prefetcher's quiet-time checks run on the view's clock, so a run repeats exactly.
             schedule: { [weak self, unowned view] delay, action in
@@ -162,7 +162,7 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
     func detachPrefetcher() {
         prefetcher?.detach()
         prefetcher = nil
-        listFeed?.prefetcher.adapter.detach()
+        listFeed?.prefetcher.controller.withdrawAll()
         listFeed = nil
     }
 
