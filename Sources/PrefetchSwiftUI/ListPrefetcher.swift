@@ -81,7 +81,7 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
     ///     ends an `.animating` phase nobody ended, and plans rows that changed with no geometry
     ///     after them. `nil` (the default) is a task that sleeps on the continuous clock; a test
     ///     on a virtual clock passes its own.
-    public convenience init(fetcher: AsyncFetcher<ID, Value>, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard,
+    public convenience init(fetcher: AsyncFetcher<ID, Value>, policy: any PrefetchPolicy = PrefetchPolicies.adaptive,
                             expectedBytes: ((ID) -> Int?)? = nil,
                             now: @escaping @MainActor () -> Double = { ProcessInfo.processInfo.systemUptime },
                             schedule: (@MainActor (_ delay: Duration, _ action: @escaping @MainActor () -> Void) -> Void)? = nil) {

@@ -6,7 +6,7 @@ import PrefetchKit
 ///
 /// ```swift
 /// let target = RecordingPrefetchTarget<Int>()
-/// let controller = PrefetchController<Int>(policy: .adaptive, target: target)
+/// let controller = PrefetchController<Int>(policy: PrefetchPolicies.adaptive, target: target)
 /// controller.update(state, geometry: rows)
 /// #expect(target.requested[42]?.level == .prefetch)
 /// ```

@@ -33,9 +33,9 @@ final class PrefetchingBridge {
 ///         let target = PrefetchDataSourceTarget(lookup: .indexPaths,
 ///             prefetch: { [unowned self] in prefetching.collectionView(collectionView, prefetchItemsAt: $0) },
 ///             cancelPrefetching: { [unowned self] in prefetching.collectionView(collectionView, cancelPrefetchingForItemsAt: $0) })
-///         let controller = PrefetchController(policy: PrefetchPolicies.Adaptive.standard, target: target)
+///         let controller = PrefetchController(policy: PrefetchPolicies.adaptive, target: target)
 ///         prefetcher = ScrollViewPrefetcher(collectionView: collectionView, lookup: .indexPaths,
-///                                           adapter: ScrollAdapter(controller: controller))
+///                                           controller: controller)
 ///     }
 /// }
 /// ```

@@ -19,7 +19,7 @@ extension ScrollViewPrefetcher {
     /// `expectedBytes` gives an item's size when the feed says (each item is then planned with its own load time).
     public convenience init<Section: Hashable & Sendable, Value: Sendable>(
         collectionView: UICollectionView, dataSource: UICollectionViewDiffableDataSource<Section, Item>,
-        fetcher: AsyncFetcher<Item, Value>, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard, axis: ScrollAxis = .vertical,
+        fetcher: AsyncFetcher<Item, Value>, policy: any PrefetchPolicy = PrefetchPolicies.adaptive, axis: ScrollAxis = .vertical,
         expectedBytes: ((Item) -> Int?)? = nil
     ) where Item: Sendable {
         self.init(retaining: CollectionViewSurface(collectionView), dataSource: dataSource, fetcher: fetcher, policy: policy, axis: axis,
@@ -30,7 +30,7 @@ extension ScrollViewPrefetcher {
     /// `expectedBytes` gives an item's size when the feed says (each item is then planned with its own load time).
     public convenience init<Section: Hashable & Sendable, Value: Sendable>(
         tableView: UITableView, dataSource: UITableViewDiffableDataSource<Section, Item>,
-        fetcher: AsyncFetcher<Item, Value>, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard,
+        fetcher: AsyncFetcher<Item, Value>, policy: any PrefetchPolicy = PrefetchPolicies.adaptive,
         expectedBytes: ((Item) -> Int?)? = nil
     ) where Item: Sendable {
         self.init(retaining: TableViewSurface(tableView), dataSource: dataSource, fetcher: fetcher, policy: policy, axis: .vertical,

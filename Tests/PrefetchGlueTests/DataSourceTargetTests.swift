@@ -64,7 +64,7 @@ struct DataSourceTargetTests {
         // The full path: a controller planning index paths, a batch update that inserts two rows above
         let app = AppPrefetching()
         let target = PrefetchDataSourceTarget<IndexPath>(bridge: app.bridge, lookup: .indexPaths)
-        let controller = PrefetchController<IndexPath>(policy: PrefetchPolicies.Adaptive.standard, target: target)
+        let controller = PrefetchController<IndexPath>(policy: PrefetchPolicies.adaptive, target: target)
         var rows = UniformRowsGeometry(items: (0..<100).map(path), rowLength: 100)
         controller.update(ScrollState(time: 1, viewport: 0..<600, contentLength: rows.contentLength), geometry: rows)
         let first = app.calls

@@ -29,7 +29,7 @@ struct SwiftUICallbackOrderTests {
             fetcher = try AsyncFetcher<Int, Int>(configuration: FetcherConfiguration(maxConcurrentLoads: 4), clock: clock, loader: loader)
             let clock = self.clock
             var box: Rig?
-            prefetcher = ListPrefetcher(fetcher: fetcher, policy: PrefetchPolicies.Adaptive.standard, admission: RowAdmission(),
+            prefetcher = ListPrefetcher(fetcher: fetcher, policy: PrefetchPolicies.adaptive, admission: RowAdmission(),
                                         now: { box?.time ?? 0 },
                                         // Virtual time: a row's wait ends only when the test advances the clock
                                         sleep: { try await clock.sleep(until: clock.now.advanced(by: $0)) })

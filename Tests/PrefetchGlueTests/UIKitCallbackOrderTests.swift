@@ -408,7 +408,7 @@ struct InsertAboveTests {
         let lookup = ItemLookup<Int>(item: { path in path[1] - inserted }, indexPath: { id in IndexPath(indexes: [0, id + inserted]) })
         let target = RecordingPrefetchTarget<Int>()
         let prefetcher = ScrollViewPrefetcher(surface: surface, lookup: lookup,
-                                              adapter: ScrollAdapter(controller: PrefetchController<Int>(policy: PrefetchPolicies.Adaptive.standard, target: target)),
+                                              adapter: ScrollAdapter(controller: PrefetchController<Int>(policy: PrefetchPolicies.adaptive, target: target)),
                                               axis: .vertical, now: { clock.now })
         var problems: [String] = []
         prefetcher.onProblem = { problems.append($0.message) }
@@ -473,7 +473,7 @@ struct InsertAtRestTests {
             let lookup = ItemLookup<Int>(item: { [unowned self] path in path[1] - self.inserted },
                                          indexPath: { [unowned self] id in IndexPath(indexes: [0, id + self.inserted]) })
             let prefetcher = ScrollViewPrefetcher(surface: surface, lookup: lookup,
-                                                  adapter: ScrollAdapter(controller: PrefetchController<Int>(policy: PrefetchPolicies.Adaptive.standard, target: target)),
+                                                  adapter: ScrollAdapter(controller: PrefetchController<Int>(policy: PrefetchPolicies.adaptive, target: target)),
                                                   axis: .vertical, now: { clock.now }, schedule: { timer.schedule($0, $1) })
             self.prefetcher = prefetcher
             // At rest, planned.

@@ -22,7 +22,7 @@ struct VariableRowsTests {
         let fetcher = try AsyncFetcher<Int, Int>(configuration: FetcherConfiguration(maxConcurrentLoads: 4), clock: clock,
                                                  loader: ScriptedLoader<Int, Int>())
         let time = FrameClock()   // a main-actor box: the prefetcher reads it as its clock
-        let prefetcher = ListPrefetcher(fetcher: fetcher, policy: PrefetchPolicies.Adaptive.standard, admission: RowAdmission(),
+        let prefetcher = ListPrefetcher(fetcher: fetcher, policy: PrefetchPolicies.adaptive, admission: RowAdmission(),
                                         now: { time.now }, sleep: { try await clock.sleep(until: clock.now.advanced(by: $0)) })
         var problems: [String] = []
         prefetcher.onProblem = { problems.append($0.message) }

@@ -122,7 +122,7 @@ struct AdapterBadInputTests {
         #expect(!target.requested.isEmpty)
     }
 
-    @Test(arguments: [PrefetchPolicies.uikitLike as any PrefetchPolicy, PrefetchPolicies.textureLike, PrefetchPolicies.Adaptive.standard])
+    @Test(arguments: [PrefetchPolicies.uikitLike as any PrefetchPolicy, PrefetchPolicies.textureLike, PrefetchPolicies.adaptive])
     func extremeViewportsAndContentLengthsPlanWithoutTrapping(policy: any PrefetchPolicy) {
         let rows = UniformRowsGeometry(items: Array(0..<1_000), rowLength: 100, columns: 3, spacing: 4)
         let big = Double.greatestFiniteMagnitude

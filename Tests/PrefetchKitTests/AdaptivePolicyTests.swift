@@ -2,7 +2,7 @@ import Testing
 @testable import PrefetchKit
 
 @Suite struct AdaptivePolicyTests {
-    let policy = PrefetchPolicies.Adaptive.standard
+    let policy = PrefetchPolicies.adaptive
 
     private func context(offset: Double = 1_000, velocity: Double = 0, phase: MotionPhase? = nil, heading: Int? = nil,
                          latency: Duration = .milliseconds(400), history: ScrollHistory = .none) -> ScrollContext {
@@ -195,7 +195,7 @@ import Testing
         #expect { try PrefetchPolicies.Adaptive(minimumLead: 5, maximumLead: 2) } throws: {
             ($0 as? PrefetchError)?.message == "Adaptive minimumLead (5.0) must not exceed maximumLead (2.0)"
         }
-        #expect { try PrefetchPolicies.Adaptive.standard.with(aggressiveness: -0.5) } throws: {
+        #expect { try PrefetchPolicies.adaptive.with(aggressiveness: -0.5) } throws: {
             ($0 as? PrefetchError)?.message == "Adaptive aggressiveness is -0.5, but it must be a finite number of viewports, at least 0"
         }
         #expect { try PrefetchPolicies.Adaptive(reversalPrior: 1.5) } throws: {
@@ -205,6 +205,6 @@ import Testing
             ($0 as? PrefetchError)?.message == "Adaptive reversalBehind is -2.0, but it must be a finite number of viewports, at least 0"
         }
         #expect(throws: Never.self) { try PrefetchPolicies.Adaptive() }
-        #expect(try PrefetchPolicies.Adaptive() == PrefetchPolicies.Adaptive.standard)
+        #expect(try PrefetchPolicies.Adaptive() == PrefetchPolicies.adaptive)
     }
 }

@@ -31,7 +31,7 @@ import Testing
             self.rows = rows
             fetcher = try AsyncFetcher<Int, Int>(configuration: FetcherConfiguration(maxConcurrentLoads: 4), clock: ManualClock(),
                                                  loader: ScriptedLoader<Int, Int>())
-            controller = PrefetchController<Int>(policy: PrefetchPolicies.Adaptive.standard,
+            controller = PrefetchController<Int>(policy: PrefetchPolicies.adaptive,
                                                  target: fetcher.prefetchTarget { row in rows.id(at: row) })
         }
 

@@ -41,7 +41,7 @@ let benchmarks: @Sendable () -> Void = {
 
     let variants: [(label: String, policy: any PrefetchPolicy, prefetching: Bool)] = [
         ("uikitLike", PrefetchPolicies.uikitLike, true),
-        ("adaptive", PrefetchPolicies.Adaptive.standard, true),
+        ("adaptive", PrefetchPolicies.adaptive, true),
         ("no prefetch data source", PrefetchPolicies.uikitLike, false),
     ]
     for variant in variants {
@@ -76,7 +76,7 @@ let benchmarks: @Sendable () -> Void = {
     let policies: [(label: String, policy: any PrefetchPolicy)] = [
         ("uikitLike", PrefetchPolicies.uikitLike),
         ("textureLike", PrefetchPolicies.textureLike),
-        ("Adaptive.standard", PrefetchPolicies.Adaptive.standard),
+        ("Adaptive.standard", PrefetchPolicies.adaptive),
     ]
     for entry in policies {
         let policy = entry.policy

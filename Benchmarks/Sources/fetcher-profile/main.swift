@@ -126,7 +126,7 @@ case "step-uikit-10m", "step-uikit-1k", "step-adaptive-10m", "step-adaptive-1k",
      "step-noprefetch-10m", "step-noprefetch-1k":
     let parts = arguments[1].split(separator: "-")
     let items = parts[2] == "10m" ? largeGrid : smallGrid
-    let policy: any PrefetchPolicy = parts[1] == "adaptive" ? PrefetchPolicies.Adaptive.standard : PrefetchPolicies.uikitLike
+    let policy: any PrefetchPolicy = parts[1] == "adaptive" ? PrefetchPolicies.adaptive : PrefetchPolicies.uikitLike
     let prefetching = parts[1] != "noprefetch"
     MainActor.assumeIsolated {
         let driver = FlingDriver(items: items, policy: policy, prefetching: prefetching)
@@ -140,7 +140,7 @@ case "plan-uikit", "plan-texture", "plan-adaptive":
     let policy: any PrefetchPolicy = switch arguments[1] {
     case "plan-uikit": PrefetchPolicies.uikitLike
     case "plan-texture": PrefetchPolicies.textureLike
-    default: PrefetchPolicies.Adaptive.standard
+    default: PrefetchPolicies.adaptive
     }
     var regions = 0
     for _ in 0..<count { regions &+= policy.plan(for: flingContext).regions.count }

@@ -86,7 +86,7 @@ final class BindingsTests: XCTestCase {
         let target = PrefetchDataSourceTarget<IndexPath>(lookup: .indexPaths,
                                                          prefetch: { [unowned view] in app.collectionView(view, prefetchItemsAt: $0) },
                                                          cancelPrefetching: { _ in })
-        let controller = PrefetchController(policy: PrefetchPolicies.Adaptive.standard, target: target)
+        let controller = PrefetchController(policy: PrefetchPolicies.adaptive, target: target)
         let prefetcher = ScrollViewPrefetcher(collectionView: view, lookup: .indexPaths, controller: controller)
         view.contentOffset = CGPoint(x: 0, y: 100)
         XCTAssertEqual(app.asked.first?.first, IndexPath(indexes: [0, 1]), "the most urgent first: the top visible row")

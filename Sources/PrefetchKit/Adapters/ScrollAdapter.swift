@@ -10,7 +10,7 @@ import Foundation
 /// it into an `assertionFailure` in debug builds and a no-op in release builds.
 ///
 /// ```swift
-/// let adapter = ScrollAdapter(fetcher: fetcher, policy: PrefetchPolicies.Adaptive.standard) { (id: Model.ID) in id }
+/// let adapter = ScrollAdapter(fetcher: fetcher, policy: PrefetchPolicies.adaptive) { (id: Model.ID) in id }
 /// adapter.frame(ScrollTracker.Frame(time: t, offset: y, viewportLength: h, contentLength: total, motion: .tracking),
 ///               geometry: rows)
 /// ```
@@ -46,7 +46,7 @@ package final class ScrollAdapter<Item: Hashable> {
     /// with `identifier` and, when the feed says, sizing it with `expectedBytes` (see
     /// ``AsyncFetcher/prefetchTarget(identifier:expectedBytes:)``).
     package convenience init<ID: Hashable & Sendable, Value: Sendable>(
-        fetcher: AsyncFetcher<ID, Value>, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard,
+        fetcher: AsyncFetcher<ID, Value>, policy: any PrefetchPolicy = PrefetchPolicies.adaptive,
         admission: RowAdmission = RowAdmission(), identifier: @escaping (Item) -> ID?, expectedBytes: ((Item) -> Int?)? = nil
     ) {
         let controller = PrefetchController<Item>(policy: policy, target: fetcher.prefetchTarget(identifier: identifier, expectedBytes: expectedBytes))

@@ -285,7 +285,7 @@ extension ScrollTracker.Frame {
     }
 }
 
-/// What moves a scroll view's content, as its toolkit reports it: what a ``/PrefetchSwiftUI/ListPrefetcher``
+/// What moves a scroll view's content, as its toolkit reports it: what PrefetchSwiftUI's `ListPrefetcher`
 /// hears as SwiftUI's scroll phase.
 public enum ScrollMotion: Sendable, Hashable {
     /// Nothing: the scroll view rests (or jumped without animation); SwiftUI's `.idle`, and its

@@ -15,7 +15,7 @@
 /// `value(for:priority:)`, so a cell that a fling carries past asks at a low priority.
 ///
 /// ```swift
-/// let controller = PrefetchController<Int>(policy: PrefetchPolicies.Adaptive.standard)
+/// let controller = PrefetchController<Int>(policy: PrefetchPolicies.adaptive)
 /// controller.target = fetcher.prefetchTarget { row in ids.indices.contains(row) ? ids[row] : nil }
 /// // every frame:
 /// controller.update(ScrollState(time: t, viewport: y..<(y + height), contentLength: total,
@@ -127,7 +127,7 @@ public final class PrefetchController<Item: Hashable> {
 
     /// Creates a controller; its policy is adaptive by default, as everywhere in the package
     /// (`ScrollAdapter`, `ScrollViewPrefetcher`, `ListPrefetcher`, the demo).
-    public init(policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard, target: (any PrefetchTarget<Item>)? = nil,
+    public init(policy: any PrefetchPolicy = PrefetchPolicies.adaptive, target: (any PrefetchTarget<Item>)? = nil,
                 configuration: Configuration = .standard) {
         planner = PrefetchPlanner(policy: policy, configuration: configuration)
         self.target = target

@@ -8,7 +8,7 @@
 /// An ``AsyncFetcher`` is a target through ``AsyncFetcher/prefetchTarget(identifier:expectedBytes:)``.
 ///
 /// ```swift
-/// let controller = PrefetchController<Int>(policy: .adaptive)
+/// let controller = PrefetchController<Int>(policy: PrefetchPolicies.adaptive)
 /// controller.target = fetcher.prefetchTarget { row in ids.indices.contains(row) ? ids[row] : nil }
 /// ```
 public protocol PrefetchTarget<Item>: AnyObject {

@@ -52,7 +52,7 @@ extension PrefetchPolicies {
         /// `2 × idleLead × odds` at rest, `reversalBehind` 1.5 above a share of 0.25) were swept
         /// on seeds 1–50 of each profile under lte and emerging, to leave the fewest traces below
         /// `textureLike` without more blank time.
-        public static let standard = Adaptive(
+        package static let standard = Adaptive(
             validatedMargin: 0.5, minimumLead: 1.25, maximumLead: 4, idleLead: 3, behind: 0.1,
             latencyMultiplier: 3.5, reversalPrior: 0.2, reversalBehind: 1.5,
             aggressiveness: 1)
@@ -177,11 +177,6 @@ extension PrefetchPolicies {
             }
         }
     }
-}
-
-extension PrefetchPolicy where Self == PrefetchPolicies.Adaptive {
-    /// The adaptive policy with its defaults: ``PrefetchPolicies/Adaptive/standard``.
-    public static var adaptive: PrefetchPolicies.Adaptive { PrefetchPolicies.Adaptive.standard }
 }
 
 /// Distances measured from a viewport's leading edge in the direction of travel.

@@ -1,8 +1,11 @@
 /// The built-in prefetch policies.
 ///
+/// Each built-in policy has one name here, the same the bench and the demo print:
+///
 /// ```swift
+/// controller.policy = PrefetchPolicies.adaptive        // the default
 /// controller.policy = PrefetchPolicies.textureLike
-/// controller.policy = try PrefetchPolicies.UIKitLike(lead: 1.0)
+/// controller.policy = try PrefetchPolicies.UIKitLike(lead: 1.0)   // tuned
 /// ```
 public enum PrefetchPolicies {
     /// A policy that prefetches nothing.
@@ -13,6 +16,10 @@ public enum PrefetchPolicies {
 
     /// Texture's preload defaults: 2.5 viewports ahead, 1.5 behind.
     public static let textureLike = TextureLike.standard
+
+    /// The adaptive policy with its measured defaults (see ``Adaptive``): the default of every
+    /// prefetcher and controller.
+    public static let adaptive = Adaptive.standard
 
     /// A policy that never prefetches.
     public struct NoPrefetch: PrefetchPolicy, Hashable {
@@ -114,21 +121,6 @@ public enum PrefetchPolicies {
             return PrefetchPlan(regions: regions.compactMap { $0 })
         }
     }
-}
-
-extension PrefetchPolicy where Self == PrefetchPolicies.NoPrefetch {
-    /// A policy that prefetches nothing.
-    public static var none: PrefetchPolicies.NoPrefetch { PrefetchPolicies.none }
-}
-
-extension PrefetchPolicy where Self == PrefetchPolicies.UIKitLike {
-    /// UIKit's observed behaviour: about 0.75 viewport ahead in the direction of travel.
-    public static var uikitLike: PrefetchPolicies.UIKitLike { PrefetchPolicies.uikitLike }
-}
-
-extension PrefetchPolicy where Self == PrefetchPolicies.TextureLike {
-    /// Texture's preload defaults: 2.5 viewports ahead, 1.5 behind.
-    public static var textureLike: PrefetchPolicies.TextureLike { PrefetchPolicies.textureLike }
 }
 
 private func validateLength(_ value: Double, name: String) throws {

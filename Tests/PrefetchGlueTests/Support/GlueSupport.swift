@@ -86,7 +86,7 @@ struct UIKitRig {
     var problems: [String] { problemLog.messages }
     private let problemLog = ProblemLog()
 
-    init(surface: ScriptedSurface = ScriptedSurface(), policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard) {
+    init(surface: ScriptedSurface = ScriptedSurface(), policy: any PrefetchPolicy = PrefetchPolicies.adaptive) {
         self.surface = surface
         let clock = self.clock
         let controller = PrefetchController<IndexPath>(policy: policy, target: target)

@@ -33,7 +33,7 @@ struct PolicyTests {
     @Test func noneNeverPrefetches() {
         let plan = PrefetchPolicies.none.plan(for: ScrollContext(viewport: viewport, contentLength: 10_000, velocity: 900))
         #expect(plan == .empty)
-        let policy: any PrefetchPolicy = .none
+        let policy: any PrefetchPolicy = PrefetchPolicies.none
         #expect(policy.name == "none")
     }
 

@@ -142,7 +142,7 @@ struct DemoNetworkTests {
         #expect((offsets.max() ?? 0) > 1_000_000)
         // And it loads back through the reader, which checks every sample's offset, and replays
         let scenario = try TraceFile.load(from: trace)
-        let result = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.Adaptive.standard))
+        let result = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.adaptive))
         #expect(result.displayed > 0)
     }
 

@@ -30,7 +30,7 @@ struct ScriptedRunTests {
         // Given a log-normal network and the adaptive policy
         let settings = try settings {
             $0.latency = try LatencyModel(.logNormal(median: .milliseconds(120), p99: .milliseconds(1_200)))
-            $0.policy = PrefetchPolicies.Adaptive.standard
+            $0.policy = PrefetchPolicies.adaptive
             $0.seed = 9
         }
         // When the same script runs twice

@@ -49,7 +49,7 @@ struct AppLoopPropertyTests {
             : try LatencyModel(.logNormal(median: .seconds(Double.random(in: 0.02...0.2, using: &random)), p99: .seconds(Double.random(in: 0.3...0.8, using: &random))))
         // Long enough for every load of a visible cell to finish after the motion stops.
         configuration.tail = 12
-        let policies: [any PrefetchPolicy] = [PrefetchPolicies.none, PrefetchPolicies.uikitLike, PrefetchPolicies.textureLike, PrefetchPolicies.Adaptive.standard]
+        let policies: [any PrefetchPolicy] = [PrefetchPolicies.none, PrefetchPolicies.uikitLike, PrefetchPolicies.textureLike, PrefetchPolicies.adaptive]
         let policy = policies[Int.random(in: 0..<policies.count, using: &random)]
         let scenario = Scenario(name: "random-\(seed)", layout: layout, viewport: viewport, motion: .gestures(gestures), payloadBytes: 0)
         return Case(scenario: scenario, configuration: configuration, policy: policy)

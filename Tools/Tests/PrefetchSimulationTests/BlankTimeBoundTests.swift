@@ -89,7 +89,7 @@ import Testing
         configuration.latency = LatencyProfile.emerging.model
         configuration.network = .shared(SharedLink(.emerging))
         var bound: Double?
-        for policy: SimulationPolicy in [.policy(PrefetchPolicies.none), .policy(PrefetchPolicies.Adaptive.standard), .clairvoyant] {
+        for policy: SimulationPolicy in [.policy(PrefetchPolicies.none), .policy(PrefetchPolicies.adaptive), .clairvoyant] {
             let result = try await Simulator.run(scenario, policy: policy, configuration: configuration)
             let b = try #require(result.blankLowerBound)
             #expect(b > 0 && b <= result.blankCellSeconds + 1e-9, "\(policy.name): bound \(b), blank \(result.blankCellSeconds)")

@@ -11,9 +11,9 @@ import Testing
         let scenario = StandardSuite.scenario(.repeatedFlings, layout: .grid)
         var configuration = SimulationConfiguration()
         configuration.valueBytes = 1 << 20
-        let unbounded = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.Adaptive.standard), configuration: configuration)
+        let unbounded = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.adaptive), configuration: configuration)
         configuration.memoryBudgetBytes = 24 << 20
-        let bounded = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.Adaptive.standard), configuration: configuration)
+        let bounded = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.adaptive), configuration: configuration)
         // Unbounded, the cache keeps every value it loaded; bounded, never more than 24 MiB at once
         #expect(unbounded.peakMemoryBytes > 24 << 20)
         #expect(bounded.peakMemoryBytes <= 24 << 20 && bounded.peakMemoryBytes > 12 << 20)
@@ -29,10 +29,10 @@ import Testing
         let scenario = StandardSuite.scenario(.repeatedFlings, layout: .grid)
         var configuration = SimulationConfiguration()
         configuration.memoryBudgetBytes = 16 << 20
-        let withoutStore = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.Adaptive.standard), configuration: configuration)
+        let withoutStore = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.adaptive), configuration: configuration)
         configuration.storeReadSeconds = 0.02
         func run() async throws -> (SimulationResult, storeOnly: Int, storeHits: Int) {
-            let simulation = try Simulator.simulation(scenario, configuration: configuration, policy: PrefetchPolicies.Adaptive.standard)
+            let simulation = try Simulator.simulation(scenario, configuration: configuration, policy: PrefetchPolicies.adaptive)
             let result = try await simulation.run()
             return (result, simulation.app.fetcher.storeOnlyLoads, simulation.app.fetcher.statistics.storeHits)
         }
@@ -53,9 +53,9 @@ import Testing
     @Test func lowDataModeWastesFewerLoadsThanNormal() async throws {
         let scenario = StandardSuite.scenario(.repeatedFlings, layout: .grid)
         var configuration = SimulationConfiguration()
-        let normal = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.Adaptive.standard), configuration: configuration)
+        let normal = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.adaptive), configuration: configuration)
         configuration.conditions = NetworkConditions(isConstrained: true)
-        let constrained = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.Adaptive.standard), configuration: configuration)
+        let constrained = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.adaptive), configuration: configuration)
         #expect(constrained.loadsWasted < normal.loadsWasted)
         #expect(constrained.loadsStarted < normal.loadsStarted)
         #expect(constrained.displayed == normal.displayed)

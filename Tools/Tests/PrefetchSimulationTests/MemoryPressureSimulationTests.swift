@@ -26,7 +26,7 @@ import Testing
     /// Plays `scenario` with pressure at `at` (none when nil), the planner's pressure lasting
     /// `duration` seconds (the default when nil), and measures around `at` (or `window`'s start
     /// without pressure).
-    func figures(_ scenario: Scenario, policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard, pressureAt at: Double?,
+    func figures(_ scenario: Scenario, policy: any PrefetchPolicy = PrefetchPolicies.adaptive, pressureAt at: Double?,
                  window: Double, duration: Double? = nil) async throws -> Figures {
         var configuration = SimulationConfiguration()
         configuration.valueBytes = 1 << 20

@@ -33,7 +33,7 @@ import Testing
         var idleAgain: Double?
         let simulation = try await Simulator.play(
             list([.pause(duration: 0.3), .animate(item: destination, duration: 0.3), .pause(duration: 1)]),
-            configuration: configuration(), policy: PrefetchPolicies.Adaptive.standard
+            configuration: configuration(), policy: PrefetchPolicies.adaptive
         ) { simulation, view in
             guard let controller = simulation.app.prefetcher?.controller else { return }
             if view.isScrollAnimating {
@@ -62,7 +62,7 @@ import Testing
         var topPriorities: [FetchPriority.Level?] = []
         let simulation = try await Simulator.play(
             list([.restore(offset: 50_000), .pause(duration: 0.5), .statusBarTap, .pause(duration: 1)]),
-            configuration: configuration(), policy: PrefetchPolicies.Adaptive.standard
+            configuration: configuration(), policy: PrefetchPolicies.adaptive
         ) { simulation, view in
             if view.isScrollAnimating { topPriorities.append(simulation.app.prefetcher?.controller.requestedPriority(of: self.path(0))?.level) }
         }
@@ -77,7 +77,7 @@ import Testing
         var checked = false
         let simulation = try await Simulator.play(
             list([.pause(duration: 1), .restore(offset: 40_000), .pause(duration: 1)]),
-            configuration: configuration(), policy: PrefetchPolicies.Adaptive.standard
+            configuration: configuration(), policy: PrefetchPolicies.adaptive
         ) { simulation, view in
             guard view.contentOffset.y == 40_000, let controller = simulation.app.prefetcher?.controller else { return }
             // Then from the first frame there every row on screen is requested at visible priority
@@ -94,7 +94,7 @@ import Testing
         var checked = 0
         let simulation = try await Simulator.play(
             list([.flingFor(velocity: 6_000, duration: 0.3), .rotate(width: 667, height: 375), .pause(duration: 2)]),
-            configuration: configuration(), policy: PrefetchPolicies.Adaptive.standard
+            configuration: configuration(), policy: PrefetchPolicies.adaptive
         ) { simulation, view in
             guard view.bounds.height == 375, !view.isDecelerating, let controller = simulation.app.prefetcher?.controller else { return }
             for item in simulation.app.visibleItems {
@@ -115,7 +115,7 @@ import Testing
         var missing: [Int] = []
         let simulation = try await Simulator.play(
             list([.pause(duration: 0.5), .drag(speed: 500, duration: 1.5), .insertAbove(count: 50, after: 0.5), .pause(duration: 0.5)]),
-            configuration: configuration(), policy: PrefetchPolicies.Adaptive.standard
+            configuration: configuration(), policy: PrefetchPolicies.adaptive
         ) { simulation, view in
             let app = simulation.app
             guard let controller = app.prefetcher?.controller, let first = app.visibleItems.first else { return }
@@ -146,7 +146,7 @@ import Testing
         #expect(Set(MomentsSuite.all.map(\.name)).count == MomentsSuite.all.count)
         for scenario in MomentsSuite.all {
             try scenario.validate()
-            let simulation = try await Simulator.play(scenario, configuration: configuration(), policy: PrefetchPolicies.Adaptive.standard)
+            let simulation = try await Simulator.play(scenario, configuration: configuration(), policy: PrefetchPolicies.adaptive)
             #expect(simulation.app.prefetchProblems.isEmpty, "\(scenario.name)")
             #expect(simulation.app.meter.readiness.displayed > 0, "\(scenario.name)")
         }

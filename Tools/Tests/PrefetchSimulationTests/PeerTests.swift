@@ -188,7 +188,7 @@ import PrefetchTesting
         let scenario = Scenario(
             name: "short-fling", layout: .list(itemCount: 400), viewport: .phoneList,
             motion: .gestures([.pause(duration: 0.3), .fling(velocity: 2_000), .pause(duration: 0.5)]))
-        let run = try await SuiteRun([scenario], policies: [.policy(PrefetchPolicies.Adaptive.standard)] + SimulationPolicy.peers)
+        let run = try await SuiteRun([scenario], policies: [.policy(PrefetchPolicies.adaptive)] + SimulationPolicy.peers)
         #expect(run.results.map(\.policy) == ["adaptive"] + SimulationPolicy.peers.map(\.name))
         for peer in SimulationPolicy.peers.map(\.name) {
             #expect(run.text.contains(peer), "\(peer) is missing from the table")

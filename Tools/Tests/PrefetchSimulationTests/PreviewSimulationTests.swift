@@ -61,7 +61,7 @@ struct PreviewSimulationTests {
         var configuration = SimulationConfiguration()
         configuration.latency = LatencyProfile.emerging.model
         configuration.network = .shared(SharedLink(.emerging))
-        let policy = SimulationPolicy.policy(PrefetchPolicies.Adaptive.standard)
+        let policy = SimulationPolicy.policy(PrefetchPolicies.adaptive)
         let without = try await Simulator.run(scenario, policy: policy, configuration: configuration)
         configuration.previews = .prefix(share: 0.15)
         let with = try await Simulator.run(scenario, policy: policy, configuration: configuration)

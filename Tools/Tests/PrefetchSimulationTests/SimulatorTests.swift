@@ -25,7 +25,7 @@ import PrefetchTesting
     @Test func aJumpShowsABlankCellForExactlyOneLoad() async throws {
         // Given a fixed 0.5 s latency and no prefetching
         // When the view jumps to row 5 on the first frame and stays there
-        let result = try await Simulator.run(tinyList([.jump(item: 5), .pause(duration: 1)]), policy: .policy(.none), configuration: fixed(0.5))
+        let result = try await Simulator.run(tinyList([.jump(item: 5), .pause(duration: 1)]), policy: .policy(PrefetchPolicies.none), configuration: fixed(0.5))
         // Then row 5 appears once, blank, and waits exactly one load
         #expect(result.displayed == 1)
         #expect(result.displayReadyRate == 0)
@@ -40,7 +40,7 @@ import PrefetchTesting
     @Test func aPrefetchedRowIsReadyWhenItScrollsIn() async throws {
         // Given a 0.2 s latency and the UIKit-like window, the view rests for a second, then scrolls one row
         let scenario = tinyList([.pause(duration: 1), .drag(speed: 100, duration: 1), .pause(duration: 0.5)])
-        let prefetched = try await Simulator.run(scenario, policy: .policy(.uikitLike), configuration: fixed(0.2))
+        let prefetched = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.uikitLike), configuration: fixed(0.2))
         // Then every row that appears after the first screen is ready
         #expect(prefetched.displayed >= 1)
         #expect(prefetched.displayReadyRate == 1)
@@ -60,9 +60,9 @@ import PrefetchTesting
             #expect(try encoder.encode(a) == encoder.encode(b), "policy \(policy.name) is not deterministic")
         }
         configuration.seed = 43
-        let other = try await Simulator.run(scenario, policy: .policy(.uikitLike), configuration: configuration)
+        let other = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.uikitLike), configuration: configuration)
         configuration.seed = 42
-        let base = try await Simulator.run(scenario, policy: .policy(.uikitLike), configuration: configuration)
+        let base = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.uikitLike), configuration: configuration)
         #expect(other != base, "a different seed should draw different latencies")
     }
 
@@ -108,10 +108,10 @@ import PrefetchTesting
         #expect(refused(.fixed(.zero), failureRate: 1) == nil)
         var configuration = SimulationConfiguration()
         configuration.maxConcurrentLoads = 0
-        await #expect { try await Simulator.run(tinyList([]), policy: .policy(.none), configuration: configuration) } throws: {
+        await #expect { try await Simulator.run(tinyList([]), policy: .policy(PrefetchPolicies.none), configuration: configuration) } throws: {
             ($0 as? SimulationError)?.message == "concurrency cap is 0, but it must be at least 1"
         }
-        await #expect { try await Simulator.run(tinyList([.jump(item: 10)]), policy: .policy(.none)) } throws: {
+        await #expect { try await Simulator.run(tinyList([.jump(item: 10)]), policy: .policy(PrefetchPolicies.none)) } throws: {
             ($0 as? SimulationError)?.description == "gestures[0]: jump item 10 is out of range 0..<10"
         }
     }

@@ -31,7 +31,7 @@ import Testing
         var restFrames = 0, movingFrames = 0, aheadWhileMoving = 0
         var offScreenAtRest: [Int] = []
         let simulation = try await Simulator.play(scenario, configuration: configuration(.swiftui),
-                                                  policy: PrefetchPolicies.Adaptive.standard) { simulation, view in
+                                                  policy: PrefetchPolicies.adaptive) { simulation, view in
             let app = simulation.app
             guard let controller = app.listFeed?.controller, view.currentTime > 0 else { return }
             let visible = app.visibleItems
@@ -61,10 +61,10 @@ import Testing
 
     @Test func aSwiftUIRunRepeatsAndDiffersFromUIKitOnlyInTheBinding() async throws {
         let scenario = StandardSuite.scenario(.repeatedFlings, layout: .list)
-        let first = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.Adaptive.standard), configuration: configuration(.swiftui))
-        let second = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.Adaptive.standard), configuration: configuration(.swiftui))
+        let first = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.adaptive), configuration: configuration(.swiftui))
+        let second = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.adaptive), configuration: configuration(.swiftui))
         #expect(first.readiness == second.readiness)
-        let uikit = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.Adaptive.standard), configuration: configuration(.uikit))
+        let uikit = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.adaptive), configuration: configuration(.uikit))
         // The same gestures show the same cells
         #expect(uikit.displayed == first.displayed)
     }

@@ -65,4 +65,4 @@ let indexPath: IndexPath = [0, 3]
 }
 
 @MainActor let cell = AppCell()
-@MainActor let controller = PrefetchController<Int>(policy: PrefetchPolicies.Adaptive.standard)
+@MainActor let controller = PrefetchController<Int>(policy: PrefetchPolicies.adaptive)

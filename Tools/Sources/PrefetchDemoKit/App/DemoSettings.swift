@@ -19,7 +19,7 @@ public struct DemoSettings: Sendable {
     /// Whether the view prefetches (`isPrefetchingEnabled`).
     package var prefetching = true
     /// The prefetch policy, one of `PrefetchPolicies.all`.
-    package var policy: any PrefetchPolicy = PrefetchPolicies.Adaptive.standard
+    package var policy: any PrefetchPolicy = PrefetchPolicies.adaptive
     /// The app binding that drives the prefetching (`--toolkit`).
     package var toolkit = Toolkit.uikit
     /// The simulated network's latency: a fixed 300 ms, or with previews the lte profile's

@@ -83,7 +83,7 @@ public struct DemoOptions: ParsableArguments, Sendable {
                     throw ValidationError("--policy: \(error.message)")
                 }
             })
-    public var policy: String = PrefetchPolicies.Adaptive.standard.name
+    public var policy: String = PrefetchPolicies.adaptive.name
 
     /// The app binding that drives the prefetching: UIKit's (the default) or a SwiftUI list's.
     @Option(help: ArgumentHelp(

@@ -116,7 +116,7 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
         let callbacks = SampleCallbacks(app: self)
         self.callbacks = callbacks
         view.install(callbacks)
-        attachPrefetcher(policy: PrefetchPolicies.Adaptive.standard, configuration: .standard)
+        attachPrefetcher(policy: PrefetchPolicies.adaptive, configuration: .standard)
     }
 
     // MARK: The app's prefetcher

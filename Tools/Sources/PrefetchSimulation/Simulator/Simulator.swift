@@ -157,7 +157,7 @@ struct SimulatedData: Sendable, Hashable {
 /// import PrefetchSimulation
 ///
 /// let scenario = StandardSuite.scenario(.steady, layout: .grid)
-/// let result = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.Adaptive.standard))
+/// let result = try await Simulator.run(scenario, policy: .policy(PrefetchPolicies.adaptive))
 /// print(result.displayReadyRate)
 /// ```
 @MainActor
