@@ -135,6 +135,43 @@ import Testing
         #expect(simulation.app.prefetchProblems.isEmpty)
     }
 
+    /// Plays `gestures` on a list that rubber-bands and returns, per requested row, the frames in
+    /// which the controller dropped it and later asked for it again, with the offsets seen.
+    private func pull(_ gestures: [ScrollGesture]) async throws -> (churned: Set<Int>, offsets: [Double], problems: Int) {
+        var scenario = list(gestures)
+        scenario.bounces = true
+        var held = Set<Int>(), dropped = Set<Int>(), churned = Set<Int>()
+        var offsets: [Double] = []
+        let simulation = try await Simulator.play(scenario, configuration: configuration(), policy: PrefetchPolicies.adaptive) { simulation, view in
+            guard let controller = simulation.app.prefetcher?.controller else { return }
+            offsets.append(Double(view.contentOffset.y))
+            let now = Set(controller.requestedItems.map(\.item.item))
+            churned.formUnion(now.intersection(dropped))
+            dropped.formUnion(held.subtracting(now))
+            dropped.subtract(now)
+            held = now
+        }
+        return (churned, offsets, simulation.app.prefetchProblems.count)
+    }
+
+    @Test func aPullPastTheTopKeepsThePlan() async throws {
+        // Given a list resting at the top with its look-ahead requested, when the finger pulls the
+        // content 420 pt past the top (a pull to refresh) and lets it spring back
+        let played = try await pull([.pause(duration: 1), .drag(speed: -700, duration: 0.6), .pause(duration: 1)])
+        // Then the view did rubber-band (offsets below 0 reached the prefetcher)
+        #expect((played.offsets.min() ?? 0) < -100)
+        // and no requested row was withdrawn and requested again, with no problem reported
+        #expect(played.churned.isEmpty, "withdrawn and requested again: \(played.churned.sorted().prefix(10))")
+        #expect(played.problems == 0)
+    }
+
+    @Test func aPullPastTheBottomKeepsThePlan() async throws {
+        let played = try await pull([.jump(item: 9_999), .pause(duration: 1), .drag(speed: 800, duration: 0.5), .pause(duration: 1)])
+        #expect((played.offsets.max() ?? 0) > 10_000 * 66 - 667 + 50)
+        #expect(played.churned.isEmpty, "withdrawn and requested again: \(played.churned.sorted().prefix(10))")
+        #expect(played.problems == 0)
+    }
+
     @Test func anInsertWithoutAnAppIsRefusedNamingTheGesture() throws {
         let view = try ScenarioLayout.list(itemCount: 10).makeView(viewport: .phoneList)
         var driver = GestureDriver(gestures: [.insertAbove(count: 3, after: nil)])

@@ -123,6 +123,19 @@ import Testing
         ]))
     }
 
+    @Test func aTraceOfGesturesMayBounce() throws {
+        let bouncing = try TraceFile.parse(Data("{\(base), \"bounces\": true, \"gestures\": [{\"drag\": {\"speed\": -700, \"duration\": 0.6}}]}".utf8),
+                                           fileName: "trace.json")
+        #expect(bouncing.bounces)
+        #expect(try parse(#"{"pause": {"duration": 1}}"#).bounces == false)
+        func error(_ json: String) -> String? {
+            do { _ = try TraceFile.parse(Data(json.utf8), fileName: "trace.json"); return nil } catch { return "\(error)" }
+        }
+        #expect(error("{\(base), \"bounces\": \"yes\", \"gestures\": []}") == "trace.json: bounces: expected true or false, got a string")
+        #expect(error("{\(base), \"bounces\": true, \"samples\": [[0, 0]]}")
+            == "trace.json: bounces: applies to a trace of gestures; a trace of samples has no overscroll (its offsets lie in the content)")
+    }
+
     @Test func badMomentsAreRejectedNamingThePathAndTheRule() {
         #expect(error(#"{"animate": {"item": 100}}"#) == "trace.json: gestures[0].animate.item: item 100 is out of range 0..<100")
         #expect(error(#"{"animate": {"item": 1, "duration": 0}}"#)

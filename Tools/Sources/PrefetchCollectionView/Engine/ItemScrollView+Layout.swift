@@ -80,7 +80,7 @@ extension ItemScrollView {
         repeat {
             passes += 1
             prepareData()
-            offsetBefore = clampedOffset(contentOffsetStorage.y)
+            offsetBefore = settledOffset(contentOffsetStorage.y)
             layoutPass()
             // A callback may have reloaded the data or moved the content: lay out again.
         } while (state.work != .none || contentOffsetStorage != offsetBefore) && passes < 4
@@ -90,7 +90,7 @@ extension ItemScrollView {
     }
 
     private func layoutPass() {
-        contentOffsetStorage = clampedOffset(contentOffsetStorage.y)
+        contentOffsetStorage = settledOffset(contentOffsetStorage.y)
         let viewport = bounds
 
         // 1. What is visible now.

@@ -116,6 +116,15 @@ public class ItemScrollView {
     public internal(set) var velocity: Double = 0
     var motion: Motion = .idle
     var pendingDrag = 0.0
+    /// Where the finger has dragged the content to, past an end included, while ``bounces`` lets
+    /// the view rubber-band (`nil` outside a drag).
+    var rawDragOffset: Double?
+
+    /// Whether a drag past either end of the content rubber-bands and springs back when the
+    /// finger lifts, as `UIScrollView.bounces` (whose default is `true`); `false` by default here,
+    /// where the content offset stays in the content, as it always did. A fling still stops at an
+    /// end without overshooting.
+    public var bounces = false
 
     // MARK: Prefetch state
 

@@ -46,6 +46,9 @@ enum Motion {
     case dragging
     case decelerating(startTime: Double, startOffset: Double, velocity: Double, rate: DecelerationRate)
     case animating(startTime: Double, from: Double, to: Double, duration: Double, curve: ScrollAnimationCurve)
+    /// Springing back to `to`, the end of the content a drag pulled it past (``ItemScrollView/bounces``);
+    /// the view reports it as decelerating, as UIKit does.
+    case bouncing(startTime: Double, from: Double, to: Double)
 }
 
 /// How an animated scroll's offset moves from its start to its destination.
@@ -93,13 +96,25 @@ package enum ScrollAnimationCurve: Hashable, Sendable {
 let restingSpeed = Deceleration.restingSpeed
 /// How long `setContentOffset(_:animated: true)` takes, in seconds.
 let scrollAnimationDuration = 0.3
+/// How long the content takes to spring back to an end after a drag pulled it past, in seconds.
+let bounceDuration = 0.5
+/// How stiff the rubber band is: UIKit's constant, 0.55.
+let rubberBandStiffness = 0.55
 
 extension ItemScrollView {
     /// Whether a drag is in progress (``drag(by:)`` until ``endDragging()`` or ``fling(velocity:)``).
     public var isDragging: Bool { if case .dragging = motion { true } else { false } }
 
-    /// Whether the view is coasting after a fling.
-    public var isDecelerating: Bool { if case .decelerating = motion { true } else { false } }
+    /// Whether the view is coasting after a fling, or springing back to an end after a drag past it.
+    public var isDecelerating: Bool {
+        switch motion {
+        case .decelerating, .bouncing: true
+        default: false
+        }
+    }
+
+    /// Whether the content lies past either end (a rubber-banding drag, or the spring back after it).
+    package var isOverscrolled: Bool { !contentOffsetRange.contains(contentOffsetStorage.y) }
 
     /// Whether an animated ``setContentOffset(_:animated:)`` or ``scrollToItem(at:at:animated:)`` is running.
     package var isScrollAnimating: Bool { if case .animating = motion { true } else { false } }
@@ -114,6 +129,41 @@ extension ItemScrollView {
     func clampedOffset(_ y: Double) -> CGPoint {
         let range = contentOffsetRange
         return CGPoint(x: -contentInset.left, y: min(max(y, range.lowerBound), range.upperBound))
+    }
+
+    /// The offset a layout pass keeps: `y` as it is while a drag rubber-bands or the content
+    /// springs back (``bounces``), else clamped to the content.
+    func settledOffset(_ y: Double) -> CGPoint {
+        switch motion {
+        case .dragging where bounces, .bouncing: CGPoint(x: -contentInset.left, y: y)
+        default: clampedOffset(y)
+        }
+    }
+
+    /// Where the content shows when the finger has dragged it to `raw`: `raw` within the content;
+    /// past an end, that end plus UIKit's rubber band, `(1 − 1 / (x · 0.55 / h + 1)) · h` for `x`
+    /// points past it in a view `h` points high, so the content follows ever less and never
+    /// moves a viewport past the end.
+    func rubberBanded(_ raw: Double) -> Double {
+        let range = contentOffsetRange
+        let height = max(size.height, 1)
+        func band(_ excess: Double) -> Double { (1 - 1 / (excess * rubberBandStiffness / height + 1)) * height }
+        if raw < range.lowerBound { return range.lowerBound - band(range.lowerBound - raw) }
+        if raw > range.upperBound { return range.upperBound + band(raw - range.upperBound) }
+        return raw
+    }
+
+    /// Where the finger is when the content shows at `shown`: ``rubberBanded(_:)`` undone.
+    func unbanded(_ shown: Double) -> Double {
+        let range = contentOffsetRange
+        let height = max(size.height, 1)
+        func unband(_ excess: Double) -> Double {
+            let share = min(excess / height, 0.999)
+            return height / rubberBandStiffness * (1 / (1 - share) - 1)
+        }
+        if shown < range.lowerBound { return range.lowerBound - unband(range.lowerBound - shown) }
+        if shown > range.upperBound { return range.upperBound + unband(shown - range.upperBound) }
+        return shown
     }
 
     /// Moves the content to `offset`, at once or animated over the next frames (0.3 s, ease-out).
@@ -140,6 +190,7 @@ extension ItemScrollView {
             motion = .animating(startTime: currentTime, from: contentOffsetStorage.y, to: target, duration: duration, curve: curve)
         } else {
             endDragging()
+            motion = .idle
             contentOffsetStorage = CGPoint(x: -contentInset.left, y: offset.y)
         }
         if state.laysOutOnChange { layoutIfNeeded() }
@@ -177,13 +228,17 @@ extension ItemScrollView {
     /// which the scroll observer hears as an offset change. Non-finite deltas trap.
     package func shiftContentOffset(by delta: Double) {
         precondition(delta.isFinite, "shiftContentOffset(by:) delta \(delta) must be finite")
-        contentOffsetStorage = clampedOffset(contentOffsetStorage.y + delta)
+        contentOffsetStorage = settledOffset(contentOffsetStorage.y + delta)
         switch motion {
         case let .decelerating(startTime, startOffset, velocity, rate):
             motion = .decelerating(startTime: startTime, startOffset: startOffset + delta, velocity: velocity, rate: rate)
         case let .animating(startTime, from, to, duration, curve):
             motion = .animating(startTime: startTime, from: from + delta, to: clampedOffset(to + delta).y, duration: duration, curve: curve)
-        case .idle, .dragging:
+        case let .bouncing(startTime, from, to):
+            motion = .bouncing(startTime: startTime, from: from + delta, to: clampedOffset(to + delta).y)
+        case .dragging:
+            rawDragOffset = rawDragOffset.map { $0 + delta }
+        case .idle:
             break
         }
         if state.laysOutOnChange { layoutIfNeeded() }
@@ -198,6 +253,8 @@ extension ItemScrollView {
     public func drag(by delta: Double) {
         precondition(delta.isFinite, "drag(by:) delta \(delta) must be finite")
         if !isDragging {
+            // A finger that catches the content springing back holds it where it shows.
+            rawDragOffset = bounces && isOverscrolled ? unbanded(contentOffsetStorage.y) : nil
             motion = .dragging
             pendingDrag = 0
             notifyDragBegan()
@@ -205,13 +262,20 @@ extension ItemScrollView {
         pendingDrag += delta
     }
 
-    /// Ends a drag without a fling, or stops a fling or an animation: the content stays where it is.
+    /// Ends a drag without a fling, or stops a fling or an animation: the content stays where it
+    /// is, unless a drag left it past an end (``bounces``): then it springs back to that end.
     public func endDragging() {
         let wasDragging = isDragging
-        motion = .idle
+        rawDragOffset = nil
         velocity = 0
         pendingDrag = 0
+        motion = wasDragging && bounces && isOverscrolled ? bounce() : .idle
         if wasDragging { notifyDragEnded(contentVelocity: 0) }
+    }
+
+    /// The spring back to the end the content lies past, from now.
+    private func bounce() -> Motion {
+        .bouncing(startTime: currentTime, from: contentOffsetStorage.y, to: clampedOffset(contentOffsetStorage.y).y)
     }
 
     /// Releases the content at `velocity` points per second (positive toward the end), after
@@ -221,6 +285,13 @@ extension ItemScrollView {
     /// end of the content (no bounce). Non-finite velocities trap.
     public func fling(velocity: Double) {
         precondition(velocity.isFinite, "fling(velocity:) velocity \(velocity) must be finite")
+        if bounces, isDragging {
+            // The last movement of the finger, rubber-banded past an end; a lift out there springs back.
+            contentOffsetStorage.y = rubberBanded((rawDragOffset ?? contentOffsetStorage.y) + pendingDrag)
+            pendingDrag = 0
+            if isOverscrolled { return endDragging() }
+        }
+        rawDragOffset = nil
         contentOffsetStorage.y += pendingDrag
         contentOffsetStorage = clampedOffset(contentOffsetStorage.y)
         pendingDrag = 0
@@ -241,6 +312,15 @@ extension ItemScrollView {
         switch motion {
         case .idle:
             velocity = 0
+        case .dragging where bounces:
+            let delta = pendingDrag
+            pendingDrag = 0
+            let before = contentOffsetStorage.y
+            let raw = (rawDragOffset ?? before) + delta
+            rawDragOffset = raw
+            contentOffsetStorage = CGPoint(x: -contentInset.left, y: rubberBanded(raw))
+            let moved = contentOffsetStorage.y - before
+            if elapsed > 0 { velocity = moved / elapsed } else if moved != 0 { velocity = moved > 0 ? restingSpeed : -restingSpeed }
         case .dragging:
             let delta = pendingDrag
             pendingDrag = 0
@@ -257,6 +337,15 @@ extension ItemScrollView {
                 velocity = 0
             } else {
                 velocity = current
+            }
+        case let .bouncing(startTime, from, to):
+            let progress = min(1, max(0, (currentTime - startTime) / bounceDuration))
+            contentOffsetStorage = CGPoint(x: -contentInset.left, y: from + (to - from) * ScrollAnimationCurve.easeOut.fraction(at: progress))
+            if progress >= 1 {
+                motion = .idle
+                velocity = 0
+            } else {
+                velocity = (to - from) * ScrollAnimationCurve.easeOut.slope(at: progress) / bounceDuration
             }
         case let .animating(startTime, from, to, duration, curve):
             let progress = duration > 0 ? min(1, max(0, (currentTime - startTime) / duration)) : 1
@@ -285,6 +374,8 @@ extension ItemScrollView {
             phase = .decelerating(restingOffset: clampedOffset(resting).y, rate: rate.rawValue)
         case let .animating(startTime, _, to, duration, _):
             phase = .programmatic(targetOffset: to, duration: max(0, startTime + duration - currentTime))
+        case let .bouncing(_, _, to):
+            phase = .decelerating(restingOffset: to, rate: decelerationRate.rawValue)
         }
         return ScrollState(
             time: currentTime, viewport: offset..<(offset + size.height), contentLength: contentSize.height,

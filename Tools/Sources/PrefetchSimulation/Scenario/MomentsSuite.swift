@@ -19,6 +19,9 @@ public enum MomentsSuite {
         /// A feed's new posts and a chat's older messages arrive above the screen while the user
         /// drags and at rest, and old ones are deleted: the app keeps the user's place.
         case insertsAbove = "inserts-above"
+        /// Drags past the top (a pull to refresh) and past the bottom, on a view that rubber-bands
+        /// as UIKit's does by default (``Scenario/bounces``), with flings that stop at the ends.
+        case rubberBand = "rubber-band"
     }
 
     /// Every scenario: each moment on a list, then on a grid.
@@ -68,7 +71,19 @@ public enum MomentsSuite {
                 .fling(velocity: 3_000), .deleteAbove(count: 40, after: 0.3), .pause(duration: 0.5),
                 .drag(speed: -400, duration: 2), .insertAbove(count: 10, after: 0.5), .pause(duration: 1),
             ]
+        case .rubberBand:
+            // A short feed (150 items), so flings reach both ends: pulls past the top (a pull to
+            // refresh) and past the bottom, each after reading or flinging there.
+            gestures = [
+                .pause(duration: 0.5), .drag(speed: -700, duration: 0.6), .pause(duration: 1),
+                .drag(speed: 400, duration: 2), .fling(velocity: 4_000), .pause(duration: 0.5), .fling(velocity: 6_000),
+                .pause(duration: 0.5), .fling(velocity: 6_000), .drag(speed: 800, duration: 0.5), .pause(duration: 1),
+                .drag(speed: -300, duration: 2), .fling(velocity: -6_000), .pause(duration: 0.3), .fling(velocity: -8_000),
+                .drag(speed: -900, duration: 0.4), .pause(duration: 1.5),
+            ]
         }
-        return Scenario(name: "\(kind.rawValue)-\(layout.rawValue)", layout: layoutValue, viewport: viewport, motion: .gestures(gestures))
+        let content = kind == .rubberBand ? (layout == .grid ? ScenarioLayout.grid(itemCount: 150) : .list(itemCount: 150)) : layoutValue
+        return Scenario(name: "\(kind.rawValue)-\(layout.rawValue)", layout: content, viewport: viewport, motion: .gestures(gestures),
+                        bounces: kind == .rubberBand)
     }
 }

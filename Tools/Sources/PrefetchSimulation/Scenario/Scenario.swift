@@ -15,6 +15,10 @@ public struct Scenario: Sendable, Hashable {
     var payloadBytes = 50_000
     /// The payload size of each item on a shared link (a trace's `itemBytes`); nil: the link's sizes.
     var itemBytes: [Int]?
+    /// Whether the view rubber-bands as UIKit's does by default: a drag past either end of the
+    /// content pulls it on ever less and it springs back when the finger lifts (a trace's
+    /// `bounces`; off by default, so every older scenario plays as before).
+    var bounces = false
 
     /// How the user scrolls: gestures, or recorded offsets.
     enum Motion: Sendable, Hashable {
@@ -22,6 +26,9 @@ public struct Scenario: Sendable, Hashable {
         case gestures([ScrollGesture])
         /// Recorded `(seconds, offset)` samples; offsets are interpolated between samples.
         case samples([OffsetSample])
+
+        /// Whether the motion is gestures.
+        var isGestures: Bool { if case .gestures = self { true } else { false } }
     }
 
 

@@ -31,6 +31,8 @@ import Foundation
 /// - `payloadBytes` (default 50,000) is each item's size under the independent network model.
 /// - `itemBytes` (optional) gives each item's size, one per item, on a shared link; without it
 ///   the link's sizes apply.
+/// - `bounces` (optional, `false` by default; gestures only): the view rubber-bands as UIKit's
+///   does, so a drag past either end shows offsets past it and springs back when it lets go.
 ///
 /// Every error names the file and the path to the bad field, such as `trace.json: samples[3][1]: …`.
 public enum TraceFile {
@@ -235,8 +237,17 @@ public enum TraceFile {
                 guard let list = raw as? [Any] else { throw fail("itemBytes", "expected an array of sizes in bytes, one per item, got \(describe(raw))") }
                 itemBytes = try list.enumerated().map { try integer($1, "itemBytes[\($0)]") }
             }
+            var bounces = false
+            if let raw = top["bounces"] {
+                guard let flag = raw as? Bool else { throw fail("bounces", "expected true or false, got \(describe(raw))") }
+                guard !flag || motion.isGestures else {
+                    throw fail("bounces", "applies to a trace of gestures; a trace of samples has no overscroll (its offsets lie in the content)")
+                }
+                bounces = flag
+            }
             return Scenario(name: name, layout: layout, viewport: viewport, motion: motion,
-                            payloadBytes: try integer(top["payloadBytes"], "payloadBytes", default: 50_000), itemBytes: itemBytes)
+                            payloadBytes: try integer(top["payloadBytes"], "payloadBytes", default: 50_000), itemBytes: itemBytes,
+                            bounces: bounces)
         }
 
         func gesture(_ value: Any, _ path: String) throws -> ScrollGesture {

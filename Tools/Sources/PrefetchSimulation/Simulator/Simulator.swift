@@ -73,8 +73,10 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
             throw SimulationError(error.message)
         }
         let sizes = scenario.sizes(on: configuration.network), seed = configuration.seed
+        let view = try scenario.layout.makeView(viewport: scenario.viewport)
+        view.bounces = scenario.bounces
         app = SampleApp(
-            view: try scenario.layout.makeView(viewport: scenario.viewport), itemCount: scenario.layout.itemCount, fetcher: loop.fetcher,
+            view: view, itemCount: scenario.layout.itemCount, fetcher: loop.fetcher,
             deliveries: loop.deliveries, meter: meter, identifier: identifier,
             expectedBytes: configuration.knowsPayloadSizes ? { sizes.bytes(item: $0, seed: seed) } : nil)
         app.use(configuration.toolkit)
