@@ -37,7 +37,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "FuzzScrollAdapter",
-            dependencies: ["FuzzDriver", "FuzzSupport", .product(name: "PrefetchKit", package: "PrefetchKit")],
+            dependencies: [
+                "FuzzDriver", "FuzzSupport", .product(name: "PrefetchKit", package: "PrefetchKit"),
+                .product(name: "PrefetchUIKit", package: "PrefetchKit"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -96,6 +96,65 @@ final class ScriptClock: Clock, Sendable {
     }
 }
 
+/// The controller's layout: items `0..<itemCount` in rows of `columns`, each row `rowLength`
+/// long with `spacing` between rows, from offset 0.
+struct UniformRows: ItemGeometry {
+    /// The number of items.
+    let itemCount: Int
+    /// A row's length along the axis, in points (positive).
+    let rowLength: Double
+    /// Items per row, from 1 to `itemCount`.
+    let columns: Int
+    /// The gap between rows, in points (at least 0).
+    let spacing: Double
+
+    /// Creates rows; a length that is not positive and finite counts as 1 point, a spacing that is
+    /// not finite or is negative as 0, and `columns` is clamped to 1...max(1, itemCount).
+    init(itemCount: Int, rowLength: Double, columns: Int = 1, spacing: Double = 0) {
+        self.itemCount = max(0, itemCount)
+        self.rowLength = rowLength.isFinite && rowLength > 0 ? rowLength : 1
+        self.columns = min(max(1, columns), max(1, itemCount))
+        self.spacing = spacing.isFinite && spacing > 0 ? spacing : 0
+    }
+
+    /// The number of rows.
+    var rowCount: Int { itemCount / columns + (itemCount % columns == 0 ? 0 : 1) }
+
+    /// The content's length: the rows and the gaps between them.
+    var contentLength: Double { rowCount == 0 ? 0 : Double(rowCount) * rowLength + Double(rowCount - 1) * spacing }
+
+    /// The extent of `row`.
+    private func extent(ofRow row: Int) -> Range<Double> {
+        let start = Double(row) * (rowLength + spacing)
+        return start..<(start + rowLength)
+    }
+
+    /// The row that `position` falls in, rounded by `rule` and clamped to the rows (an infinite
+    /// position gives the first or the last; a NaN one, the widest answer).
+    private func row(at position: Double, _ rule: FloatingPointRoundingRule) -> Int {
+        let row = (position / (rowLength + spacing)).rounded(rule)
+        guard !row.isNaN else { return rule == .down ? 0 : rowCount - 1 }
+        return Int(min(max(row, 0), Double(rowCount - 1)))
+    }
+
+    /// Calls `body` with each item whose row meets `range`, row by row (ascending along the axis).
+    func forEachItem(meeting range: Range<Double>, _ body: (Int, Range<Double>) -> Void) {
+        guard itemCount > 0 else { return }
+        let first = row(at: range.lowerBound, .down), last = row(at: range.upperBound, .up)
+        guard first <= last else { return }
+        for row in first...last {
+            let extent = extent(ofRow: row)
+            guard extent.lowerBound < range.upperBound, range.lowerBound < extent.upperBound else { continue }
+            for item in (row * columns)..<min(itemCount, row * columns + columns) { body(item, extent) }
+        }
+    }
+
+    /// The extent of `item`'s row, or `nil` when it is not one of the items.
+    func extent(of item: Int) -> Range<Double>? {
+        (0..<itemCount).contains(item) ? extent(ofRow: item / columns) : nil
+    }
+}
+
 /// What one scripted load does: moves the clock, reports bytes, and succeeds or fails.
 struct LoadPlan: Sendable {
     var duration: Duration
@@ -156,9 +215,9 @@ enum FetcherScript {
                                             expectedBytes: { sizes.size(of: $0) })
         // Each item its own size: asks the fetcher's estimate for any size directly.
         let sized = fetcher.prefetchTarget(identifier: { (bytes: Int) in bytes }, expectedBytes: { $0 })
-        let policy: any PrefetchPolicy = input.bool() ? PrefetchPolicies.Adaptive.standard : PrefetchPolicies.uikitLike
+        let policy: any PrefetchPolicy = input.bool() ? PrefetchPolicies.adaptive : PrefetchPolicies.uikitLike
         let controller = PrefetchController<Int>(policy: policy, target: target)
-        let rows = UniformRowsGeometry(items: Array(0..<512), rowLength: 80 + Double(input.byte()))
+        let rows = UniformRows(itemCount: 512, rowLength: 80 + Double(input.byte()))
         var nextID = 0
         var time = 0.0
         var steps = 0
@@ -237,7 +296,7 @@ enum FetcherScript {
     }
 
     /// One frame of the controller, with a scroll state of any numbers.
-    static func update(_ controller: PrefetchController<Int>, rows: UniformRowsGeometry<Int>, time: Double,
+    static func update(_ controller: PrefetchController<Int>, rows: UniformRows, time: Double,
                        _ input: inout FuzzInput) {
         let lower = input.bool() ? Double(input.byte()) * 100 : input.double()
         let upper = input.bool() ? lower + 800 : input.double()
