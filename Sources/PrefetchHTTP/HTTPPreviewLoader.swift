@@ -49,6 +49,12 @@ public struct HTTPPreview<ID: Hashable & Sendable>: Sendable {
 /// soon as the prefix has arrived (at once when a preview load kept it), then returns the whole
 /// body. See <doc:LoadingPreviews>.
 ///
+/// A preview load whose item a cell comes to want in full while it runs (a fling stops on it;
+/// ``/PrefetchKit/FetchLoadContext/liveQuality`` reads `.full` when the preview is in) hands the
+/// preview on and goes on for the rest in the same load, the prefix's bytes kept, then says the
+/// value is full (``/PrefetchKit/FetchLoadContext/recordFullQuality()``): the fetcher starts no
+/// second load for the upgrade.
+///
 /// - A server that ignores `Range` answers a preview load's request with the whole body: the
 ///   load stops reading once the prefix is in, returns it, and keeps what arrived; the full load
 ///   then gets the whole body again (a `200`), so the prefix's bytes move twice.
@@ -101,7 +107,13 @@ public final class HTTPPreviewLoader<ID: Hashable & Sendable>: PreviewLoader, Se
         let window: Int
         switch self.preview.kind {
         case .variant(let variantURL):
-            return try await base.data(from: quality == .preview ? try variantURL(id) : url)
+            guard quality == .preview else { return try await base.data(from: url) }
+            let thumbnail = try await base.data(from: try variantURL(id))
+            guard Self.wantedInFull else { return thumbnail }
+            preview(thumbnail)
+            let body = try await base.data(from: url)
+            FetchLoadContext.recordFullQuality()
+            return body
         case .firstScan(let size):
             find = { ProgressiveJPEG.scan($0) }
             window = size
@@ -115,15 +127,35 @@ public final class HTTPPreviewLoader<ID: Hashable & Sendable>: PreviewLoader, Se
             window = count
         }
         guard quality == .preview else { return try await full(url, find: find, preview: preview) }
-        return try await prefix(url, find: find, window: window)
+        let (value, isWhole) = try await prefix(url, find: find, window: window)
+        guard !isWhole, Self.wantedInFull else { return value }
+        // A cell came to want the whole body while the prefix arrived: the preview is shown on the
+        // way, and the rest is asked for now, in this load, instead of in a second one.
+        preview(value)
+        let body = try await full(url, find: find, preview: { _ in })
+        FetchLoadContext.recordFullQuality()
+        return body
     }
+
+    /// A preview load's answer when it holds the whole body: the whole body, said to be at full
+    /// quality when a cell wants it in full now (else the fetcher keeps it as a preview).
+    private static func asPreview(whole body: Data) -> (value: Data, isWhole: Bool) {
+        guard wantedInFull else { return (body, false) }
+        FetchLoadContext.recordFullQuality()
+        return (body, true)
+    }
+
+    /// Whether the interests in the load under way want the whole body now
+    /// (``/PrefetchKit/FetchLoadContext/liveQuality``).
+    private static var wantedInFull: Bool { FetchLoadContext.liveQuality?() == .full }
 
     /// What the bytes so far say about the preview's end.
     typealias Scanner = @Sendable (Data) -> ProgressiveJPEG.Scan
 
     /// A preview load of a prefix: windows of the body until the prefix is in; the bytes received
-    /// are kept for the full load.
-    private func prefix(_ url: URL, find: @escaping Scanner, window: Int) async throws -> Data {
+    /// are kept for the full load. `isWhole`: the value is the whole body, at full quality (the
+    /// body came whole while a cell wanted it in full; said to the fetcher here).
+    private func prefix(_ url: URL, find: @escaping Scanner, window: Int) async throws -> (value: Data, isWhole: Bool) {
         try HTTPLoader<ID>.validate(url)
         var kept = base.partials?.take(url)
         // A cap on the windows: each at least doubles the bytes, so 64 cover any body.
@@ -134,11 +166,11 @@ public final class HTTPPreviewLoader<ID: Hashable & Sendable>: PreviewLoader, Se
                 switch find(kept.body) {
                 case .ends(let end):
                     base.partials?.keep(kept, for: url)
-                    return Data(kept.body.prefix(end))
+                    return (Data(kept.body.prefix(end)), false)
                 case .never:
                     // Not a progressive JPEG: the whole body is the preview.
                     base.partials?.keep(kept, for: url)
-                    return try await base.data(from: url)
+                    return Self.asPreview(whole: try await base.data(from: url))
                 case .needsMore: break
                 }
             }
@@ -153,16 +185,16 @@ public final class HTTPPreviewLoader<ID: Hashable & Sendable>: PreviewLoader, Se
             }
             let (body, outcome) = received
             // The watch stopped a body that came whole (the server ignored `Range`) at the prefix.
-            if outcome.prefixFound, !outcome.rangeHonoured { return body }
+            if outcome.prefixFound, !outcome.rangeHonoured { return (body, false) }
             let whole = !outcome.rangeHonoured || outcome.totalLength.map { body.count >= $0 } ?? false
             if whole {
-                if case .ends(let end) = find(body) { return Data(body.prefix(end)) }
-                return body
+                if !Self.wantedInFull, case .ends(let end) = find(body) { return (Data(body.prefix(end)), false) }
+                return Self.asPreview(whole: body)
             }
             guard let validator = outcome.validator else {
                 // The part cannot be continued later: the preview if it is in, else the whole body.
-                if case .ends(let end) = find(body) { return Data(body.prefix(end)) }
-                return try await base.data(from: url)
+                if case .ends(let end) = find(body) { return (Data(body.prefix(end)), false) }
+                return Self.asPreview(whole: try await base.data(from: url))
             }
             kept = PartialTransfer(body: body, validator: validator, totalLength: outcome.totalLength)
         }

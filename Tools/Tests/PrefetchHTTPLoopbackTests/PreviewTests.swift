@@ -107,6 +107,59 @@ struct PreviewTests {
         }
     }
 
+    /// A preview loader whose loads say at which quality they were asked for, then wait until the
+    /// test opens them: the test's cell can come to want an item in full while its preview load is
+    /// under way, deterministically.
+    struct GatedLoader: PreviewLoader {
+        let inner: HTTPPreviewLoader<Int>
+        let entered: AsyncStream<FetchQuality>.Continuation
+        let opened: AsyncStream<Void>
+        func load(_ id: Int, quality: FetchQuality, preview: @escaping @Sendable (Data) -> Void) async throws -> Data {
+            entered.yield(quality)
+            for await _ in opened { break }
+            return try await inner.load(id, quality: quality, preview: preview)
+        }
+    }
+
+    @Test("a preview load whose item a cell comes to want in full goes on for the rest in the same load: one load, each byte once")
+    func previewLoadWantedInFullGoesOn() async throws {
+        try await withServer { server in
+            let photo = try Self.fixture("photo-0")
+            let end = try #require(ProgressiveJPEG.firstScanEnd(in: photo))
+            let inner = try Self.loader(server, .firstScan(window: 16_384))
+            defer { inner.base.invalidate() }
+            let (entered, enter) = AsyncStream.makeStream(of: FetchQuality.self)
+            let (opened, open) = AsyncStream.makeStream(of: Void.self)
+            let fetcher = try AsyncFetcher(loader: GatedLoader(inner: inner, entered: enter, opened: opened))
+            // The item is prefetched as a preview; its load starts at preview quality and waits
+            fetcher.prefetch([0], quality: .preview)
+            var calls = entered.makeAsyncIterator()
+            #expect(await calls.next() == .preview)
+            // A cell then wants it in full (a fling came to rest on it) and shows what comes first
+            let previews = Previews()
+            let handle = fetcher.fetchAsync(0, quality: .full, preview: previews.callback) { _ in }
+            #expect(handle != nil)
+            let full = Task { try await fetcher.value(for: 0, quality: .full) }
+            open.yield()
+            open.finish()
+            #expect(try await full.value == photo)
+            // One call of the loader brought the preview (handed on first) and the rest: the
+            // fetcher asked for no second, full load
+            enter.finish()
+            var later: [FetchQuality] = []
+            while let quality = await calls.next() { later.append(quality) }
+            #expect(later.isEmpty, "the loader was called again for \(later)")
+            #expect(fetcher.statistics.loadsStarted == 1)
+            #expect(previews.all.first == photo.prefix(end))
+            #expect(fetcher.fetchedData(for: 0, atLeast: .full) == photo)
+            // Each byte moved once: the preview's window, then the rest by range
+            let (bytes, statuses) = await Self.moved(server, "/photos/0.jpg", responses: 2)
+            #expect(statuses == [206, 206])
+            #expect(bytes == [16_384, photo.count - 16_384])
+            fetcher.shutdown()
+        }
+    }
+
     @Test("a full load with nothing kept hands on the first scan as it arrives, then returns the whole body")
     func fullLoadHandsOnItsPreview() async throws {
         try await withServer { server in
