@@ -11,12 +11,23 @@ struct PeerGeometry: Sendable, Hashable {
     var firstLine: Double
     /// From one line's start to the next's.
     var pitch: Double
-    /// A line's length along the axis.
+    /// A line's length along the axis (with ``rowEdges``, the typical row's).
     var extent: Double
+    /// For a list of rows of different heights: where each row starts, then where the last one
+    /// ends (nil: lines of one length, every ``pitch`` points).
+    var rowEdges: [Double]?
 
     /// A list of rows `height` points high.
     static func rows(of height: Double) -> PeerGeometry {
         PeerGeometry(itemsPerLine: 1, firstLine: 0, pitch: height, extent: height)
+    }
+
+    /// A list of rows of `layout`'s heights (items `0..<itemCount`), `layout.itemHeight` the typical one.
+    static func rows(of layout: ScenarioLayout, heights: RowHeights) -> PeerGeometry {
+        var edges = [0.0]
+        edges.reserveCapacity(layout.itemCount + 1)
+        for item in 0..<layout.itemCount { edges.append(edges[item] + heights.height(ofItem: item)) }
+        return PeerGeometry(itemsPerLine: 1, firstLine: 0, pitch: layout.itemHeight, extent: layout.itemHeight, rowEdges: edges)
     }
 
     /// The geometry of `layout` in `viewport`, with the columns `FlowLayout` gives a grid.
@@ -24,6 +35,7 @@ struct PeerGeometry: Sendable, Hashable {
     static func of(_ layout: ScenarioLayout, in viewport: Viewport) throws -> PeerGeometry {
         switch layout.kind {
         case .list:
+            if let heights = layout.rowHeights { return rows(of: layout, heights: heights) }
             return rows(of: layout.itemHeight)
         case .grid:
             let inset = ContentInsets(top: layout.sectionInset, left: layout.sectionInset, bottom: layout.sectionInset, right: layout.sectionInset)
@@ -46,6 +58,42 @@ struct PeerGeometry: Sendable, Hashable {
     func lineEnd(atOrBefore y: Double) -> Double? {
         let index = ((y - extent - firstLine) / pitch).rounded(.down)
         return index >= 0 ? firstLine + index * pitch + extent : nil
+    }
+
+    /// Where a window of `count` (at least 1) whole lines past `y` toward the end reaches: half
+    /// way into the last of the lines that start at or after `y`.
+    func reach(lines count: Int, after y: Double) -> Double {
+        guard let edges = rowEdges, edges.count > 1 else {
+            return lineStart(atOrAfter: y) + Double(count - 1) * pitch + extent / 2
+        }
+        let rows = edges.count - 1
+        let first = partition(rows) { edges[$0] >= y }
+        guard first < rows else { return edges[rows] + extent / 2 }
+        let last = min(first + count - 1, rows - 1)
+        return (edges[last] + edges[last + 1]) / 2
+    }
+
+    /// Where a window of `count` (at least 1) whole lines before `y` toward the start reaches:
+    /// half way into the first of the lines that end at or before `y`; nil when none does.
+    func reach(lines count: Int, before y: Double) -> Double? {
+        guard let edges = rowEdges, edges.count > 1 else {
+            return lineEnd(atOrBefore: y).map { $0 - Double(count - 1) * pitch - extent / 2 }
+        }
+        // The last row ending at or before y: the row before the first whose end lies past y.
+        let nearest = partition(edges.count - 1) { edges[$0 + 1] > y } - 1
+        guard nearest >= 0 else { return nil }
+        let first = max(nearest - (count - 1), 0)
+        return (edges[first] + edges[first + 1]) / 2
+    }
+
+    /// The first index in `0..<count` for which `isAfter` holds (false, then true).
+    private func partition(_ count: Int, _ isAfter: (Int) -> Bool) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if isAfter(middle) { high = middle } else { low = middle + 1 }
+        }
+        return low
     }
 }
 
@@ -126,13 +174,11 @@ struct PeerWindow: PrefetchPolicy, Hashable {
     /// end), or ending at or before its start (toward the start).
     private func lines(_ count: Int, from viewport: Range<Double>, towardEnd: Bool, _ content: Double) -> Range<Double>? {
         guard count > 0 else { return nil }
-        let span = Double(count - 1) * geometry.pitch
         if towardEnd {
-            let last = geometry.lineStart(atOrAfter: viewport.upperBound) + span
-            return clipped(viewport.upperBound, last + geometry.extent / 2, content)
+            return clipped(viewport.upperBound, geometry.reach(lines: count, after: viewport.upperBound), content)
         }
-        guard let nearest = geometry.lineEnd(atOrBefore: viewport.lowerBound) else { return nil }
-        return clipped(nearest - span - geometry.extent / 2, viewport.lowerBound, content)
+        guard let reach = geometry.reach(lines: count, before: viewport.lowerBound) else { return nil }
+        return clipped(reach, viewport.lowerBound, content)
     }
 
     /// `lower..<upper` within the content, or nil when nothing of it is.

@@ -22,14 +22,24 @@ public enum MomentsSuite {
         /// Drags past the top (a pull to refresh) and past the bottom, on a view that rubber-bands
         /// as UIKit's does by default (``Scenario/bounces``), with flings that stop at the ends.
         case rubberBand = "rubber-band"
+        /// A feed of text posts and photo posts, rows of different heights (60 to 420 pt, the
+        /// normal case in SwiftUI): reading, drags, flings, a drag back, a jump far down and
+        /// scrolling back up over rows never laid out. A list only: the grid's items share one size.
+        case variableRows = "variable-rows"
+
+        /// Whether the moment is played on `layout`: every moment on a list; on the grid, all but
+        /// ``variableRows`` (a flow layout of one item size has no rows of their own heights).
+        public func applies(to layout: ScenarioLayout.Kind) -> Bool {
+            layout == .list || self != .variableRows
+        }
     }
 
-    /// Every scenario: each moment on a list, then on a grid.
+    /// Every scenario: each moment on a list, then each on a grid (``Kind/variableRows`` on the list only).
     public static var all: [Scenario] {
-        [ScenarioLayout.Kind.list, .grid].flatMap { layout in Kind.allCases.map { scenario($0, layout: layout) } }
+        [ScenarioLayout.Kind.list, .grid].flatMap { layout in Kind.allCases.filter { $0.applies(to: layout) }.map { scenario($0, layout: layout) } }
     }
 
-    /// One scenario of the suite.
+    /// One scenario of the suite; ``Kind/variableRows`` is a list whatever `layout` says.
     public static func scenario(_ kind: Kind, layout: ScenarioLayout.Kind) -> Scenario {
         let layoutValue: ScenarioLayout = layout == .grid ? .grid() : .list()
         let viewport: Viewport = layout == .grid ? .seedGrid : .phoneList
@@ -81,9 +91,35 @@ public enum MomentsSuite {
                 .drag(speed: -300, duration: 2), .fling(velocity: -6_000), .pause(duration: 0.3), .fling(velocity: -8_000),
                 .drag(speed: -900, duration: 0.4), .pause(duration: 1.5),
             ]
+        case .variableRows:
+            return variableRows()
         }
         let content = kind == .rubberBand ? (layout == .grid ? ScenarioLayout.grid(itemCount: 150) : .list(itemCount: 150)) : layoutValue
         return Scenario(name: "\(kind.rawValue)-\(layout.rawValue)", layout: content, viewport: viewport, motion: .gestures(gestures),
                         bounces: kind == .rubberBand)
+    }
+
+    /// ``Kind/variableRows``: 10,000 rows of a feed (``ScenarioLayout/feed(itemCount:seed:)``,
+    /// mean about 206 pt) in a phone's list.
+    private static func variableRows() -> Scenario {
+        let layout = ScenarioLayout.feed()
+        // The row about 90,000 points down.
+        var far = 0, top = 0.0
+        while far < layout.itemCount - 1, top < 90_000 {
+            top += layout.rowHeights?.height(ofItem: far) ?? layout.itemHeight
+            far += 1
+        }
+        let gestures: [ScrollGesture] = [
+            // Reading: slow drags and pauses.
+            .pause(duration: 0.5), .drag(speed: 150, duration: 3), .pause(duration: 1), .drag(speed: 300, duration: 2), .pause(duration: 0.5),
+            // Flings down the feed, then a drag back over rows already laid out.
+            .fling(velocity: 4_000), .pause(duration: 0.5), .fling(velocity: 8_000), .pause(duration: 0.3), .fling(velocity: 10_000),
+            .pause(duration: 0.3), .fling(velocity: 10_000), .pause(duration: 1), .drag(speed: -400, duration: 1.5), .pause(duration: 1),
+            // A jump far down, past rows never laid out; reading there and flings, then back up over rows never laid out.
+            .jump(item: far), .pause(duration: 1.5), .drag(speed: 250, duration: 2), .pause(duration: 0.5), .fling(velocity: 6_000),
+            .pause(duration: 0.3), .fling(velocity: 9_000), .pause(duration: 1), .drag(speed: -400, duration: 2), .pause(duration: 0.5),
+            .fling(velocity: -5_000), .pause(duration: 0.3), .fling(velocity: -8_000), .pause(duration: 1.5),
+        ]
+        return Scenario(name: "\(Kind.variableRows.rawValue)-list", layout: layout, viewport: .phoneList, motion: .gestures(gestures))
     }
 }

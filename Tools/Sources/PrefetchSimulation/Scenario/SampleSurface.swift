@@ -53,14 +53,12 @@ extension TableView: SampleSurface {
     func cell(at indexPath: IndexPath) -> ReusableCell? { cellForRow(at: indexPath) }
     func insert(_ indexPaths: [IndexPath]) { insertRows(at: indexPaths) }
     func delete(_ indexPaths: [IndexPath]) { deleteRows(at: indexPaths) }
-    /// The rows in `rect`, each `rowHeight` high and as wide as the view.
+    /// The rows whose extents meet `rect` vertically, where the view's layout puts them (each at
+    /// its own height when the delegate sizes rows), as wide as the view.
     func forEachItem(in rect: CGRect, _ body: (IndexPath, CGRect) -> Void) {
-        let rows = numberOfSections > 0 ? numberOfRows(inSection: 0) : 0
-        let first = max(0, Int((rect.minY / rowHeight).rounded(.down)))
-        let last = min(rows - 1, Int((rect.maxY / rowHeight).rounded(.up)))
-        guard first <= last else { return }
-        for row in first...last {
-            body(IndexPath(indexes: [0, row]), CGRect(x: 0, y: Double(row) * rowHeight, width: bounds.width, height: rowHeight))
+        guard rect.minY.isFinite, rect.maxY.isFinite, rect.height > 0 else { return }
+        for (indexPath, extent) in cells(meeting: rect.minY..<rect.maxY, along: .vertical) {
+            body(indexPath, CGRect(x: 0, y: extent.lowerBound, width: bounds.width, height: extent.upperBound - extent.lowerBound))
         }
     }
 }
@@ -71,7 +69,10 @@ let sampleCellIdentifier = "SampleCell"
 extension ScenarioLayout {
     /// Builds the view of this layout in a viewport of `viewport`, without a data source: a
     /// `CollectionView` with a `FlowLayout` for a grid, a `TableView` for a list. The simulator
-    /// and the demo build their views here, so both scroll the same geometry.
+    /// and the demo build their views here, so both scroll the same geometry. A list with
+    /// ``rowHeights`` lays its rows out at their heights once a ``SampleApp`` built on it is its
+    /// delegate (`heightForRowAt`, by item, as a UIKit app sizes its rows); until then, and for
+    /// rows of one height, every row is ``itemHeight`` high.
     /// - Throws: ``SimulationError`` naming a value of the layout or the viewport out of range.
     @MainActor
     func makeView(viewport: Viewport) throws -> any SampleSurface {

@@ -1,4 +1,5 @@
 import PrefetchKit
+import PrefetchToolSupport
 
 /// One scroll scenario: a layout, a viewport, and how the user moves.
 public struct Scenario: Sendable, Hashable {
@@ -193,13 +194,15 @@ public enum ScrollGesture: Sendable, Hashable {
     }
 }
 
-/// The scrolled content: a grid of equal items or a list of equal rows.
+/// The scrolled content: a grid of equal items, or a list of rows of one height or of each
+/// row's own height.
 public struct ScenarioLayout: Sendable, Hashable {
     /// Grid or list.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// A flow layout of equal items (the collection view of Apple's sample).
         case grid
-        /// A table of equal rows (the tutorial's table view).
+        /// A table of full-width rows (the tutorial's table view): of one height, or each of its
+        /// own (``RowHeights``).
         case list
     }
 
@@ -215,6 +218,9 @@ public struct ScenarioLayout: Sendable, Hashable {
     var spacing: Double
     /// The inset of the section from the content's edges, on every side (grid only).
     var sectionInset = 0.0
+    /// Each row's own height (list only); nil: every row is ``itemHeight`` high. With heights,
+    /// ``itemHeight`` is the typical row, what an app estimates a row it has not laid out to be.
+    var rowHeights: RowHeights?
 
     /// The grid of Apple's sample: 150×100 items with spacing 10.
     public static func grid(itemCount: Int = 10_000) -> ScenarioLayout {
@@ -232,9 +238,36 @@ public struct ScenarioLayout: Sendable, Hashable {
         ScenarioLayout(kind: .list, itemCount: itemCount, itemWidth: 0, itemHeight: 66, spacing: 0)
     }
 
+    /// A feed of text posts and photo posts: `itemCount` rows, each of its own height between 60
+    /// and 420 points drawn from `seed` (``RowHeights/feed(seed:)``), the typical row their mean.
+    public static func feed(itemCount: Int = 10_000, seed: UInt64 = 1) -> ScenarioLayout {
+        list(itemCount: itemCount, rowHeights: .feed(seed: seed))
+    }
+
+    /// A list of `itemCount` rows whose heights `rowHeights` gives, the typical row their mean
+    /// (rounded to a whole point); for ``RowHeights/perItem(_:)``, give one height per item.
+    public static func list(itemCount: Int, rowHeights: RowHeights) -> ScenarioLayout {
+        let mean = rowHeights.mean(itemCount: itemCount)
+        return ScenarioLayout(kind: .list, itemCount: itemCount, itemWidth: 0, itemHeight: mean.isFinite && mean >= 1 ? mean.rounded() : 1,
+                              spacing: 0, rowHeights: rowHeights)
+    }
+
+    /// The height of the row of item number `item` (a stable number: below 0 for rows inserted
+    /// above the first), or nil when the rows share ``itemHeight`` or the layout is a grid.
+    func rowHeight(ofItem item: Int) -> Double? {
+        guard kind == .list else { return nil }
+        return rowHeights?.height(ofItem: item)
+    }
+
     /// Checks the layout, naming the first bad value and the rule.
     func validate() throws {
         guard itemCount >= 1 else { throw SimulationError(path: "layout.itemCount", "\(itemCount) items; a layout needs at least 1") }
+        if let rowHeights {
+            guard kind == .list else {
+                throw SimulationError(path: "layout.rowHeights", "a grid's items share one size; rows of their own heights are for a list")
+            }
+            try rowHeights.validate(itemCount: itemCount)
+        }
         guard itemHeight.isFinite, itemHeight > 0 else { throw SimulationError(path: "layout.itemHeight", "\(itemHeight) must be a finite number greater than 0") }
         guard spacing.isFinite, spacing >= 0 else { throw SimulationError(path: "layout.spacing", "\(spacing) must be a finite number, at least 0") }
         guard sectionInset.isFinite, sectionInset >= 0 else {
@@ -267,5 +300,71 @@ public struct Viewport: Sendable, Hashable {
     func validate(at prefix: String = "viewport.") throws {
         guard width.isFinite, width > 0 else { throw SimulationError(path: "\(prefix)width", "\(width) must be a finite number greater than 0") }
         guard height.isFinite, height > 0 else { throw SimulationError(path: "\(prefix)height", "\(height) must be a finite number greater than 0") }
+    }
+}
+
+/// The heights of a list's rows, one per row: rows of different heights, the normal case in a
+/// SwiftUI list and in a feed.
+///
+/// A row's height follows its item, not its place: rows inserted above the first (stable numbers
+/// below 0) and rows past the end get heights too, so an insert moves no row's height to another.
+public enum RowHeights: Sendable, Hashable {
+    /// A feed of text posts and photo posts, each row's height drawn from `seed` and the item's
+    /// number: 60 % text posts of 60 to 160 points (one to six lines under a header, in steps of
+    /// 20), 40 % photo posts of 280 to 420 points (a header and a photo whose height varies with
+    /// its aspect); whole points, a mean of about 206.
+    case feed(seed: UInt64)
+    /// One height per item, in points, item 0 first; an item outside the list (inserted above, or
+    /// past the end) takes the height of the item its number wraps around to.
+    case perItem([Double])
+
+    /// The heights a feed draws, in points: text posts and photo posts.
+    static let feedRange = 60.0...420.0
+
+    /// The height of item number `item`'s row, in points.
+    func height(ofItem item: Int) -> Double {
+        switch self {
+        case .feed(let seed):
+            var random = SplitMix64(seed: seed ^ (UInt64(bitPattern: Int64(item)) &* 0x9E37_79B9_7F4A_7C15) ^ 0x524F_5753)
+            if random.nextUnitInterval() < 0.6 {
+                // A text post: a 60-point header and up to five more lines of 20 points.
+                return 60 + 20 * (random.nextUnitInterval() * 6).rounded(.down)
+            }
+            // A photo post: a 70-point header and caption over a photo 210 to 350 points high.
+            return 70 + (210 + random.nextUnitInterval() * 140).rounded()
+        case .perItem(let heights):
+            guard !heights.isEmpty else { return 0 }
+            let count = heights.count
+            return heights[((item % count) + count) % count]
+        }
+    }
+
+    /// The mean height of items `0..<itemCount`.
+    func mean(itemCount: Int) -> Double {
+        guard itemCount > 0 else { return 0 }
+        return totalHeight(itemCount: itemCount) / Double(itemCount)
+    }
+
+    /// The heights of items `0..<itemCount` added up, in item order.
+    func totalHeight(itemCount: Int) -> Double {
+        if case .perItem(let heights) = self, heights.count == itemCount { return heights.reduce(0, +) }
+        var total = 0.0
+        for item in 0..<max(itemCount, 0) { total += height(ofItem: item) }
+        return total
+    }
+
+    /// Checks the heights for a list of `itemCount` rows, naming the first bad value and the rule.
+    func validate(itemCount: Int) throws {
+        guard case .perItem(let heights) = self else { return }
+        guard heights.count == itemCount else {
+            throw SimulationError(path: "layout.rowHeights", "has \(heights.count) heights, but the layout has \(itemCount) items; give one height per item")
+        }
+        if let bad = heights.firstIndex(where: { !($0.isFinite && $0 > 0) }) {
+            throw SimulationError(path: "layout.rowHeights[\(bad)]", "\(heights[bad]) must be a finite number greater than 0")
+        }
+        let total = heights.reduce(0, +)
+        guard total.isFinite else {
+            throw SimulationError(path: "layout.rowHeights", "the rows add up to \(total) points; the content must have a finite length")
+        }
     }
 }

@@ -28,6 +28,9 @@ import Foundation
 ///   `rotate` (`width`, `height`: the viewport's new size), `insertAbove` and `deleteAbove`
 ///   (`count` items above the first, the app keeping the user's place; with `after` s, during the
 ///   gesture before, that long after it started, such as a snapshot applied mid-drag).
+/// - `layout.rowHeights` (list only, optional): each row's own height, an array of one height per
+///   item or a profile, `{"profile": "feed", "seed": 7}` (``RowHeights``); `itemHeight` is then
+///   the typical row, by default the rows' mean.
 /// - `payloadBytes` (default 50,000) is each item's size under the independent network model.
 /// - `itemBytes` (optional) gives each item's size, one per item, on a shared link; without it
 ///   the link's sizes apply.
@@ -97,6 +100,11 @@ public enum TraceFile {
         if layout.kind == .grid {
             layoutFields += ", \"itemWidth\": \(number(layout.itemWidth)), \"spacing\": \(number(layout.spacing))"
             if layout.sectionInset > 0 { layoutFields += ", \"sectionInset\": \(number(layout.sectionInset))" }
+        }
+        switch layout.rowHeights {
+        case .feed(let seed): layoutFields += ", \"rowHeights\": {\"profile\": \"feed\", \"seed\": \(seed)}"
+        case .perItem(let heights): layoutFields += ", \"rowHeights\": [" + heights.map(number).joined(separator: ", ") + "]"
+        case nil: break
         }
         let lines = samples.map { s -> String in
             var fields = [number(s.time), number(s.offset)]
@@ -198,13 +206,18 @@ public enum TraceFile {
             guard let kind = ScenarioLayout.Kind(rawValue: kindName) else {
                 throw fail("layout.kind", "unknown kind \"\(kindName)\"; expected \"grid\" or \"list\"")
             }
+            let itemCount = try integer(layoutObject["itemCount"], "layout.itemCount")
+            let rowHeights = try layoutObject["rowHeights"].map { try self.rowHeights($0, itemCount: itemCount) }
+            // With rows of their own heights, `itemHeight` is the typical row: their mean unless given.
+            let typical = rowHeights.map { ScenarioLayout.list(itemCount: itemCount, rowHeights: $0).itemHeight }
             let layout = ScenarioLayout(
                 kind: kind,
-                itemCount: try integer(layoutObject["itemCount"], "layout.itemCount"),
+                itemCount: itemCount,
                 itemWidth: kind == .grid ? try number(layoutObject["itemWidth"], "layout.itemWidth") : 0,
-                itemHeight: try number(layoutObject["itemHeight"], "layout.itemHeight"),
+                itemHeight: try number(layoutObject["itemHeight"], "layout.itemHeight", default: typical),
                 spacing: kind == .grid ? try number(layoutObject["spacing"], "layout.spacing", default: 10) : 0,
-                sectionInset: kind == .grid ? try number(layoutObject["sectionInset"], "layout.sectionInset", default: 0) : 0)
+                sectionInset: kind == .grid ? try number(layoutObject["sectionInset"], "layout.sectionInset", default: 0) : 0,
+                rowHeights: rowHeights)
             let motion: Scenario.Motion
             if let rawSamples = top["samples"] {
                 guard let list = rawSamples as? [Any] else { throw fail("samples", "expected an array of [seconds, offset] pairs, got \(describe(rawSamples))") }
@@ -248,6 +261,27 @@ public enum TraceFile {
             return Scenario(name: name, layout: layout, viewport: viewport, motion: motion,
                             payloadBytes: try integer(top["payloadBytes"], "payloadBytes", default: 50_000), itemBytes: itemBytes,
                             bounces: bounces)
+        }
+
+        /// `layout.rowHeights`: an array of heights (one per item, checked with the layout), or a
+        /// named profile, `{"profile": "feed", "seed": 7}`.
+        func rowHeights(_ value: Any, itemCount: Int) throws -> RowHeights {
+            if let list = value as? [Any] {
+                return .perItem(try list.enumerated().map { try number($1, "layout.rowHeights[\($0)]") })
+            }
+            guard let fields = value as? [String: Any] else {
+                throw fail("layout.rowHeights", "expected an array of heights in points, one per item, or a profile such as {\"profile\": \"feed\", \"seed\": 1}, got \(describe(value))")
+            }
+            if let unknown = fields.keys.sorted().first(where: { $0 != "profile" && $0 != "seed" }) {
+                throw fail("layout.rowHeights.\(unknown)", "unknown field; a profile takes \"profile\" and \"seed\"")
+            }
+            guard let name = fields["profile"] as? String else {
+                throw fail("layout.rowHeights.profile", "expected a profile name (\"feed\"), got \(fields["profile"].map(describe) ?? "nothing")")
+            }
+            guard name == "feed" else { throw fail("layout.rowHeights.profile", "unknown profile \"\(name)\"; expected \"feed\"") }
+            let seed = try integer(fields["seed"], "layout.rowHeights.seed", default: 1)
+            guard seed >= 0 else { throw fail("layout.rowHeights.seed", "\(seed) must be a whole number, at least 0") }
+            return .feed(seed: UInt64(seed))
         }
 
         func gesture(_ value: Any, _ path: String) throws -> ScrollGesture {

@@ -169,6 +169,7 @@ extension ScenarioLayout {
     func contentLength(viewport: Viewport) -> Double {
         switch kind {
         case .list:
+            if let rowHeights { return rowHeights.totalHeight(itemCount: itemCount) }
             return Double(itemCount) * itemHeight
         case .grid:
             // Columns that fit, at least 1 and at most one per item; computed in Double so that

@@ -84,6 +84,12 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
     private(set) var cells: [ObjectIdentifier: any SampleCell<ID, Value>] = [:]
     /// Whether an animated scroll the app started runs (its end is forwarded to the prefetcher).
     var scrollAnimationRunning = false
+    /// A list's rows of different heights (by item number), which the app gives the view from
+    /// `heightForRowAt`; nil: the view's one row height.
+    let rowHeights: RowHeights?
+    /// With ``rowHeights``: the typical row, what a SwiftUI app estimates a row it has not laid out
+    /// to be (``ScenarioLayout/itemHeight``).
+    let typicalRowHeight: Double
 
     /// The view of `layout` in `viewport`, filled with `itemCount` items (the layout's by default),
     /// the identifier of each from `identifier` (nil while unknown), from `fetcher`.
@@ -93,18 +99,21 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
         identifier: @escaping (Int) -> ID?
     ) throws {
         self.init(view: try layout.makeView(viewport: viewport), itemCount: itemCount ?? layout.itemCount, fetcher: fetcher, meter: meter,
-                  identifier: identifier)
+                  identifier: identifier, rows: layout)
     }
 
     /// Fills `view` from `fetcher`; completions go through `deliveries`. With `expectedBytes`
     /// (an item's payload size, as a feed that lists sizes would say) the prefetcher's target
-    /// gives the view each item's own load time.
+    /// gives the view each item's own load time. A list whose `rows` have heights of their own
+    /// (``ScenarioLayout/rowHeights``) lays them out at those heights.
     init(
         view: any SampleSurface, itemCount: Int, fetcher: AsyncFetcher<ID, Value>,
         deliveries: MainActorDeliveries<ID> = MainActorDeliveries(), meter: ReadinessMeter, identifier: @escaping (Int) -> ID?,
-        expectedBytes: ((Int) -> Int?)? = nil
+        expectedBytes: ((Int) -> Int?)? = nil, rows: ScenarioLayout? = nil
     ) {
         surface = view
+        rowHeights = rows.flatMap { $0.kind == .list ? $0.rowHeights : nil }
+        typicalRowHeight = rows?.itemHeight ?? 0
         self.itemCount = itemCount
         self.fetcher = fetcher
         self.deliveries = deliveries
@@ -175,9 +184,11 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
         detachPrefetcher()
         let view = surface
         let feed = ListFeed<ID, Value>(
-            fetcher: fetcher, expectedBytes: expectedBytes, now: { [unowned view] in view.currentTime },
+            fetcher: fetcher, expectedBytes: expectedBytes, rowEstimate: rowHeights == nil ? nil : typicalRowHeight,
+            now: { [unowned view] in view.currentTime },
             schedule: { [weak self, unowned view] delay, action in self?.timers.append((due: view.currentTime + delay.seconds, action: action)) })
         feed.prefetcher.onProblem = { [unowned self] problem in prefetchProblems.append(problem) }
+        feed.firstItemNumber = { [unowned self] in indexBase }
         listFeed = feed
         self.policy = policy
         networkConditions = conditions
@@ -345,6 +356,10 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
         onAppear?(item)
         let content = (cell as? any SampleCell<ID, Value>)?.content
         let id = identifier(item)
+        if let listFeed, rowHeights != nil, let id, let extent = surface.cellExtent(at: IndexPath(indexes: [0, item - indexBase]), along: .vertical) {
+            // A SwiftUI row reports its height once built (`onGeometryChange`), never before.
+            listFeed.rowCameOnScreen(id: id, number: item, length: extent.upperBound - extent.lowerBound)
+        }
         if previewPlan == nil {
             meter.cellAppeared(item: item, ready: content?.data != nil || id.flatMap(fetcher.fetchedData) != nil)
         } else {

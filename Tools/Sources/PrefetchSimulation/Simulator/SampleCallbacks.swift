@@ -45,4 +45,10 @@ final class SampleCallbacks<ID: Hashable & Sendable, Value: Sendable>:
     func tableView(_ tableView: TableView, didEndDisplaying cell: TableViewCell, forRowAt indexPath: IndexPath) {
         app.disappeared(cell, item: app.itemNumber(indexPath.row))
     }
+
+    /// A row's own height, by its item (so an insert above moves no height to another row), or
+    /// the view's one row height when the list's rows share it.
+    func tableView(_ tableView: TableView, heightForRowAt indexPath: IndexPath) -> Double {
+        app.rowHeights?.height(ofItem: app.itemNumber(indexPath.row)) ?? TableView.automaticDimension
+    }
 }

@@ -78,7 +78,7 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
         app = SampleApp(
             view: view, itemCount: scenario.layout.itemCount, fetcher: loop.fetcher,
             deliveries: loop.deliveries, meter: meter, identifier: identifier,
-            expectedBytes: configuration.knowsPayloadSizes ? { sizes.bytes(item: $0, seed: seed) } : nil)
+            expectedBytes: configuration.knowsPayloadSizes ? { sizes.bytes(item: $0, seed: seed) } : nil, rows: scenario.layout)
         app.use(configuration.toolkit)
         app.policy = policy
         app.networkConditions = configuration.conditions
