@@ -781,8 +781,7 @@ struct PrefetcherScript {
         var steps = 0
         while !input.isAtEnd, steps < 256 {
             steps += 1
-            let op = input.byte() % 20
-            switch op {
+            switch input.byte() % 20 {
             case 0, 1, 2, 3: move(&input)
             case 4: dragBegan(&input)
             case 5: lift(&input)
