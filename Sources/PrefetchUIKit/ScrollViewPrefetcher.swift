@@ -230,6 +230,7 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
         // During an animation nobody announced the plan is its first frame's: a cell on screen now
         // is what the user sees, whatever that plan forecast.
         if adapter.holdsPlanForAnimation, let extent, let reading = surface?.reading(along: axis),
+           reading.offset.isFinite, reading.viewportLength.isFinite, reading.viewportLength > 0,
            extent.overlaps(reading.offset..<(reading.offset + reading.viewportLength)) {
             return .visible
         }

@@ -41,18 +41,21 @@ struct LeavingItems<Item: Hashable> {
         items.removeValue(forKey: item)?.entry
     }
 
-    /// Withdraws, oldest request first, what left more than `grace` seconds before `now`.
+    /// Withdraws, oldest request first, what left at least `grace` seconds before `now`.
     @inlinable
     mutating func expire(now: Double, grace: Double, _ changes: inout Changes<Item>) {
-        if now - earliest >= grace { withdraw(olderThan: now - grace, &changes) }
+        if now - earliest >= grace { withdraw(now: now, grace: grace, &changes) }
     }
 
+    /// Withdraws what has been leaving for `grace` seconds or more at `now`. Measured as the time
+    /// since each item left, never as `now - grace`: a grace too small to change `now` would make
+    /// an item that left this very frame look expired, withdrawn in the update that keeps it.
     @usableFromInline
-    mutating func withdraw(olderThan cutoff: Double, _ changes: inout Changes<Item>) {
+    mutating func withdraw(now: Double, grace: Double, _ changes: inout Changes<Item>) {
         var expired: [(item: Item, sequence: UInt64)] = []
         var earliest = Double.infinity
         for (item, left) in items {
-            if left.since <= cutoff {
+            if now - left.since >= grace {
                 expired.append((item, left.entry.sequence))
             } else {
                 earliest = Swift.min(earliest, left.since)
