@@ -14,13 +14,7 @@ import Testing
         Scenario(name: "moment", layout: .list(), viewport: .phoneList, motion: .gestures(gestures))
     }
 
-    private func configuration() throws -> SimulationConfiguration {
-        var configuration = SimulationConfiguration()
-        configuration.latency = try LatencyModel(.fixed(.milliseconds(200)))
-        configuration.network = .independent
-        configuration.retry = .none
-        return configuration
-    }
+    private func configuration() throws -> SimulationConfiguration { try .fixed200ms() }
 
     private func path(_ item: Int) -> IndexPath { IndexPath(indexes: [0, item]) }
 

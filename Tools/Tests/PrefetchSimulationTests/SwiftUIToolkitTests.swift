@@ -9,14 +9,7 @@ import Testing
 /// `ListPrefetcher` fed what `onScrollGeometryChange` and `onScrollPhaseChange` report.
 @MainActor
 @Suite struct SwiftUIToolkitTests {
-    private func configuration(_ toolkit: Toolkit) throws -> SimulationConfiguration {
-        var configuration = SimulationConfiguration()
-        configuration.latency = try LatencyModel(.fixed(.milliseconds(200)))
-        configuration.network = .independent
-        configuration.retry = .none
-        configuration.toolkit = toolkit
-        return configuration
-    }
+    private func configuration(_ toolkit: Toolkit) throws -> SimulationConfiguration { try .fixed200ms(toolkit) }
 
     /// A drag, a fling, a rest, an animated scroll and a rest.
     private let gestures: [ScrollGesture] = [

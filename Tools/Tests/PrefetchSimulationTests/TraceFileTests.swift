@@ -7,14 +7,7 @@ import Testing
         try TraceFile.parse(Data(json.utf8), fileName: "trace.json")
     }
 
-    private func error(_ json: String) -> String? {
-        do {
-            _ = try parse(json)
-            return nil
-        } catch {
-            return "\(error)"
-        }
-    }
+    private func error(_ json: String) -> String? { TraceFile.parseError(json) }
 
     @Test func readsSamplesAndGestures() throws {
         let samples = try parse("""
@@ -128,9 +121,7 @@ import Testing
                                            fileName: "trace.json")
         #expect(bouncing.bounces)
         #expect(try parse(#"{"pause": {"duration": 1}}"#).bounces == false)
-        func error(_ json: String) -> String? {
-            do { _ = try TraceFile.parse(Data(json.utf8), fileName: "trace.json"); return nil } catch { return "\(error)" }
-        }
+        let error = TraceFile.parseError
         #expect(error("{\(base), \"bounces\": \"yes\", \"gestures\": []}") == "trace.json: bounces: expected true or false, got a string")
         #expect(error("{\(base), \"bounces\": true, \"samples\": [[0, 0]]}")
             == "trace.json: bounces: applies to a trace of gestures; a trace of samples has no overscroll (its offsets lie in the content)")

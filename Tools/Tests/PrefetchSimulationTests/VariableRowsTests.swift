@@ -9,14 +9,7 @@ import Testing
 /// measurements, the peers' rows and the moments suite's `variable-rows` scenario.
 @MainActor
 @Suite struct VariableRowsTests {
-    private func configuration(_ toolkit: Toolkit = .uikit) throws -> SimulationConfiguration {
-        var configuration = SimulationConfiguration()
-        configuration.latency = try LatencyModel(.fixed(.milliseconds(200)))
-        configuration.network = .independent
-        configuration.retry = .none
-        configuration.toolkit = toolkit
-        return configuration
-    }
+    private func configuration(_ toolkit: Toolkit = .uikit) throws -> SimulationConfiguration { try .fixed200ms(toolkit) }
 
     private func app(_ layout: ScenarioLayout) throws -> SampleApp<Int, Int> {
         try SampleApp(layout: layout, viewport: .phoneList, fetcher: AsyncFetcher<Int, Int> { $0 }, meter: ReadinessMeter(now: { 0 }),
@@ -129,14 +122,7 @@ import Testing
         try TraceFile.parse(Data(json.utf8), fileName: "trace.json")
     }
 
-    private func traceError(_ json: String) -> String? {
-        do {
-            _ = try parse(json)
-            return nil
-        } catch {
-            return "\(error)"
-        }
-    }
+    private func traceError(_ json: String) -> String? { TraceFile.parseError(json) }
 
     @Test func aTraceGivesRowHeightsOnePerItemOrAsAProfile() throws {
         let perItem = try parse("""
