@@ -75,7 +75,7 @@ let package = Package(
         ),
         .target(
             name: "PrefetchFeed",
-            dependencies: ["PrefetchKit", "PrefetchHTTP"],
+            dependencies: ["PrefetchKit"],
             swiftSettings: strict
         ),
 

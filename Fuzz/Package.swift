@@ -30,6 +30,8 @@ let package = Package(
             dependencies: ["FuzzDriver", .product(name: "PrefetchServer", package: "PrefetchTools")],
             swiftSettings: strict
         ),
+        // The lab's decoder of prefetch-server's feed pages (PrefetchDemoKit's Remote/FeedItem.swift,
+        // linked in: the lab keeps it `package`) over the product's `FeedPage` rules.
         .executableTarget(
             name: "FuzzFeedPage",
             dependencies: ["FuzzDriver", .product(name: "PrefetchFeed", package: "PrefetchKit")],

@@ -245,7 +245,7 @@ let package = Package(
         .testTarget(
             name: "PrefetchFeedTests",
             dependencies: [
-                "PrefetchServer", "IOTestSupport", "PrefetchToolSupport",
+                "PrefetchServer", "PrefetchDemoKit", "IOTestSupport", "PrefetchToolSupport",
                 .product(name: "PrefetchFeed", package: "PrefetchKit"),
                 .product(name: "PrefetchHTTP", package: "PrefetchKit"),
                 .product(name: "PrefetchKit", package: "PrefetchKit"),

@@ -1,28 +1,12 @@
-import Foundation
 import PrefetchKit
 
-/// One item of the feed: the metadata a cell shows before its thumbnail arrives.
-public struct FeedItem: Codable, Sendable, Hashable, Identifiable {
-    /// The item's id, also its index in the feed.
-    public var id: Int
-    /// The title.
-    public var title: String
-    /// A placeholder colour, as `#RRGGBB`.
-    public var colour: String
-    /// Where the thumbnail is.
-    public var thumbnailURL: URL
-
-    /// Creates an item.
-    public init(id: Int, title: String, colour: String, thumbnailURL: URL) {
-        self.id = id
-        self.title = title
-        self.colour = colour
-        self.thumbnailURL = thumbnailURL
-    }
-}
-
-/// One page of `/items`: `items` from `offset`, and the feed's `total` count.
-public struct FeedPage: Codable, Sendable, Hashable {
+/// One page of a feed: up to `limit` of the app's items from `offset`, and the whole feed's `total`.
+///
+/// `Item` is the app's own model type. A ``FeedPageLoader`` makes a page for each request, and
+/// ``PagedFeed`` checks it against that request (``validate(offset:limit:)``) before it shows any
+/// of its items. When the items are `Codable`, so is the page, as
+/// `{"offset": …, "limit": …, "total": …, "items": […]}`.
+public struct FeedPage<Item: Sendable>: Sendable {
     /// The index of the first item.
     public var offset: Int
     /// The page size asked for.
@@ -30,10 +14,10 @@ public struct FeedPage: Codable, Sendable, Hashable {
     /// How many items the whole feed has.
     public var total: Int
     /// The items, at most `limit`.
-    public var items: [FeedItem]
+    public var items: [Item]
 
     /// Creates a page.
-    public init(offset: Int, limit: Int, total: Int, items: [FeedItem]) {
+    public init(offset: Int, limit: Int, total: Int, items: [Item]) {
         self.offset = offset
         self.limit = limit
         self.total = total
@@ -41,41 +25,64 @@ public struct FeedPage: Codable, Sendable, Hashable {
     }
 }
 
+extension FeedPage: Equatable where Item: Equatable {}
+extension FeedPage: Hashable where Item: Hashable {}
+extension FeedPage: Encodable where Item: Encodable {}
+extension FeedPage: Decodable where Item: Decodable {}
+
 extension FeedPage {
-    /// Decodes a page from a server's JSON and checks it against the request: the offset asked
-    /// for, at most `limit` items, a total of 0 or more that covers them, and each item's id equal
-    /// to its index in the feed. A page that breaks a rule could put one item's data in another's
-    /// cell, so it is refused whole.
+    /// Checks that this page answers a request for at most `limit` items from `offset`: it starts
+    /// at `offset` (0 or more), holds at most `limit` items, and its `total` is 0 or more and
+    /// covers them.
+    ///
+    /// ``PagedFeed`` checks every page its loader returns, so a page that breaks a rule never puts
+    /// one item's data in another's cell; a loader may call it first to report a bad page as an
+    /// error of its own (one its retry policy retries, say).
     ///
     /// ```swift
-    /// let page = try FeedPage.decode(body, offset: 100, limit: 50)
+    /// let page = FeedPage(offset: 100, limit: 50, total: 120, items: Array(100..<120))
+    /// try page.validate(offset: 100, limit: 50)
     /// ```
-    /// - Throws: `PrefetchError` with code `invalidArgument`, naming the field and the rule
-    ///   (the decoder's error is its cause when the JSON does not decode).
-    /// - Complexity: O(n) in the body's length.
-    public static func decode(_ data: Data, offset: Int, limit: Int) throws -> FeedPage {
-        let page: FeedPage
-        do {
-            page = try JSONDecoder().decode(FeedPage.self, from: data)
-        } catch {
-            throw PrefetchError(.invalidArgument, "the page body is not a feed page (\(data.count) bytes of JSON expected)", cause: error)
-        }
+    /// - Throws: `PrefetchError` with code `invalidArgument`, naming the request, the field and
+    ///   the rule broken.
+    /// - Complexity: O(1)
+    public func validate(offset: Int, limit: Int) throws {
         func fail(_ rule: String) -> PrefetchError { PrefetchError(.invalidArgument, "the page for offset \(offset), limit \(limit): \(rule)") }
-        guard page.offset == offset else { throw fail("offset must be \(offset), got \(page.offset)") }
-        guard page.total >= 0 else { throw fail("total must be 0 or more, got \(page.total)") }
-        guard page.items.count <= limit else { throw fail("at most \(limit) items expected, got \(page.items.count)") }
-        guard page.items.isEmpty || page.total - offset >= page.items.count else {
-            throw fail("\(page.items.count) items from offset \(offset) do not fit a total of \(page.total)")
+        guard self.offset == offset else { throw fail("offset must be \(offset), got \(self.offset)") }
+        guard offset >= 0 else { throw fail("offset must be 0 or more, got \(offset)") }
+        guard total >= 0 else { throw fail("total must be 0 or more, got \(total)") }
+        guard items.count <= limit else { throw fail("at most \(limit) items expected, got \(items.count)") }
+        // offset + count <= total, written so that no offset can overflow (total and count are 0 or more).
+        guard items.isEmpty || offset <= total - items.count else {
+            throw fail("\(items.count) items from offset \(offset) do not fit a total of \(total)")
         }
-        for (index, item) in page.items.enumerated() where item.id != offset + index {
-            throw fail("items[\(index)].id must be \(offset + index), got \(item.id)")
-        }
-        return page
     }
 }
 
-/// Loads one page of the feed.
-public protocol FeedPageLoader: Sendable {
+/// Loads the pages of an app's feed, for a ``PagedFeed``: turns a request (an offset and a limit)
+/// into a ``FeedPage`` of the app's items, from whatever its API answers.
+///
+/// The feed never asks for the same page twice at once, and checks what comes back against the
+/// request (``FeedPage/validate(offset:limit:)``). A loader over an array already in memory, for a
+/// preview or a test:
+///
+/// ```swift
+/// struct ArrayPages<Item: Sendable>: FeedPageLoader {
+///     let all: [Item]
+///
+///     func loadPage(offset: Int, limit: Int) async throws -> FeedPage<Item> {
+///         let end = min(offset + limit, all.count)
+///         return FeedPage(offset: offset, limit: limit, total: all.count, items: offset < end ? Array(all[offset..<end]) : [])
+///     }
+/// }
+/// ```
+public protocol FeedPageLoader<Item>: Sendable {
+    /// The app's item type: what a page holds and ``PagedFeed/item(at:)`` returns.
+    associatedtype Item: Sendable
+
     /// Loads up to `limit` items from `offset`. Should honour task cancellation.
-    func loadPage(offset: Int, limit: Int) async throws -> FeedPage
+    ///
+    /// Throw an error that conforms to `RetryableError` to have ``FeedConfiguration/retry`` retry
+    /// the load.
+    func loadPage(offset: Int, limit: Int) async throws -> FeedPage<Item>
 }

@@ -13,9 +13,9 @@ public enum FeedPhase: Sendable {
     public var isFailed: Bool { if case .failed = self { true } else { false } }
 }
 
-/// A paged model list: loads pages of items as the user nears the end of what is loaded, and
-/// keeps only the pages near the visible range, so a UI can scroll a 100,000-item feed without
-/// ever loading it whole.
+/// A paged model list of the app's `Item`s: loads pages of items as the user nears the end of what
+/// is loaded, and keeps only the pages near the visible range, so a UI can scroll a 100,000-item
+/// feed without ever loading it whole.
 ///
 /// Call ``loadMoreIfNeeded(visibleRange:)`` whenever the visible range changes (from
 /// `scrollViewDidScroll`, a collection view's layout pass, or a test). The feed makes sure the
@@ -24,23 +24,27 @@ public enum FeedPhase: Sendable {
 /// ``FeedConfiguration/maxConcurrentLoads`` at once, and never the same page twice at once.
 ///
 /// ```swift
-/// let feed = try PagedFeed(loader: HTTPFeedPageLoader(baseURL: server))
+/// let feed = try PagedFeed(loader: photoPages)             // a PagedFeed<Photo>
 /// await feed.loadMoreIfNeeded(visibleRange: 0..<20)       // loads pages 0...1 (2 screens ahead)
-/// if let item = await feed.item(at: 7) { cell.title = item.title }
+/// if let photo = await feed.item(at: 7) { cell.title = photo.title }
 /// ```
+///
+/// Each page the loader returns is checked against its request (``FeedPage/validate(offset:limit:)``):
+/// a page that breaks a rule fails that load with the error naming the rule, as a loader's error
+/// would, so one item's data never lands in another's cell.
 ///
 /// A failed load is retried by ``FeedConfiguration/retry`` on the injected clock; after the
 /// last attempt the page is marked failed, ``phase`` becomes ``FeedPhase/failed(page:error:)``,
 /// and the page is not requested again until ``retryFailedPages()``.
-public actor PagedFeed {
+public actor PagedFeed<Item: Sendable> {
     private enum PageState {
         /// A load in flight; only a result carrying this load's number is accepted for the page.
         case loading(UInt64, Task<Void, Never>)
-        case loaded([FeedItem])
+        case loaded([Item])
         case failed(any Error)
     }
 
-    private let loader: any FeedPageLoader
+    private let loader: any FeedPageLoader<Item>
     private let clock: any Clock<Duration>
     private let onChange: (@Sendable (Int) -> Void)?
     private var pages: [Int: PageState] = [:]
@@ -63,12 +67,12 @@ public actor PagedFeed {
     ///   - configuration: paging and retry settings; checked here.
     ///   - clock: the clock retry waits use (a `ManualClock` in tests).
     ///   - onChange: called with a page index whenever that page loads, fails or is dropped.
-    ///   - loader: loads pages.
+    ///   - loader: loads pages of the app's items.
     public init(
         configuration: FeedConfiguration = FeedConfiguration(),
         clock: any Clock<Duration> = ContinuousClock(),
         onChange: (@Sendable (Int) -> Void)? = nil,
-        loader: some FeedPageLoader
+        loader: some FeedPageLoader<Item>
     ) throws {
         try configuration.validate()
         self.configuration = configuration
@@ -81,7 +85,7 @@ public actor PagedFeed {
 
     /// The item at `index`, if its page is loaded.
     /// - Complexity: O(1)
-    public func item(at index: Int) -> FeedItem? {
+    public func item(at index: Int) -> Item? {
         guard index >= 0, case .loaded(let items)? = pages[index / configuration.pageSize] else { return nil }
         let offset = index % configuration.pageSize
         return offset < items.count ? items[offset] : nil
@@ -206,6 +210,7 @@ public actor PagedFeed {
             requestCount += 1
             do {
                 let result = try await loader.loadPage(offset: page * size, limit: size)
+                try result.validate(offset: page * size, limit: size)
                 return finish(page, load: load, .success(result))
             } catch {
                 if Task.isCancelled || error is CancellationError { return finish(page, load: load, .failure(CancellationError())) }
@@ -216,7 +221,7 @@ public actor PagedFeed {
         }
     }
 
-    private func finish(_ page: Int, load: UInt64, _ result: Result<FeedPage, any Error>) {
+    private func finish(_ page: Int, load: UInt64, _ result: Result<FeedPage<Item>, any Error>) {
         // Only this load's own result counts: reset() or a drop may have replaced it meanwhile.
         guard case .loading(let current, _)? = pages[page], current == load else { return }
         switch result {

@@ -21,7 +21,7 @@ struct PagedFeedSettlingTests {
         // screen behind) and a loader that refuses to go on after 500 requests, so a feed that never
         // settles ends in a failure instead of hanging the test
         let calls = Locked(0)
-        let loader = ScriptedLoader<Int, FeedPage>(autoRespond: { offset in
+        let loader = ScriptedLoader<Int, FeedPage<Row>>(autoRespond: { offset in
             let count = calls.withLock { $0 += 1; return $0 }
             guard count <= 500 else { throw TooManyRequests(count: count) }
             return page(offset: offset, total: 100_000)
@@ -51,7 +51,7 @@ struct PagedFeedSettlingTests {
     @Test("a load that reset() replaced cannot install its page over the new load's")
     func staleLoadAfterResetIsIgnored() async throws {
         // Given a load of page 0 that ignores cancellation, replaced by a new load after reset()
-        let loader = ScriptedLoader<Int, FeedPage>(ignoresCancellation: true)
+        let loader = ScriptedLoader<Int, FeedPage<Row>>(ignoresCancellation: true)
         let feed = try PagedFeed(loader: ScriptedPages(loader: loader))
         _ = await feed.loadMoreIfNeeded(visibleRange: 0..<10)
         await loader.waitForCalls(1)
@@ -60,7 +60,7 @@ struct PagedFeedSettlingTests {
         await loader.waitForCalls(2)
         // When the old load answers first (a feed of 1,000 from before the reset), then the new one (30)
         var stale = page(offset: 0, total: 1_000)
-        stale.items = stale.items.map { FeedItem(id: $0.id, title: "stale", colour: $0.colour, thumbnailURL: $0.thumbnailURL) }
+        stale.items = stale.items.map { Row(id: $0.id, title: "stale") }
         #expect(loader.succeed(0, with: stale))
         #expect(loader.succeed(0, with: page(offset: 0, total: 30)))
         await feed.waitUntilSettled()

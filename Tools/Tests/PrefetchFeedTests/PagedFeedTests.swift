@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PrefetchFeed
 import PrefetchHTTP
+import PrefetchDemoKit
 import PrefetchKit
 import PrefetchToolSupport
 import PrefetchServer
@@ -9,18 +10,22 @@ import PrefetchTesting
 import IOTestSupport
 import Testing
 
+/// A test's own item type: the feed holds whatever the app's pages hold.
+struct Row: Sendable, Hashable {
+    var id: Int
+    var title: String
+}
+
 /// Pages answered by a test through a `ScriptedLoader` keyed by offset: no sleeps.
 struct ScriptedPages: FeedPageLoader {
-    let loader: ScriptedLoader<Int, FeedPage>
-    func loadPage(offset: Int, limit: Int) async throws -> FeedPage { try await loader.load(offset) }
+    let loader: ScriptedLoader<Int, FeedPage<Row>>
+    func loadPage(offset: Int, limit: Int) async throws -> FeedPage<Row> { try await loader.load(offset) }
 }
 
 /// A page of a synthetic feed of `total` items.
-func page(offset: Int, limit: Int = 50, total: Int) -> FeedPage {
+func page(offset: Int, limit: Int = 50, total: Int) -> FeedPage<Row> {
     let ids = offset < total ? Array(offset..<min(offset + limit, total)) : []
-    return FeedPage(offset: offset, limit: limit, total: total, items: ids.map {
-        FeedItem(id: $0, title: "Item \($0)", colour: "#000000", thumbnailURL: URL(string: "http://127.0.0.1/thumb/\($0)")!)
-    })
+    return FeedPage(offset: offset, limit: limit, total: total, items: ids.map { Row(id: $0, title: "Item \($0)") })
 }
 
 struct Flaky: RetryableError { var isRetryable: Bool { true } }
@@ -29,7 +34,7 @@ struct Flaky: RetryableError { var isRetryable: Bool { true } }
 struct PagedFeedTests {
     @Test("loads the first page, then two screens ahead, nearest first")
     func batchFetchingWindow() async throws {
-        let loader = ScriptedLoader<Int, FeedPage>()
+        let loader = ScriptedLoader<Int, FeedPage<Row>>()
         let feed = try PagedFeed(loader: ScriptedPages(loader: loader))
         // Given 20 visible rows and an unknown total: only the first page is asked for
         #expect(await feed.loadMoreIfNeeded(visibleRange: 0..<20) == [0])
@@ -53,7 +58,7 @@ struct PagedFeedTests {
 
     @Test("never requests the same page twice at once")
     func noDuplicateRequests() async throws {
-        let loader = ScriptedLoader<Int, FeedPage>()
+        let loader = ScriptedLoader<Int, FeedPage<Row>>()
         let feed = try PagedFeed(loader: ScriptedPages(loader: loader))
         for _ in 0..<5 { await feed.loadMoreIfNeeded(visibleRange: 0..<10) }
         await loader.waitForCalls(1)
@@ -71,7 +76,7 @@ struct PagedFeedTests {
 
     @Test("a failing page is retried on the clock, then shows a failed state until retried by hand")
     func failureAndRetry() async throws {
-        let loader = ScriptedLoader<Int, FeedPage>()
+        let loader = ScriptedLoader<Int, FeedPage<Row>>()
         let clock = ManualClock()
         var configuration = FeedConfiguration()
         configuration.retry = RetryPolicy(maxAttempts: 3, initialDelay: .seconds(1), jitter: 0)
@@ -110,7 +115,7 @@ struct PagedFeedTests {
 
     @Test("a 100,000-item feed scrolls end to end without ever holding more than maxLoadedPages")
     func hugeFeedStaysBounded() async throws {
-        let loader = ScriptedLoader<Int, FeedPage>(autoRespond: { offset in page(offset: offset, total: 100_000) })
+        let loader = ScriptedLoader<Int, FeedPage<Row>>(autoRespond: { offset in page(offset: offset, total: 100_000) })
         var configuration = FeedConfiguration()
         configuration.maxLoadedPages = 12
         let feed = try PagedFeed(configuration: configuration, loader: ScriptedPages(loader: loader))
@@ -128,6 +133,27 @@ struct PagedFeedTests {
         // The Texture rule on its own
         #expect(BatchFetching.shouldFetch(distanceToEnd: 1_500, screenLength: 800))
         #expect(!BatchFetching.shouldFetch(distanceToEnd: 1_700, screenLength: 800))
+    }
+
+    @Test("a page that does not answer its request fails its load, naming the rule, and shows nothing")
+    func pageForAnotherRequestIsRefused() async throws {
+        // Given a loader that answers the request for page 0 with the page at offset 50
+        let loader = ScriptedLoader<Int, FeedPage<Row>>()
+        let feed = try PagedFeed(loader: ScriptedPages(loader: loader))
+        await feed.loadMoreIfNeeded(visibleRange: 0..<10)
+        await loader.waitForCalls(1)
+        _ = loader.succeed(0, with: page(offset: 50, total: 1_000))
+        await feed.waitUntilSettled()
+        // Then the load fails with the rule it broke (not retryable: asked once), and no item shows
+        guard case .failed(0, let error as PrefetchError) = await feed.phase else {
+            Issue.record("expected page 0 to fail with a PrefetchError, got \(await feed.phase)")
+            return
+        }
+        #expect(error.message == "the page for offset 0, limit 50: offset must be 0, got 50")
+        #expect(loader.callCount == 1)
+        #expect(await feed.item(at: 0) == nil)
+        #expect(await feed.loadedPages == [])
+        #expect(await feed.totalCount == nil)
     }
 
     @Test("bad configuration is rejected, naming the value and the rule")

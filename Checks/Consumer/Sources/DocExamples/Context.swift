@@ -10,7 +10,10 @@ import PrefetchKit
 // MARK: The app's data
 
 struct DisplayData: Sendable, Hashable { var color: String }
-struct Photo: Identifiable, Sendable { let id: Int }
+struct Photo: Identifiable, Sendable {
+    let id: Int
+    var title: String { "Photo \(id)" }
+}
 struct Model: Identifiable, Sendable {
     let id: Int
     var identifier: Int { id }
@@ -36,10 +39,18 @@ let id = 42, item = 42, row = 3, firstVisibleRow = 0, lastVisibleRow = 9
 let window = [10, 11, 12], left = [3, 4]
 let server = URL(string: "http://127.0.0.1:8080")!
 let url = URL(string: "http://127.0.0.1:8080/thumb/1")!
-let body = Data(#"{"offset":0,"limit":50,"total":0,"items":[]}"#.utf8)
 let loader = try! HTTPLoader<Int> { id in URL(string: "http://127.0.0.1:8080/thumb/\(id)")! }
 let httpLoader = loader
 let fetcher = try! AsyncFetcher<Int, Data>(loader: loader)
+
+/// The app's pages of photos, for a `PagedFeed<Photo>`.
+struct PhotoPages: FeedPageLoader {
+    func loadPage(offset: Int, limit: Int) async throws -> FeedPage<Photo> {
+        let ids = offset..<max(offset, min(offset + limit, 1_000))
+        return FeedPage(offset: offset, limit: limit, total: 1_000, items: ids.map(Photo.init(id:)))
+    }
+}
+let photoPages = PhotoPages()
 
 // MARK: The frame at hand
 
@@ -60,7 +71,6 @@ let indexPath: IndexPath = [0, 3]
     var title: String?
     func configure(with data: Data) {}
     func configure(with data: DisplayData) {}
-    func configure(with item: FeedItem) {}
     func showPlaceholder() {}
 }
 

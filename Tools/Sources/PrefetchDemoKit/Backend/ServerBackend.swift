@@ -9,7 +9,7 @@ import PrefetchToolSupport
 import PrefetchTesting
 
 /// The sample app's data from a server (`--source`, `--serve`): the model list page by page from
-/// `<source>/items` with a ``PrefetchFeed/PagedFeed``, each thumbnail from its item's
+/// `<source>/items` (``FeedItem``s, by ``HTTPFeedPageLoader``) with a ``PrefetchFeed/PagedFeed``, each thumbnail from its item's
 /// `thumbnailURL` with an ``PrefetchHTTP/HTTPLoader``, and a ``PrefetchDiskCache/DiskCache``
 /// between the fetcher's memory cache and the network.
 ///
@@ -30,7 +30,7 @@ package final class ServerBackend: DemoBackend {
     package let models: ModelList
     /// The thumbnail loader.
     package let thumbnails: ThumbnailLoader
-    private let feed: PagedFeed
+    private let feed: PagedFeed<FeedItem>
     private let http: HTTPLoader<URL>
     private let disk: DiskCache<UUID>
     private let changedPages: Locked<Set<Int>>
@@ -53,7 +53,7 @@ package final class ServerBackend: DemoBackend {
     /// The longest wait for the first page.
     package static let firstPageDeadline = Duration.seconds(15)
 
-    private init(baseURL: URL, diskCacheURL: URL, models: ModelList, feed: PagedFeed, http: HTTPLoader<URL>,
+    private init(baseURL: URL, diskCacheURL: URL, models: ModelList, feed: PagedFeed<FeedItem>, http: HTTPLoader<URL>,
                  disk: DiskCache<UUID>, changedPages: Locked<Set<Int>>, thumbnails: ThumbnailLoader,
                  settings: DemoSettings, bytesReceived: Locked<Int>, serverBandwidth: BandwidthRate?) throws {
         self.bytesReceived = bytesReceived

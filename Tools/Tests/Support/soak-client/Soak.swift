@@ -282,7 +282,7 @@ final class Soak {
 
     /// After the view stepped: mirror the feed's items for what is on screen, fill placeholder
     /// cells whose page arrived, check every visible cell.
-    func frame(_ app: SampleApp<Int, SoakValue>, mirror: FeedMirror, feed: PagedFeed, at time: Double, lastFeedRetry: inout Double) async throws {
+    func frame(_ app: SampleApp<Int, SoakValue>, mirror: FeedMirror, feed: PagedFeed<FeedItem>, at time: Double, lastFeedRetry: inout Double) async throws {
         frames += 1
         sampleClientMemory()
         let visible = app.visibleItems

@@ -1,0 +1,1 @@
+../../../Tools/Sources/PrefetchDemoKit/Remote/FeedItem.swift
