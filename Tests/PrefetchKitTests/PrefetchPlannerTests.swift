@@ -73,6 +73,36 @@ struct PrefetchPlannerTests {
         #expect(leaving.items.isEmpty && leaving.earliest == .infinity)
     }
 
+    @Test func aFlingsPathIsRankedWithTheTypicalWaitAndADragsWithTheExpectedOne() throws {
+        // Given loads of typical latency L = 0.5 s and 90th percentile E = 2 s
+        var latency = PlanningLatency(fallback: .milliseconds(300))
+        _ = latency.take(LatencyEstimate(typical: .milliseconds(500), expected: .seconds(2)), fallback: .milliseconds(300))
+        let (l, e) = (0.5, 2.0)
+        // The rows a motion shows long enough for a load that starts now and takes L, but not
+        // for one that takes E: worth a slot only if the planner waits L for it
+        func rowsBetween(_ state: ScrollState) -> [Range<Double>] {
+            let forecast = MotionForecast(state)
+            return (3..<100).map { Double($0) * 100..<Double($0 + 1) * 100 }.filter { extent in
+                let (arrival, departure) = forecast.window(of: extent)
+                return arrival.isFinite && departure - max(arrival, l) >= l && departure - max(arrival, e) < l
+            }
+        }
+        // When a fling coasts from 0 at 3,000 pt/s towards rest at 1,500
+        let fling = frame(0, at: 0, velocity: 3_000, .decelerating(restingOffset: 1_500, rate: 0.998))
+        let flown = rowsBetween(fling)
+        try #require(!flown.isEmpty)
+        let flingRanking = Ranking(forecast: MotionForecast(fling), now: 0, latency: latency, tolerance: 0.05)
+        // Then they are worth a slot: its path is fixed, so the wait is the typical one
+        #expect(flown.allSatisfy { flingRanking.rank(of: $0).priority.level == .prefetch }, "\(flown)")
+        // When a finger drags at 700 pt/s instead (its speed held is a guess)
+        let drag = frame(0, at: 0, velocity: 700, .dragging)
+        let dragged = rowsBetween(drag)
+        try #require(!dragged.isEmpty)
+        let dragRanking = Ranking(forecast: MotionForecast(drag), now: 0, latency: latency, tolerance: 0.05)
+        // Then such rows wait E and are not worth a slot
+        #expect(dragged.allSatisfy { dragRanking.rank(of: $0).priority.level == .speculative }, "\(dragged)")
+    }
+
     @Test func aHeldRequestMovesOnAChangeOfLevelOrAnOrderPastTheTolerance() {
         let ranking = Ranking(forecast: MotionForecast(frame(0, at: 0)), now: 0, latency: PlanningLatency(fallback: .milliseconds(300)), tolerance: 0.05)
         let prefetch = FetchPriority(level: .prefetch, order: 1)

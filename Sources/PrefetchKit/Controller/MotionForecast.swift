@@ -49,6 +49,11 @@ struct MotionForecast {
         }
     }
 
+    /// Whether the motion is a fling's deceleration: a path fixed from the finger's lift on.
+    var isFling: Bool {
+        if case .decay = curve { true } else { false }
+    }
+
     /// Whether the motion is an animated scroll to a known destination.
     @usableFromInline var isAnimatedScroll: Bool {
         if case .easeOut = curve { true } else { false }

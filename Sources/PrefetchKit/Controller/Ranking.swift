@@ -27,13 +27,14 @@ struct Ranking {
     /// The priority of an item with `extent` under `forecast` at `now` (the rule and its reasons:
     /// the PrefetchKit article "Scheduling by time to display").
     ///
-    /// Loaded from now, the item would show its data for `shown = departure − max(arrival, now + E)`;
-    /// a load is worth its slot when `shown ≥ L`. Worth a slot: `visible` on screen, else
+    /// Loaded from now, the item would show its data for `shown = departure − max(arrival, now + W)`,
+    /// where the wait `W` is `E` while the forecast guesses (a drag, rest) and `L` along a fling's
+    /// deceleration, whose path is known; a load is worth its slot when `shown ≥ L`. Worth a slot: `visible` on screen, else
     /// `prefetch`, both by arrival. Not worth one but shown after a typical load started now could
     /// finish (`departure > now + L`): `speculative`, latest departure first (departures do not
     /// move while the forecast holds). Gone before: `background`, by arrival. Never reached by the
     /// motion: `speculative`, after every arrival, nearest first. A rank worth a slot holds until
-    /// ``Rank/until``, `departure − E − L`; the others as long as the forecast.
+    /// ``Rank/until``, `departure − W − L`; the others as long as the forecast.
     ///
     /// An item whose load takes longer or shorter than the typical one (`typical`, its own
     /// typical latency in seconds, when the target knows its size) ranks with `L` and `E` moved
@@ -54,10 +55,13 @@ struct Ranking {
         // from the animation's first frame, not as something the viewport reaches later.
         let onScreen = (arrival <= now && forecast.shows(extent, at: now))
             || (forecast.isAnimatedScroll && forecast.shows(extent, at: .infinity))
-        let worthASlot = departure - Swift.max(onScreen ? now : arrival, now + expected) >= latency
+        // The wait for a load started now: `E` while the forecast is a guess (a drag's speed
+        // held, a view at rest), `L` along a fling's deceleration, whose path is fixed.
+        let wait = forecast.isFling ? latency : expected
+        let worthASlot = departure - Swift.max(onScreen ? now : arrival, now + wait) >= latency
         if worthASlot {
             return Rank(priority: FetchPriority(level: onScreen ? .visible : .prefetch, order: arrival),
-                        until: departure - expected - latency)
+                        until: departure - wait - latency)
         }
         guard departure > now + latency else { return Rank(priority: FetchPriority(level: .background, order: arrival)) }
         return Rank(priority: FetchPriority(level: .speculative, order: -departure))
