@@ -15,7 +15,9 @@ struct PrefetchDemoCommand: AsyncParsableCommand {
         abstract: "Apple's prefetching sample app in a terminal: a grid (or list) of 1,000 cells loading over a simulated network.",
         discussion: """
         With a terminal and no --script it is interactive: ↑↓ or j/k scroll, PgUp/PgDn or space fling, \
-        g/G top/bottom, +/- change the latency, p turns prefetching on and off, c moves to the next policy \
+        g/G top/bottom, a scrolls animated to an item half the list away (the app tells its prefetcher the \
+        destination first), n brings new items in above the screen on the simulated network (a feed's new \
+        posts: the rows on screen stay put), +/- change the latency, p turns prefetching on and off, c moves to the next policy \
         (none → uikitLike → textureLike → adaptive), m sends a memory warning (the plan keeps only the screen \
         and a fling's landing zone for a while, and the fetcher only their values), q quits. \
         Cells stay blank until their data arrives; cells outside the viewport frame are drawn dimmed, \
