@@ -29,8 +29,8 @@ struct Ranking {
     ///
     /// Loaded from now, the item would show its data for `shown = departure − max(arrival, now + W)`,
     /// where the wait `W` is `E` while the forecast guesses (a drag, rest) and `L` along a fling's
-    /// deceleration, whose path is known; a load is worth its slot when `shown ≥ L`. Worth a slot: `visible` on screen, else
-    /// `prefetch`, both by arrival. Not worth one but shown after a typical load started now could
+    /// deceleration, whose path is known; a load is worth its slot when `shown ≥ L`. Worth a
+    /// slot: `visible` on screen, else `prefetch`, both by arrival. Not worth one but shown after a typical load started now could
     /// finish (`departure > now + L`): `speculative`, latest departure first (departures do not
     /// move while the forecast holds). Gone before: `background`, by arrival. Never reached by the
     /// motion: `speculative`, after every arrival, nearest first. A rank worth a slot holds until
