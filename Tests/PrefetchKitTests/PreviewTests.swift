@@ -321,7 +321,9 @@ struct PreviewTests {
     @Test func aLoadWhosePreviewArrivedYieldsItsSlotOnceToACellWithNoPreview() async throws {
         var loader = SteppedPreviewLoader()
         loader.progressive = true
-        let fetcher = try AsyncFetcher(configuration: FetcherConfiguration(maxConcurrentLoads: 1), clock: ManualClock(), loader: loader)
+        // One pool of slots: with preview slots, cell 2's first bytes would start beside cell 1 (the next test).
+        let configuration = try FetcherConfiguration(maxConcurrentLoads: 1, previewSlots: 0)
+        let fetcher = try AsyncFetcher(configuration: configuration, clock: ManualClock(), loader: loader)
         let heard = Heard()
         // Two cells on screen, one slot: cell 1 loads, cell 2 waits
         fetcher.fetchAsync(1, quality: .full, preview: { heard.add("preview \($0)") }) { heard.add("full \($0)") }
@@ -349,9 +351,43 @@ struct PreviewTests {
         fetcher.state.withLock { $0._checkInvariants() }
     }
 
+    @Test func onceAPreviewArrivesOnTheWayFullValuesFirstBytesTakePreviewSlots() async throws {
+        var loader = SteppedPreviewLoader()
+        loader.progressive = true
+        let configuration = try FetcherConfiguration(maxConcurrentLoads: 1, previewSlots: 1)
+        let fetcher = try AsyncFetcher(configuration: configuration, clock: ManualClock(), loader: loader)
+        let heard = Heard()
+        // Two cells on screen, one full value's slot: until a preview is seen on the way, cell 2 waits.
+        fetcher.fetchAsync(1, quality: .full, preview: { heard.add("preview \($0)") }) { heard.add("full \($0)") }
+        fetcher.fetchAsync(2, quality: .full, preview: { heard.add("preview \($0)") }) { heard.add("full \($0)") }
+        await loader.steps.waitForCalls(1)
+        #expect(fetcher.statistics.inFlight == 1)
+        loader.steps.succeed("1h", with: "head 1")
+        // Cell 1's head came on the way: cell 2's first bytes start in the preview slot, and cell 1 goes on.
+        await loader.steps.waitForCalls(3)
+        #expect(Set(loader.steps.calledIDs) == ["1h", "1f", "2h"])
+        #expect(fetcher.statistics.inFlight == 2 && fetcher.statistics.peakInFlight == 2)
+        loader.steps.succeed("2h", with: "head 2")
+        // Completing cell 2 needs the full value's slot, which cell 1 holds: its load waits again.
+        await loader.steps.waitForCancellations(1)
+        #expect(loader.steps.cancelledIDs == ["2f"])
+        loader.steps.succeed("1f", with: "sharp 1")
+        // Cell 1's slot frees and cell 2 resumes (this loader asks for its head again; a real one resumes after its bytes).
+        await loader.steps.waitForCalls(5)
+        #expect(loader.steps.calledIDs.last == "2h")
+        loader.steps.succeed("2h", with: "head 2")
+        await loader.steps.waitForCalls(6)
+        loader.steps.succeed("2f", with: "sharp 2")
+        await heard.wait(for: 4)
+        #expect(heard.entries == ["preview head 1", "preview head 2", "full success(\"sharp 1\")", "full success(\"sharp 2\")"])
+        #expect(fetcher.statistics.loadsPreempted == 1)
+        fetcher.state.withLock { $0._checkInvariants() }
+    }
+
     @Test func aBatchUpdateUpgradesAQueuedPreviewLoad() async throws {
         let loader = SteppedPreviewLoader()
-        let fetcher = try AsyncFetcher(configuration: FetcherConfiguration(maxConcurrentLoads: 1), clock: ManualClock(), loader: loader)
+        let configuration = try FetcherConfiguration(maxConcurrentLoads: 1, previewSlots: 0)
+        let fetcher = try AsyncFetcher(configuration: configuration, clock: ManualClock(), loader: loader)
         // Item 1 holds the only slot; item 2 queues at preview quality, then is upgraded before it starts
         fetcher.updatePrefetching([(1, .prefetch), (2, .prefetch)], destinations: [], qualities: [.full, .preview], cancelling: [])
         await loader.steps.waitForCalls(1)

@@ -104,7 +104,7 @@ extension AsyncFetcher {
     @usableFromInline
     func deliverPreview(_ value: Value, of load: RunningLoad) {
         let previewCost = cost(value)
-        let action = state.withLock { $0.previewArrived(load, value: value, cost: previewCost) }
+        let action = state.withLock { $0.previewArrived(load, value: value, cost: previewCost, onTheWay: true) }
         perform(action, preview: value, of: load.id)
     }
 
@@ -115,7 +115,9 @@ extension AsyncFetcher {
         onEvent?(.previewLoaded(id))
         action.watchers.forEach { $0.showPreview(preview) }
         action.answered.forEach { $0.resume(.success(preview)) }
+        action.stopped.forEach { cancel($0) }
         if let cancellation = action.cancel { cancel(cancellation) }
+        action.respawn.forEach { start($0) }
         if let spawn = action.spawn { start(spawn) }
     }
 

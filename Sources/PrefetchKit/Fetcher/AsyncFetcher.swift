@@ -108,7 +108,8 @@ public final class AsyncFetcher<ID: Hashable & Sendable, Value: Sendable>: Senda
         self.retry = configuration.retry
         self.cost = cost
         self.onEvent = onEvent
-        self.state = Locked(try Machine(configuration: configuration, observing: onEvent != nil, hasStore: store != nil))
+        self.state = Locked(try Machine(configuration: configuration, observing: onEvent != nil, hasStore: store != nil,
+                                        previews: loaderPreviews))
     }
 
     /// Creates a fetcher that loads with a closure.

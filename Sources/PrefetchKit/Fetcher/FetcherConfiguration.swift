@@ -7,8 +7,19 @@
 /// let fetcher = try AsyncFetcher(configuration: configuration) { id in try await load(id) }
 /// ```
 public struct FetcherConfiguration: Sendable {
-    /// The most loads that run at once (default 6). At least 1.
+    /// The most loads that run at once (default 6), besides loads of previews in ``previewSlots``. At least 1.
     public var maxConcurrentLoads: Int = 6
+    /// Slots beyond ``maxConcurrentLoads`` that only loads of previews take (default 6). At least 0.
+    ///
+    /// A load whose every interest asked for ``FetchQuality/preview`` brings a fraction of the
+    /// full value's bytes; so do the first bytes of a full value whose loader reports a preview
+    /// on the way (a progressive prefix; see ``PreviewLoader``). On a slow link, these loads in
+    /// slots of their own share the link with the rest: cells that would stay blank while full
+    /// values come a few at a time show something sooner, while at most ``maxConcurrentLoads``
+    /// loads complete full values at once. A load of a full value that gets its preview while
+    /// more than that many complete theirs waits again and resumes after the bytes it has. A
+    /// fetcher whose loader is not a ``PreviewLoader`` never uses these slots.
+    public var previewSlots: Int = 6
     /// The most values the memory cache keeps (default 1,000). At least 1.
     public var cacheCountLimit: Int = 1_000
     /// The most total cost the memory cache keeps, in the cost function's unit (default: no limit). At least 0.
@@ -45,7 +56,8 @@ public struct FetcherConfiguration: Sendable {
         retry: RetryPolicy = .none,
         latencySamples: Int = 64,
         preemption: FetchPreemption = .standard,
-        memoryBudget: Int = .max
+        memoryBudget: Int = .max,
+        previewSlots: Int = 6
     ) throws {
         self.maxConcurrentLoads = maxConcurrentLoads
         self.cacheCountLimit = cacheCountLimit
@@ -54,6 +66,7 @@ public struct FetcherConfiguration: Sendable {
         self.latencySamples = latencySamples
         self.preemption = preemption
         self.memoryBudget = memoryBudget
+        self.previewSlots = previewSlots
         try validate()
     }
 
@@ -61,6 +74,7 @@ public struct FetcherConfiguration: Sendable {
     package func validate() throws {
         func fail(_ message: String) -> PrefetchError { PrefetchError(.invalidConfiguration, "FetcherConfiguration \(message)") }
         guard maxConcurrentLoads >= 1 else { throw fail("maxConcurrentLoads must be at least 1, got \(maxConcurrentLoads)") }
+        guard previewSlots >= 0 else { throw fail("previewSlots must be 0 or more, got \(previewSlots)") }
         guard cacheCountLimit >= 1 else { throw fail("cacheCountLimit must be at least 1, got \(cacheCountLimit)") }
         guard cacheCostLimit >= 0 else { throw fail("cacheCostLimit must be 0 or more, got \(cacheCostLimit)") }
         guard memoryBudget >= 0 else { throw fail("memoryBudget must be 0 or more, got \(memoryBudget)") }

@@ -35,7 +35,7 @@ extension FetcherStateMachine {
         // Counters agree with each other.
         precondition(stats.loadsStarted == stats.loadsCompleted + stats.loadsFailed + stats.loadsCancelled + scheduler.runningCount,
                      "started \(stats.loadsStarted) != completed + failed + cancelled + running")
-        precondition(stats.peakInFlight <= scheduler.maxConcurrentLoads, "peak \(stats.peakInFlight) over the cap")
+        precondition(stats.peakInFlight <= scheduler.totalSlots, "peak \(stats.peakInFlight) over the cap")
         precondition(!isShutdown || (consumers.isEmpty && scheduler.runningCount == 0 && scheduler.waitingCount == 0),
                      "work left after shutdown")
     }

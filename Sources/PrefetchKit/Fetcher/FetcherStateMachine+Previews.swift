@@ -1,9 +1,10 @@
 // Previews: which cached values and which loads are at preview quality, which consumers a preview
 // answers and which want to see one while they wait for the full value.
 //
-// A load has a target quality: `preview` when every interest that created or joined it asked for
-// a preview, `full` as soon as one interest asks for the full value (an upgrade; a load never
-// goes back down). A preview load that was upgraded while it ran delivers its preview, then runs
+// A load has a target quality, which its `FetchScheduler` entry keeps (a preview load may take
+// one of the scheduler's preview slots): `preview` when every interest that created or joined it
+// asked for a preview, `full` as soon as one interest asks for the full value (an upgrade; a load
+// never goes back down). A preview load that was upgraded while it ran delivers its preview, then runs
 // the loader again at full quality as the same load (`previewLoadEnded`); a full load whose loader
 // reports a preview on the way delivers it too (`previewArrived`). Either delivery caches the
 // preview (unless the full value is cached), tells the watching consumers, answers the consumers a
@@ -14,9 +15,6 @@
 struct PreviewBook<ID: Hashable & Sendable>: Sendable {
     /// Ids whose cached value is a preview.
     @usableFromInline var cached: Set<ID> = []
-    /// Ids whose load (queued or running) targets a preview. May hold ids with no load (a load
-    /// withdrawn before it started): every new load sets its id's membership.
-    @usableFromInline var loads: Set<ID> = []
     /// Consumers a preview answers.
     @usableFromInline var satisfied: Set<FetchConsumerID> = []
     /// Consumers that want the full value and hear of a preview while they wait.
@@ -34,16 +32,6 @@ struct PreviewBook<ID: Hashable & Sendable>: Sendable {
         if !satisfied.isEmpty { satisfied.remove(consumer) }
         if !watchers.isEmpty { watchers.remove(consumer) }
     }
-
-    /// A new interest at `quality` reached `id`'s load; `joined`: the load existed.
-    @inlinable
-    mutating func enter(_ id: ID, quality: FetchQuality, joined: Bool) {
-        if quality == .full {
-            if !loads.isEmpty { loads.remove(id) }
-        } else if !joined {
-            loads.insert(id)
-        }
-    }
 }
 
 extension FetcherStateMachine {
@@ -58,6 +46,9 @@ extension FetcherStateMachine {
         /// slot to an id without a preview; and the load that takes the slot.
         @usableFromInline var cancel: Cancellation?
         @usableFromInline var spawn: Spawn?
+        /// Loads started and stopped because full values' first bytes may now take preview slots.
+        @usableFromInline var respawn: [Spawn] = []
+        @usableFromInline var stopped: [Cancellation] = []
         @inlinable init() {}
     }
 
@@ -76,13 +67,13 @@ extension FetcherStateMachine {
     /// when none is held.
     @usableFromInline
     func liveQuality(of id: ID) -> FetchQuality? {
-        scheduler.priority(of: id) == nil ? nil : targetQuality(of: id)
+        scheduler.targetQuality(of: id)
     }
 
     /// The quality a load of `id` starting now targets.
     @inlinable
     func targetQuality(of id: ID) -> FetchQuality {
-        previews.loads.contains(id) ? .preview : .full
+        scheduler.targetQuality(of: id) ?? .full
     }
 
     /// A preview load's loader returned `value`: `nil` when the load ends at preview quality
@@ -91,16 +82,23 @@ extension FetcherStateMachine {
     /// loader again, at full quality, as the same load.
     @usableFromInline
     mutating func previewLoadEnded(_ load: RunningLoad, value: Value, cost: Int) -> PreviewAction? {
-        guard !previews.loads.contains(load.id) else { return nil }
+        // Not upgraded, or no longer running (cancelled; the id may have a new load): it ends here.
+        guard scheduler.phase(of: load.id) == .running(load.load), scheduler.targetQuality(of: load.id) == .full else { return nil }
         previews.upgraded += 1
         return previewArrived(load, value: value, cost: cost)
     }
 
-    /// A preview of `load`'s item exists while the load goes on to the full value.
+    /// A preview of `load`'s item exists while the load goes on to the full value; `onTheWay`:
+    /// the loader reported it while loading the full value (a progressive prefix).
     @usableFromInline
-    mutating func previewArrived(_ load: RunningLoad, value: Value, cost: Int) -> PreviewAction {
+    mutating func previewArrived(_ load: RunningLoad, value: Value, cost: Int, onTheWay: Bool = false) -> PreviewAction {
         var action = PreviewAction()
         guard scheduler.phase(of: load.id) == .running(load.load) else { return action }
+        if onTheWay, !scheduler.firstBytesAnySlot, scheduler.previewSlots > 0 {
+            let batch = scheduler.previewsArriveOnTheWay()
+            action.stopped = batch.preempt.map { retire($0, preempted: true) }
+            action.respawn = batch.start.map { spawnWorker(for: $0) }
+        }
         let id = load.id
         previews.delivered += 1
         // The full value may be cached already (from a store, or an earlier load): keep it.
@@ -112,10 +110,11 @@ extension FetcherStateMachine {
         }
         if !previews.watchers.isEmpty || !previews.satisfied.isEmpty { answer(id, &action) }
         // Previews first: with its preview in, the load yields its slot (once) to an id of its
-        // level or above that has none; it waits again and resumes after the bytes it has.
+        // level or above that has none, or when too many loads complete previews; it waits
+        // again and resumes after the bytes it has.
         if action.cancel == nil, let yielded = scheduler.notePreview(id) {
-            action.cancel = retire(yielded.stop, preempted: true)
-            action.spawn = spawnWorker(for: yielded.start)
+            action.stopped += yielded.preempt.map { retire($0, preempted: true) }
+            action.respawn += yielded.start.map { spawnWorker(for: $0) }
         }
         return action
     }
@@ -160,9 +159,6 @@ extension FetcherStateMachine {
     mutating func prunePreviewMarks() {
         if previews.cached.count > 2 * cache.count + 64 {
             previews.cached = previews.cached.filter { cache.contains($0) }
-        }
-        if previews.loads.count > 2 * scheduler.entries.count + 64 {
-            previews.loads = previews.loads.filter { scheduler.contains($0) }
         }
     }
 }

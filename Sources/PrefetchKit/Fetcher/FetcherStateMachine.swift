@@ -82,9 +82,12 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     @usableFromInline var nextWorker: UInt64 = 0
 
     /// Creates the state of a fetcher; `configuration` must be valid. `hasStore`: the fetcher has a
-    /// `DataStore`, so a prefetch may go to it only (``FetchDestination/store``).
-    init(configuration: FetcherConfiguration, observing: Bool, hasStore: Bool = false) throws {
-        scheduler = Scheduler(maxConcurrentLoads: configuration.maxConcurrentLoads, preemption: configuration.preemption)
+    /// `DataStore`, so a prefetch may go to it only (``FetchDestination/store``). `previews`: its
+    /// loader brings previews (else the configuration's preview slots stay unused: every load
+    /// would take them).
+    init(configuration: FetcherConfiguration, observing: Bool, hasStore: Bool = false, previews: Bool = false) throws {
+        scheduler = Scheduler(maxConcurrentLoads: configuration.maxConcurrentLoads,
+                              previewSlots: previews ? configuration.previewSlots : 0, preemption: configuration.preemption)
         // Costs come with each insert (computed outside the lock), so the cache needs no cost function.
         cache = try MemoryCache(countLimit: configuration.cacheCountLimit, costLimit: configuration.cacheCostLimit)
         latency = try LatencyWindow(capacity: configuration.latencySamples)
@@ -115,9 +118,8 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
     @inlinable
     mutating func enter(_ id: ID, _ interest: FetchInterest, priority: FetchPriority,
                         quality: FetchQuality = .full) -> (joined: Bool, spawn: Spawn?, preempt: Cancellation?) {
-        let action = scheduler.request(id, interest: interest, priority: priority,
+        let action = scheduler.request(id, interest: interest, priority: priority, quality: quality,
                                        hasPreview: !previews.cached.isEmpty && previews.cached.contains(id))
-        previews.enter(id, quality: quality, joined: action.joined)
         if action.joined { stats.coalescedRequests += 1 }
         let preempt = action.preempt.map { retire($0, preempted: true) }
         return (action.joined, action.start.map { spawnWorker(for: $0) }, preempt)
@@ -230,11 +232,7 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
         for (index, request) in requests.enumerated() {
             let quality = qualities.isEmpty ? FetchQuality.full : qualities[index]
             guard case .miss = screen(request.0, countingRequest: false, countingHit: false, quality: quality) else { continue }
-            if quality == .preview {
-                previewing.insert(request.0)
-            } else if !previews.loads.isEmpty {
-                previews.loads.remove(request.0)   // an upgrade of a queued or running preview load
-            }
+            if quality == .preview { previewing.insert(request.0) }
             if destinations.hasStore {
                 let toStore = !targets.isEmpty && destinations.isStoreOnly(targets[index])
                 // The store holds it already: nothing to load.
@@ -248,9 +246,9 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
         }
         let cachedPreviews = previews.cached
         let update = scheduler.updatePrefetch(wanted, releasing: releasing,
+                                              quality: { previewing.isEmpty || !previewing.contains($0) ? .full : .preview },
                                               hasPreview: { cachedPreviews.isEmpty ? false : cachedPreviews.contains($0) })
         for added in update.added {
-            if !added.joined, previewing.contains(added.id) { previews.loads.insert(added.id) }
             stats.requests += 1
             if added.joined { stats.coalescedRequests += 1 }
             if observing { action.requested.append(Requested(added.id, joined: added.joined)) }
@@ -306,7 +304,6 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
         }
         previews.satisfied.removeAll()
         previews.watchers.removeAll()
-        previews.loads.removeAll()
         return action
     }
 

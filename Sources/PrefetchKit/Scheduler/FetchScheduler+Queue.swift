@@ -5,31 +5,65 @@ import HeapModule
 // that only the prefetch interest holds yields its slot to a waiting id that outranks it by the
 // margin, and its id waits again).
 extension FetchScheduler {
-    /// Queues `entry` at its current priority, making older queue items for it stale.
-    /// Call ``compactIfNeeded()`` once the entry is stored.
+    /// Queues `entry` at its current priority, in `queue` when it needs a full value's slot
+    /// (`firstBytes`: ``firstBytesAnySlot``) or else in `previews`, making older queue items for
+    /// it stale. Call ``compactIfNeeded()`` once the entry is stored.
     @inlinable
-    static func enqueue(_ id: ID, _ entry: inout Entry, in queue: inout Heap<QueueItem>, version: inout UInt64) {
+    static func enqueue(_ id: ID, _ entry: inout Entry, in queue: inout Heap<QueueItem>, previews: inout Heap<QueueItem>,
+                        version: inout UInt64, firstBytes: Bool) {
         version &+= 1
         entry.version = version
-        queue.insert(QueueItem(priority: entry.priority, sequence: entry.sequence, version: version, id: id, hasPreview: entry.hasPreview))
+        let item = QueueItem(priority: entry.priority, sequence: entry.sequence, version: version, id: id, hasPreview: entry.hasPreview)
+        if entry.needsFullSlot(firstBytes) { queue.insert(item) } else { previews.insert(item) }
     }
 
-    /// Starts the most urgent waiting load if a slot is free.
+    /// The most urgent live item of `heap`, dropping stale ones on the way; `nil` when none is live.
     @inlinable
-    mutating func startNext() -> RunningLoad? {
-        guard running < maxConcurrentLoads else { return nil }
-        while let item = queue.popMax() {
-            guard let index = entries.index(forKey: item.id),
-                  entries.values[index].phase == .waiting, entries.values[index].version == item.version else { continue }
-            nextLoad &+= 1
-            let load = LoadID(rawValue: nextLoad)
-            entries.values[index].phase = .running(load)
-            running += 1
-            waiting -= 1
-            if preemption.isEnabled { runningIDs.append(item.id) }
-            return RunningLoad(item.id, load)
+    static func liveMax(of heap: inout Heap<QueueItem>, in entries: [ID: Entry]) -> QueueItem? {
+        while let item = heap.max {
+            if let entry = entries[item.id], entry.phase == .waiting, entry.version == item.version { return item }
+            _ = heap.popMax()
         }
         return nil
+    }
+
+    /// Whether a load of the full value may start now (fewer than ``maxConcurrentLoads`` run).
+    @inlinable var fullSlotOpen: Bool { runningFull < maxConcurrentLoads }
+
+    /// The most urgent waiting item that a free slot would start: the more urgent of the two
+    /// queues' heads, the full values' only while ``fullSlotOpen``. `nil` when none waits or none may start.
+    @inlinable
+    mutating func nextToStart() -> QueueItem? {
+        let full = fullSlotOpen ? Self.liveMax(of: &queue, in: entries) : nil
+        guard !previewQueue.isEmpty else { return full }
+        let preview = Self.liveMax(of: &previewQueue, in: entries)
+        guard let full else { return preview }
+        guard let preview else { return full }
+        return full < preview ? preview : full
+    }
+
+    /// Starts the most urgent waiting load that may take a free slot, if one is free.
+    @inlinable
+    mutating func startNext() -> RunningLoad? {
+        guard running < totalSlots, let item = nextToStart() else { return nil }
+        if item.id == Self.liveMax(of: &queue, in: entries)?.id { _ = queue.popMax() } else { _ = previewQueue.popMax() }
+        return start(item)
+    }
+
+    /// Starts the waiting `item` (its queue item, left in the queue, is stale from now on).
+    @inlinable
+    mutating func start(_ item: QueueItem) -> RunningLoad {
+        guard let index = entries.index(forKey: item.id) else { preconditionFailure("a live queue item has no entry") }
+        nextLoad &+= 1
+        let load = LoadID(rawValue: nextLoad)
+        entries.values[index].phase = .running(load)
+        running += 1
+        let fullSlot = entries.values[index].needsFullSlot(firstBytesAnySlot)
+        entries.values[index].fullSlot = fullSlot
+        if fullSlot { runningFull += 1 }
+        waiting -= 1
+        if preemption.isEnabled { runningIDs.append(item.id) }
+        return RunningLoad(item.id, load)
     }
 
     @inlinable
@@ -40,59 +74,96 @@ extension FetchScheduler {
     /// Rebuilds the queue when stale items (left by priority changes and dropped ids) outnumber live ones.
     @inlinable
     mutating func compactIfNeeded() {
-        guard queue.count > 64, queue.count > 4 * waiting else { return }
-        var items: [QueueItem] = []
+        guard queue.count + previewQueue.count > 64, queue.count + previewQueue.count > 4 * waiting else { return }
+        var items: [QueueItem] = [], previewItems: [QueueItem] = []
         items.reserveCapacity(waiting)
         for (id, entry) in entries where entry.phase == .waiting {
-            items.append(QueueItem(priority: entry.priority, sequence: entry.sequence, version: entry.version, id: id, hasPreview: entry.hasPreview))
+            let item = QueueItem(priority: entry.priority, sequence: entry.sequence, version: entry.version, id: id, hasPreview: entry.hasPreview)
+            if entry.needsFullSlot(firstBytesAnySlot) { items.append(item) } else { previewItems.append(item) }
         }
         queue = Heap(items)
+        previewQueue = Heap(previewItems)
     }
 
-    /// The priority of the most urgent waiting id, dropping stale queue items on the way; `nil` when none waits.
+    /// The position in ``runningIDs`` of the load to stop first: only the prefetch interest
+    /// holds it, it was not pre-empted before, it holds a full value's slot when `fullOnly`, and
+    /// it ranks lowest (among equals, started last).
     @inlinable
-    mutating func mostUrgentWaiting() -> FetchPriority? {
-        guard waiting > 0 else { return nil }
-        while let item = queue.max {
-            if let entry = entries[item.id], entry.phase == .waiting, entry.version == item.version { return item.priority }
-            _ = queue.popMax()
+    func preemptionCandidate(fullOnly: Bool) -> (position: Int, priority: FetchPriority, hasPreview: Bool)? {
+        var best: (position: Int, priority: FetchPriority, load: LoadID, hasPreview: Bool)?
+        for position in runningIDs.indices {
+            guard let entry = entries[runningIDs[position]], entry.consumers.isEmpty, !entry.preempted,
+                  !fullOnly || entry.fullSlot, case .running(let load) = entry.phase else { continue }
+            if let current = best, entry.priority > current.priority || (entry.priority == current.priority && load < current.load) { continue }
+            best = (position, entry.priority, load, entry.hasPreview)
+        }
+        return best.map { ($0.position, $0.priority, $0.hasPreview) }
+    }
+
+    /// Whether the waiting `item` outranks a running load of `priority` by the margin. Previews
+    /// first: on screen, a waiting id that shows a preview never displaces a load within its
+    /// level whose cell shows nothing (it would start after that load, not before).
+    @inlinable
+    func outranks(_ item: QueueItem, _ priority: FetchPriority, runningHasPreview: Bool) -> Bool {
+        if item.hasPreview, !runningHasPreview, item.priority.level == priority.level, priority.level >= .visible { return false }
+        return preemption.outranks(item.priority, priority)
+    }
+
+    /// Which running loads a waiting id may displace: any (`false`), or only those in one of
+    /// ``maxConcurrentLoads``'s slots (`true`). A load that may take any slot (`anySlot`), or
+    /// any load without preview slots, displaces any load; with preview slots, a load that needs
+    /// a full value's slot displaces only a load holding one, whose slot it then takes. So the
+    /// loads a waiting id may displace never depend on how many slots are free, and an event
+    /// that frees one needs no pre-emption.
+    @inlinable
+    func displacing(anySlot: Bool) -> Bool {
+        !(anySlot || previewSlots == 0)
+    }
+
+    /// The most urgent live head of each queue, the more urgent first, each with whether it may
+    /// take any slot.
+    @inlinable
+    mutating func waitingHeads() -> [(item: QueueItem, anySlot: Bool)] {
+        var heads: [(item: QueueItem, anySlot: Bool)] = []
+        if let full = Self.liveMax(of: &queue, in: entries) { heads.append((full, false)) }
+        if !previewQueue.isEmpty, let preview = Self.liveMax(of: &previewQueue, in: entries) {
+            if let full = heads.first, full.item < preview { heads.insert((preview, true), at: 0) } else { heads.append((preview, true)) }
+        }
+        return heads
+    }
+
+    /// Stops the lowest-ranked pre-emptible load when a waiting id that the freed slot would
+    /// start outranks it by the margin (the more urgent of the two queues' heads first), queues
+    /// the stopped id again, and starts the waiting id in the freed slot.
+    @inlinable
+    mutating func preemptOne() -> (stop: RunningLoad, start: RunningLoad)? {
+        guard waiting > 0, running == totalSlots || !fullSlotOpen else { return nil }
+        for head in waitingHeads() {
+            let fullOnly = displacing(anySlot: head.anySlot)
+            guard let candidate = preemptionCandidate(fullOnly: fullOnly),
+                  outranks(head.item, candidate.priority, runningHasPreview: candidate.hasPreview) else { continue }
+            return (stop(at: candidate.position), start(head.item))
         }
         return nil
     }
 
-    /// The position in ``runningIDs`` of the load to stop first: only the prefetch interest
-    /// holds it, it was not pre-empted before, and it ranks lowest (among equals, started last).
+    /// Stops the load at `position` in ``runningIDs``, freeing its slot for a waiting id: its id
+    /// waits again, and it is not pre-empted again while its id stays held.
     @inlinable
-    func preemptionCandidate() -> (position: Int, priority: FetchPriority)? {
-        var best: (position: Int, priority: FetchPriority, load: LoadID)?
-        for position in runningIDs.indices {
-            guard let entry = entries[runningIDs[position]], entry.consumers.isEmpty, !entry.preempted,
-                  case .running(let load) = entry.phase else { continue }
-            if let current = best, entry.priority > current.priority || (entry.priority == current.priority && load < current.load) { continue }
-            best = (position, entry.priority, load)
-        }
-        return best.map { ($0.position, $0.priority) }
-    }
-
-    /// Stops the lowest-ranked pre-emptible load when the most urgent waiting id outranks it by
-    /// the margin, queues its id again, and starts that waiting id in the freed slot.
-    @inlinable
-    mutating func preemptOne() -> (stop: RunningLoad, start: RunningLoad)? {
-        guard running == maxConcurrentLoads, let urgent = mostUrgentWaiting(),
-              let candidate = preemptionCandidate(), preemption.outranks(urgent, candidate.priority) else { return nil }
-        let id = runningIDs[candidate.position]
-        runningIDs.swapAt(candidate.position, runningIDs.count - 1)
+    mutating func stop(at position: Int) -> RunningLoad {
+        let id = runningIDs[position]
+        runningIDs.swapAt(position, runningIDs.count - 1)
         runningIDs.removeLast()
         guard let index = entries.index(forKey: id) else { preconditionFailure("\(id) is listed as running but has no entry") }
         guard case .running(let load) = entries.values[index].phase else { preconditionFailure("\(id) is listed as running but waits") }
         entries.values[index].phase = .waiting
         entries.values[index].preempted = true
         running -= 1
+        if entries.values[index].fullSlot { runningFull -= 1 }
         waiting += 1
-        Self.enqueue(id, &entries.values[index], in: &queue, version: &nextVersion)
+        Self.enqueue(id, &entries.values[index], in: &queue, previews: &previewQueue, version: &nextVersion, firstBytes: firstBytesAnySlot)
         compactIfNeeded()
-        guard let started = startNext() else { preconditionFailure("a slot was freed for a waiting id, but none started") }
-        return (RunningLoad(id, load), started)
+        return RunningLoad(id, load)
     }
 
     /// Pre-empts until no pre-emptible load ranks below a waiting id by the margin (at most
@@ -107,40 +178,82 @@ extension FetchScheduler {
     }
 
     /// A preview of `id` exists (cached before its load, or brought by its running load). A
-    /// waiting id of a cell on screen moves behind the on-screen ids that have none. A running
-    /// load, the first time, yields its slot when an on-screen id of its level or above waits
-    /// without a preview: it waits again (its loader resumes after the bytes it has) and that id
-    /// starts. Returns the load stopped and the load started, if it yielded.
-    mutating func notePreview(_ id: ID) -> (stop: RunningLoad, start: RunningLoad)? {
+    /// waiting id of a cell on screen moves behind the on-screen ids that have none, and a load
+    /// of the full value now completes a preview: it needs one of ``maxConcurrentLoads``'s slots.
+    /// A running load yields its slot (it waits again; its loader resumes after the bytes it
+    /// has) when more than ``maxConcurrentLoads`` such loads would run, or, the first time, when
+    /// an on-screen id of its level or above waits without a preview (that id starts). With
+    /// preview slots, the change of class may let a waiting id pre-empt. Returns the loads
+    /// stopped (``BatchAction/preempt``: the yield first) and started; `nil` when nothing changed.
+    mutating func notePreview(_ id: ID) -> BatchAction? {
+        guard var action = yieldOnPreview(id) else { return nil }
+        if previewSlots > 0 { preemptAll(stopping: &action.preempt, starting: &action.start) }
+        return action.preempt.isEmpty && action.start.isEmpty ? nil : action
+    }
+
+    /// ``notePreview(_:)`` before pre-emption: an empty action when nothing stopped.
+    private mutating func yieldOnPreview(_ id: ID) -> BatchAction? {
         guard let index = entries.index(forKey: id), !entries.values[index].hasPreview || entries.values[index].phase != .waiting else { return nil }
         entries.values[index].hasPreview = true
         guard case .running(let load) = entries.values[index].phase else {
-            Self.enqueue(id, &entries.values[index], in: &queue, version: &nextVersion)
+            Self.enqueue(id, &entries.values[index], in: &queue, previews: &previewQueue, version: &nextVersion, firstBytes: firstBytesAnySlot)
             compactIfNeeded()
-            return nil
+            return BatchAction()
         }
-        guard !entries.values[index].yielded, let next = mostUrgentWaitingItem(), !next.hasPreview,
-              next.priority.level >= .visible, next.priority.level >= entries.values[index].priority.level else { return nil }
-        entries.values[index].yielded = true
+        // Now it completes its preview: it needs a full value's slot, and waits again when none is free.
+        let completes = entries.values[index].needsFullSlot(firstBytesAnySlot)
+        if completes, !entries.values[index].fullSlot {
+            entries.values[index].fullSlot = true
+            runningFull += 1
+        }
+        if runningFull <= maxConcurrentLoads {
+            guard !entries.values[index].yielded else { return BatchAction() }
+            // The id that would take the freed slot.
+            let holdsFull = entries.values[index].fullSlot
+            if holdsFull { runningFull -= 1 }
+            let next = nextToStart()
+            if holdsFull { runningFull += 1 }
+            guard let next, !next.hasPreview, next.priority.level >= .visible,
+                  next.priority.level >= entries.values[index].priority.level else { return BatchAction() }
+            entries.values[index].yielded = true
+        }
         entries.values[index].phase = .waiting
         running -= 1
+        if entries.values[index].fullSlot { runningFull -= 1 }
         waiting += 1
         if preemption.isEnabled { forgetRunning(id) }
-        Self.enqueue(id, &entries.values[index], in: &queue, version: &nextVersion)
+        Self.enqueue(id, &entries.values[index], in: &queue, previews: &previewQueue, version: &nextVersion, firstBytes: firstBytesAnySlot)
         compactIfNeeded()
-        guard let started = startNext() else { preconditionFailure("a slot was freed for a waiting id, but none started") }
-        return (RunningLoad(id, load), started)
+        var action = BatchAction()
+        action.preempt.append(RunningLoad(id, load))
+        if let next = startNext() { action.start.append(next) }
+        return action
     }
 
-    /// The most urgent waiting queue item, dropping stale ones on the way; `nil` when none waits.
-    @usableFromInline
-    mutating func mostUrgentWaitingItem() -> QueueItem? {
-        guard waiting > 0 else { return nil }
-        while let item = queue.max {
-            if let entry = entries[item.id], entry.phase == .waiting, entry.version == item.version { return item }
-            _ = queue.popMax()
+    /// A load of a full value brought its preview on the way: from now on a full value's first
+    /// bytes may take a preview slot (``firstBytesAnySlot``). The loads change class: the queues
+    /// are rebuilt, the free slots filled and pre-emption applied. A no-op after the first call,
+    /// and without preview slots.
+    mutating func previewsArriveOnTheWay() -> BatchAction {
+        var action = BatchAction()
+        guard previewSlots > 0, !firstBytesAnySlot else { return action }
+        firstBytesAnySlot = true
+        runningFull = 0
+        for index in entries.values.indices where entries.values[index].phase != .waiting {
+            // A full value's load without its preview yet now holds a preview slot.
+            entries.values[index].fullSlot = entries.values[index].fullSlot && entries.values[index].needsFullSlot(true)
+            if entries.values[index].fullSlot { runningFull += 1 }
         }
-        return nil
+        var items: [QueueItem] = [], previewItems: [QueueItem] = []
+        for (id, entry) in entries where entry.phase == .waiting {
+            let item = QueueItem(priority: entry.priority, sequence: entry.sequence, version: entry.version, id: id, hasPreview: entry.hasPreview)
+            if entry.needsFullSlot(true) { items.append(item) } else { previewItems.append(item) }
+        }
+        queue = Heap(items)
+        previewQueue = Heap(previewItems)
+        fillSlots(into: &action)
+        preemptAll(stopping: &action.preempt, starting: &action.start)
+        return action
     }
 
     /// Takes `id` out of ``runningIDs`` (its load ended or was cancelled).

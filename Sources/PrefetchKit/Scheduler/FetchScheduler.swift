@@ -22,8 +22,15 @@ import HeapModule
 ///   re-evaluated whenever an interest comes, goes or changes, so a queued prefetch that becomes
 ///   visible moves ahead at once. Equal priorities start in request order (the order in which
 ///   ids were first requested since they last had no load).
-/// - **Cap.** At most ``maxConcurrentLoads`` loads run at once, whatever the storm of events,
-///   and no slot stays idle while a load waits.
+/// - **Cap.** At most ``maxConcurrentLoads`` loads run at once, plus at most ``previewSlots``
+///   more that bring only a preview, whatever the storm of events; and no slot stays idle while
+///   a load that may take it waits.
+/// - **Previews' own slots.** A load's target is a preview while every interest that created or
+///   joined it asked for one, and the full value as soon as one asks for it (it never goes back).
+///   A load whose target is the full value starts only while fewer than ``maxConcurrentLoads``
+///   such loads run; a preview load may take any slot. A preview costs a fraction of the full
+///   value's bytes, so on a slow link a few more of them share the link with the full loads
+///   without holding those back for long, and a cell that would stay blank shows something.
 /// - **Pre-emption** (only with ``preemption`` enabled). After every event, no running load
 ///   that only the prefetch interest holds, and that was not pre-empted before while its id
 ///   stayed held, ranks below a waiting id by the margin (`FetchPreemption.outranks`). An event
@@ -71,6 +78,18 @@ import HeapModule
         @usableFromInline var hasPreview = false
         /// The load yielded its slot once after its preview arrived: it does not yield again.
         @usableFromInline var yielded = false
+        /// Every interest that created or joined the load asked for a preview only. Cleared for
+        /// good when an interest asks for the full value.
+        @usableFromInline var previewOnly = false
+
+        /// The load needs one of ``maxConcurrentLoads``'s slots: it targets the full value and,
+        /// when previews arrive on the way (`firstBytes`, see ``firstBytesAnySlot``), it has its
+        /// preview already. Every other load (a preview's, or a full value's first bytes) may take any slot.
+        @inlinable func needsFullSlot(_ firstBytes: Bool) -> Bool { !previewOnly && (hasPreview || !firstBytes) }
+        /// While running: the load holds one of ``maxConcurrentLoads``'s slots. Set when it
+        /// starts, and when its preview arrives (``notePreview(_:)``); an upgrade while it runs
+        /// keeps the slot it has.
+        @usableFromInline var fullSlot = false
 
         @inlinable
         init(priority: FetchPriority, sequence: UInt64) {
@@ -122,15 +141,27 @@ import HeapModule
         }
     }
 
-    /// The most loads that run at once.
+    /// The most loads of full values that run at once (and the most loads of any kind, less
+    /// ``previewSlots``).
     @usableFromInline let maxConcurrentLoads: Int
+    /// Slots beyond ``maxConcurrentLoads`` that only loads of previews take.
+    @usableFromInline let previewSlots: Int
+    /// Loads of full values bring their previews on the way (a progressive prefix): until its
+    /// preview arrives, such a load may take a preview slot too, since its first bytes are a
+    /// preview's. Set once, by ``previewsArriveOnTheWay()``, when the first such preview arrives.
+    @usableFromInline var firstBytesAnySlot = false
     /// When a running prefetch yields its slot to more urgent waiting work.
     @usableFromInline let preemption: FetchPreemption
 
     @usableFromInline var entries: [ID: Entry] = [:]
-    /// Waiting ids by priority; items whose version no longer matches their entry are stale and skipped.
+    /// Waiting ids whose load targets the full value, by priority; items whose version no longer
+    /// matches their entry are stale and skipped.
     @usableFromInline var queue = Heap<QueueItem>()
+    /// Waiting ids whose load targets a preview only, by priority (stale items as in ``queue``).
+    @usableFromInline var previewQueue = Heap<QueueItem>()
     @usableFromInline var running = 0
+    /// The running loads in one of ``maxConcurrentLoads``'s slots (`Entry.fullSlot`): at most that many.
+    @usableFromInline var runningFull = 0
     @usableFromInline var waiting = 0
     @usableFromInline var nextSequence: UInt64 = 0
     @usableFromInline var nextVersion: UInt64 = 0
@@ -139,17 +170,23 @@ import HeapModule
     /// without a look at every id). At most ``maxConcurrentLoads`` long; its capacity is reserved once.
     @usableFromInline var runningIDs: [ID] = []
 
-    /// Creates a scheduler that runs at most `maxConcurrentLoads` loads at once and pre-empts by `preemption`.
+    /// Creates a scheduler that runs at most `maxConcurrentLoads` loads of full values at once,
+    /// and `previewSlots` more loads of previews, and pre-empts by `preemption`.
     ///
-    /// - Precondition: `maxConcurrentLoads >= 1` and a valid `preemption` (``FetcherConfiguration``
-    ///   validates both with a thrown error).
-    init(maxConcurrentLoads: Int, preemption: FetchPreemption = .never) {
+    /// - Precondition: `maxConcurrentLoads >= 1`, `previewSlots >= 0` and a valid `preemption`
+    ///   (``FetcherConfiguration`` validates them with a thrown error).
+    init(maxConcurrentLoads: Int, previewSlots: Int = 0, preemption: FetchPreemption = .never) {
         precondition(maxConcurrentLoads >= 1, "FetchScheduler: maxConcurrentLoads must be at least 1, got \(maxConcurrentLoads)")
+        precondition(previewSlots >= 0, "FetchScheduler: previewSlots must not be negative, got \(previewSlots)")
         precondition((try? preemption.validate()) != nil, "FetchScheduler: invalid pre-emption margins \(preemption)")
         self.maxConcurrentLoads = maxConcurrentLoads
+        self.previewSlots = previewSlots
         self.preemption = preemption
-        if preemption.isEnabled { runningIDs.reserveCapacity(maxConcurrentLoads) }
+        if preemption.isEnabled { runningIDs.reserveCapacity(maxConcurrentLoads + previewSlots) }
     }
+
+    /// Every slot: ``maxConcurrentLoads`` plus ``previewSlots``.
+    @inlinable var totalSlots: Int { maxConcurrentLoads + previewSlots }
 
     // MARK: Queries
 
@@ -165,6 +202,8 @@ import HeapModule
     @inlinable func priority(of id: ID) -> FetchPriority? { entries[id]?.priority }
     /// Whether `id` has the prefetch interest.
     func isPrefetched(_ id: ID) -> Bool { entries[id]?.prefetch != nil }
+    /// The quality `id`'s load targets, or `nil` when nothing wants it.
+    @inlinable func targetQuality(of id: ID) -> FetchQuality? { entries[id].map { $0.previewOnly ? .preview : .full } }
     /// Whether `id` has a load (waiting or running), and whether it has the prefetch interest: one look-up.
     func interestState(of id: ID) -> (held: Bool, prefetched: Bool) {
         guard let entry = entries[id] else { return (false, false) }
@@ -182,7 +221,7 @@ import HeapModule
 
     // MARK: Events
 
-    /// Adds (or re-prioritises) an interest in `id`.
+    /// Adds (or re-prioritises) an interest in `id`, which wants `quality` of it.
     ///
     /// Requesting the prefetch interest again replaces its priority; a consumer id must be new
     /// or be the same consumer re-prioritising. Without pre-emption only a request that creates
@@ -193,8 +232,9 @@ import HeapModule
     ///   set its priority is lowered; O(c) in the cap when a pre-emption is considered.
     @inlinable
     @discardableResult
-    mutating func request(_ id: ID, interest: Interest, priority: FetchPriority, hasPreview: Bool = false) -> RequestAction {
-        let created = place(id, interest: interest, priority: priority, hasPreview: hasPreview)
+    mutating func request(_ id: ID, interest: Interest, priority: FetchPriority, quality: FetchQuality = .full,
+                          hasPreview: Bool = false) -> RequestAction {
+        let created = place(id, interest: interest, priority: priority, quality: quality, hasPreview: hasPreview)
         if created, let start = startNext() { return RequestAction(joined: false, start: start) }
         guard preemption.isEnabled, let preempted = preemptOne() else { return RequestAction(joined: !created, start: nil) }
         return RequestAction(joined: !created, start: preempted.start, preempt: preempted.stop)
@@ -211,7 +251,7 @@ import HeapModule
         case .prefetch: guard entry.prefetch != nil else { return PriorityAction(held: false) }
         case .consumer(let c): guard entry.consumers.position(of: c) != nil else { return PriorityAction(held: false) }
         }
-        place(id, interest: interest, priority: priority)
+        place(id, interest: interest, priority: priority, quality: nil)
         guard preemption.isEnabled, let preempted = preemptOne() else { return PriorityAction(held: true) }
         return PriorityAction(held: true, preempt: preempted)
     }
@@ -247,7 +287,7 @@ import HeapModule
     }
 
     /// Sets the prefetch interest of each id in `prefetching` at its priority (new, or
-    /// re-prioritised), withdraws it from each id in `releasing`, then fills free slots once.
+    /// re-prioritised) and quality, withdraws it from each id in `releasing`, then fills free slots once.
     ///
     /// No load starts until the whole batch is applied, so a load never starts for an id that
     /// the same batch withdraws. An id in both lists ends up without the prefetch interest
@@ -255,11 +295,12 @@ import HeapModule
     /// - Complexity: O((m + r) log n) for m requests and r withdrawals.
     @discardableResult
     mutating func updatePrefetch(_ prefetching: [(ID, FetchPriority)], releasing: [ID],
+                                 quality: (ID) -> FetchQuality = { _ in .full },
                                  hasPreview: (ID) -> Bool = { _ in false }) -> UpdateAction {
         var action = UpdateAction()
         for (id, priority) in prefetching {
             let before = interestState(of: id)
-            place(id, interest: .prefetch, priority: priority, hasPreview: hasPreview(id))
+            place(id, interest: .prefetch, priority: priority, quality: quality(id), hasPreview: hasPreview(id))
             if !before.prefetched { action.added.append(Added(id, joined: before.held)) }
         }
         var batch = BatchAction()
@@ -283,9 +324,11 @@ import HeapModule
         guard let index = entries.index(forKey: id), entries.values[index].phase == .running(load) else { return .stale }
         let entry = entries.remove(at: index).value
         running -= 1
+        if entry.fullSlot { runningFull -= 1 }
         if preemption.isEnabled { forgetRunning(id) }
-        // No pre-emption here: the load that takes the slot was the most urgent waiting id, and
-        // no running load ranked below a waiting one by the margin before (the invariant).
+        // No pre-emption here: the load that takes the slot was the most urgent waiting id that
+        // may take it, and no running load ranked below a waiting one by the margin before (the
+        // invariant); the loads a waiting full value may displace do not change with free slots.
         return .deliver(consumers: entry.consumers, next: startNext())
     }
 
@@ -299,8 +342,10 @@ import HeapModule
         }
         entries.removeAll()
         queue = Heap()
+        previewQueue = Heap()
         runningIDs.removeAll(keepingCapacity: true)
         running = 0
+        runningFull = 0
         waiting = 0
         return action
     }
@@ -308,31 +353,42 @@ import HeapModule
     // MARK: Internals
 
     /// Adds or re-prioritises an interest without starting anything; returns whether `id`'s load
-    /// is new (queued). `hasPreview`: a preview of `id` exists (it waits behind its level's ids without one).
+    /// is new (queued). `quality`: what the interest wants (`nil`: a new priority for an interest
+    /// held, which keeps the load's target). `hasPreview`: a preview of `id` exists (it waits
+    /// behind its level's ids without one).
     @inlinable
     @discardableResult
-    mutating func place(_ id: ID, interest: Interest, priority: FetchPriority, hasPreview: Bool = false) -> Bool {
+    mutating func place(_ id: ID, interest: Interest, priority: FetchPriority, quality: FetchQuality? = .full,
+                        hasPreview: Bool = false) -> Bool {
         if let index = entries.index(forKey: id) {
             var requeue = false
+            let completed = entries.values[index].needsFullSlot(firstBytesAnySlot)
             if hasPreview, !entries.values[index].hasPreview {
                 entries.values[index].hasPreview = true
                 requeue = entries.values[index].phase == .waiting
             }
+            // An upgrade: the load targets the full value from now on.
+            if quality == .full { entries.values[index].previewOnly = false }
+            // Its class changed: a waiting load moves queue (a running one keeps its slot).
+            if entries.values[index].needsFullSlot(firstBytesAnySlot) != completed, entries.values[index].phase == .waiting {
+                requeue = true
+            }
             if Self.update(&entries.values[index], interest: interest, priority: priority) || requeue {
-                Self.enqueue(id, &entries.values[index], in: &queue, version: &nextVersion)
+                Self.enqueue(id, &entries.values[index], in: &queue, previews: &previewQueue, version: &nextVersion, firstBytes: firstBytesAnySlot)
                 compactIfNeeded()
             }
             return false
         }
         var entry = Entry(priority: priority, sequence: nextSequence)
         entry.hasPreview = hasPreview
+        entry.previewOnly = quality == .preview
         nextSequence &+= 1
         switch interest {
         case .prefetch: entry.prefetch = priority
         case .consumer(let c): _ = entry.consumers.set(c, priority)
         }
         waiting += 1
-        Self.enqueue(id, &entry, in: &queue, version: &nextVersion)
+        Self.enqueue(id, &entry, in: &queue, previews: &previewQueue, version: &nextVersion, firstBytes: firstBytesAnySlot)
         entries[id] = entry
         compactIfNeeded()
         return true
@@ -381,6 +437,7 @@ import HeapModule
                 return nil
             case .running(let load):
                 running -= 1
+                if entry.fullSlot { runningFull -= 1 }
                 if preemption.isEnabled { forgetRunning(id) }
                 return RunningLoad(id, load)
             }
@@ -390,7 +447,7 @@ import HeapModule
         let new = entries.values[index].effectivePriority()!
         entries.values[index].priority = new
         if entries.values[index].phase == .waiting, new != old {
-            Self.enqueue(id, &entries.values[index], in: &queue, version: &nextVersion)
+            Self.enqueue(id, &entries.values[index], in: &queue, previews: &previewQueue, version: &nextVersion, firstBytes: firstBytesAnySlot)
             compactIfNeeded()
         }
         return nil

@@ -36,15 +36,23 @@ public struct PreviewOptions: ParsableArguments, Sendable {
     @Option(name: .long, help: ArgumentHelp("With previews, items arriving on screen within this many ms get their full value at once; later ones a preview first (0 to 60000; default 1000).", valueName: "ms"))
     public var previewFullWithinMs: Double?
 
+    /// Slots beyond the cap that only previews take (`FetcherConfiguration.previewSlots`).
+    @Option(name: .long, help: ArgumentHelp("With previews, slots beyond the cap that only previews (and full values' first bytes, until their preview is in) take (0 to 64; default \(FetcherConfiguration().previewSlots), the library's).", valueName: "n"))
+    public var previewSlots: Int?
+
     /// Creates the options with no flag given.
     public init() {}
+
+    /// The preview slots: `--preview-slots`, or `FetcherConfiguration`'s default.
+    public var slots: Int { previewSlots ?? FetcherConfiguration().previewSlots }
 
     /// Whether items have previews (`--previews prefix` or `variant`).
     public var isEnabled: Bool { previews != .none }
 
     /// The flags given, for a command to say where they do not apply.
     public var given: [String] {
-        [("--previews", previews != .none), ("--preview-share", previewShare != nil), ("--preview-full-within-ms", previewFullWithinMs != nil)]
+        [("--previews", previews != .none), ("--preview-share", previewShare != nil), ("--preview-full-within-ms", previewFullWithinMs != nil),
+         ("--preview-slots", previewSlots != nil)]
             .filter(\.1).map(\.0)
     }
 
@@ -74,8 +82,11 @@ public struct PreviewOptions: ParsableArguments, Sendable {
                 throw ValidationError("--preview-full-within-ms must be a number of ms from 0 to 60000; got \(LatencyOptions.format(previewFullWithinMs))")
             }
         }
-        if previews == .none, previewShare != nil || previewFullWithinMs != nil {
-            throw ValidationError("--preview-share and --preview-full-within-ms need --previews prefix or variant")
+        if let previewSlots, !(0...64).contains(previewSlots) {
+            throw ValidationError("--preview-slots must be a whole number from 0 to 64; got \(previewSlots)")
+        }
+        if previews == .none, previewShare != nil || previewFullWithinMs != nil || previewSlots != nil {
+            throw ValidationError("--preview-share, --preview-full-within-ms and --preview-slots need --previews prefix or variant")
         }
     }
 }

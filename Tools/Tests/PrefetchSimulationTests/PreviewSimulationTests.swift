@@ -56,12 +56,16 @@ struct PreviewSimulationTests {
         #expect(PreviewSource.variant(share: 0.1).previewBytes(of: 5) == 1, "a non-empty payload's preview has a byte at least")
     }
 
-    @Test func aRunWithPrefixPreviewsShowsSomethingInMoreCellsAndReportsBothShares() async throws {
-        let scenario = StandardSuite.scenario(.steady, layout: .grid)
+    /// The steady grid scenario on the emerging profile's shared link, with adaptive.
+    func steadyGridOnEmerging() -> (Scenario, SimulationConfiguration, SimulationPolicy) {
         var configuration = SimulationConfiguration()
         configuration.latency = LatencyProfile.emerging.model
         configuration.network = .shared(SharedLink(.emerging))
-        let policy = SimulationPolicy.policy(PrefetchPolicies.adaptive)
+        return (StandardSuite.scenario(.steady, layout: .grid), configuration, SimulationPolicy.policy(PrefetchPolicies.adaptive))
+    }
+
+    @Test func aRunWithPrefixPreviewsShowsSomethingInMoreCellsAndReportsBothShares() async throws {
+        var (scenario, configuration, policy) = steadyGridOnEmerging()
         let without = try await Simulator.run(scenario, policy: policy, configuration: configuration)
         configuration.previews = .prefix(share: 0.15)
         let with = try await Simulator.run(scenario, policy: policy, configuration: configuration)
@@ -73,5 +77,33 @@ struct PreviewSimulationTests {
         // Without previews the JSON has no preview key: `--previews none` prints what it did before
         #expect(!(try without.roundedJSON()).contains("previewReadyRate"))
         #expect(try with.roundedJSON().contains("previewReadyRate"))
+    }
+
+    @Test func previewSlotsRunPreviewsBesideTheCapAndLeaveARunWithoutPreviewsAsItWas() async throws {
+        var (scenario, configuration, policy) = steadyGridOnEmerging()
+        // Without previews the slots are never used: the run is the same with or without them.
+        configuration.previewSlots = 0
+        let plain = try await Simulator.run(scenario, policy: policy, configuration: configuration)
+        configuration.previewSlots = 6
+        let plainWithSlots = try await Simulator.run(scenario, policy: policy, configuration: configuration)
+        #expect(try plain.roundedJSON() == plainWithSlots.roundedJSON())
+        #expect(plainWithSlots.peakInFlight <= configuration.maxConcurrentLoads)
+        // With previews, loads of previews and full values' first bytes run beyond the cap.
+        configuration.previews = .prefix(share: 0.15)
+        configuration.previewSlots = 0
+        let oneCap = try await Simulator.run(scenario, policy: policy, configuration: configuration)
+        configuration.previewSlots = 6
+        let slots = try await Simulator.run(scenario, policy: policy, configuration: configuration)
+        #expect(oneCap.peakInFlight <= configuration.maxConcurrentLoads)
+        #expect(slots.peakInFlight > configuration.maxConcurrentLoads && slots.peakInFlight <= configuration.maxConcurrentLoads + 6)
+        let (shownWithSlots, shownInOnePool) = (try #require(slots.previewReadyRate), try #require(oneCap.previewReadyRate))
+        #expect(shownWithSlots > shownInOnePool, "more cells show something when they appear: \(shownWithSlots) vs \(shownInOnePool)")
+        #expect(slots.blankCellSeconds < oneCap.blankCellSeconds)
+    }
+
+    @Test func aNegativeSlotCountIsRefusedNamingIt() {
+        var configuration = SimulationConfiguration()
+        configuration.previewSlots = -2
+        #expect(throws: SimulationError.self) { try configuration.validate() }
     }
 }

@@ -44,6 +44,8 @@ public struct DemoSettings: Sendable {
     package var previews = PreviewSource.none
     /// How the app's controller allots bytes between previews and full values, with previews.
     package var previewPlan = PreviewPlan.standard
+    /// Slots beyond the cap that only previews take (`--preview-slots`; `FetcherConfiguration`'s default).
+    package var previewSlots = FetcherConfiguration().previewSlots
     /// With previews, the latency profile whose link capacity the loads share (`--latency-profile`, lte by default).
     package var linkProfile = LatencyProfile.lte
 
@@ -112,6 +114,7 @@ public struct DemoSettings: Sendable {
         configuration.network = previewLink.map { .shared($0) } ?? .independent
         configuration.previews = previews
         configuration.previewPlan = previewPlan
+        configuration.previewSlots = previewSlots
         configuration.latency = latency
         configuration.seed = seed
         configuration.maxConcurrentLoads = maxConcurrentLoads

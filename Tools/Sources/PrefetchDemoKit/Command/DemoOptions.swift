@@ -328,6 +328,7 @@ public struct DemoOptions: ParsableArguments, Sendable {
         settings.latency = try latency.model(default: DemoSettings.latency(previews: previews.isEnabled))
         settings.previews = previews.source
         settings.previewPlan = try previews.plan()
+        settings.previewSlots = previews.slots
         if let profile = latency.latencyProfile { settings.linkProfile = profile }
         settings.lowData = lowData
         settings.memoryBudgetBytes = memoryBudgetMB.map { $0 << 20 }

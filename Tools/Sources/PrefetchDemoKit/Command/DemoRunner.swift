@@ -174,6 +174,7 @@ package enum DemoRunner {
             flags += latency + ["--previews", p.previews.rawValue]
             if let share = p.previewShare { flags += ["--preview-share", LatencyOptions.format(share)] }
             if let within = p.previewFullWithinMs { flags += ["--preview-full-within-ms", LatencyOptions.format(within)] }
+            if let slots = p.previewSlots { flags += ["--preview-slots", String(slots)] }
         } else {
             flags += latency.isEmpty ? ["--latency-fixed-ms", "300"] : latency
         }

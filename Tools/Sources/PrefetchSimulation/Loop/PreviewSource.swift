@@ -78,10 +78,11 @@ extension PreviewOptions {
     /// The previews the flags name: `none`, or `prefix` or `variant` of `--preview-share`.
     public var source: PreviewSource { PreviewSource(previews, share: share) }
 
-    /// Sets the configuration's previews and, with `--preview-full-within-ms`, its plan.
+    /// Sets the configuration's previews, its preview slots and, with `--preview-full-within-ms`, its plan.
     /// - Throws: `ValidationError` naming the flag when a value is out of range.
     public func apply(to configuration: inout SimulationConfiguration) throws {
         configuration.previews = source
+        configuration.previewSlots = slots
         if previewFullWithinMs != nil { configuration.previewPlan = try plan() }
     }
 }

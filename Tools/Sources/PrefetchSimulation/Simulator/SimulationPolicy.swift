@@ -109,6 +109,9 @@ public struct SimulationConfiguration: Sendable {
     public var previews = PreviewSource.none
     /// How the app's controller allots bytes between previews and full values (with previews).
     public var previewPlan = PreviewPlan.standard
+    /// Slots beyond ``maxConcurrentLoads`` that only previews take (as
+    /// `FetcherConfiguration/previewSlots`, whose default it has). Used only with previews.
+    public var previewSlots = FetcherConfiguration().previewSlots
     /// The app binding that drives the prefetching: UIKit's ``Toolkit/uikit`` (the default) or
     /// a SwiftUI list's ``Toolkit/swiftui``, on the same view, gestures and network.
     public var toolkit = Toolkit.uikit
@@ -129,6 +132,7 @@ public struct SimulationConfiguration: Sendable {
         guard maxDuration.isFinite, maxDuration > 0 else { throw SimulationError("maxDuration is \(maxDuration) s, but it must be greater than 0") }
         if case .shared(let link) = network { try link.sizes.validate(); try link.phone.validate() }
         try previews.validate()
+        guard previewSlots >= 0 else { throw SimulationError("preview slots are \(previewSlots), but they must be 0 or more") }
         if let memoryBudgetBytes, memoryBudgetBytes < 0 {
             throw SimulationError("memory budget is \(memoryBudgetBytes) bytes, but it must be 0 or more")
         }

@@ -54,6 +54,7 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
         self.configuration = configuration
         var fetcherConfiguration = FetcherConfiguration()
         fetcherConfiguration.maxConcurrentLoads = configuration.maxConcurrentLoads
+        fetcherConfiguration.previewSlots = configuration.previewSlots
         fetcherConfiguration.cacheCountLimit = configuration.cacheCountLimit
         fetcherConfiguration.retry = configuration.retry
         fetcherConfiguration.memoryBudget = configuration.memoryBudgetBytes ?? .max
