@@ -33,7 +33,7 @@ public struct PreviewOptions: ParsableArguments, Sendable {
     public var previewShare: Double?
 
     /// How far ahead of its arrival an item's full value is loaded at once, in ms.
-    @Option(name: .long, help: ArgumentHelp("With previews, items arriving on screen within this many ms get their full value at once; later ones a preview first (0 to 60000; default 1000).", valueName: "ms"))
+    @Option(name: .long, help: ArgumentHelp("With previews, items arriving on screen within this many ms get their full value at once; later ones a preview first (0 to 60000; default 2000).", valueName: "ms"))
     public var previewFullWithinMs: Double?
 
     /// Slots beyond the cap that only previews take (`FetcherConfiguration.previewSlots`).

@@ -32,7 +32,7 @@ struct PreviewTests {
         #expect(previews.simulationConfiguration.network == .shared(SharedLink(.lte)))
         #expect(previews.simulationConfiguration.previews == .prefix(share: 0.15))
         #expect("\(previews.latency)" == "\(LatencyProfile.lte.model)")
-        #expect(previews.previewsText == "prefix(15 %) on a shared 10 Mbit/s link, 60 KB median payloads")
+        #expect(previews.previewsText == "prefix(15 %) on a shared 10 Mbit/s link, 60 KB median payloads, 6 preview slots")
         // A latency profile names the link too; the share and the plan are the bench's flags
         let emerging = try DemoOptions.parse(["--previews", "variant", "--latency-profile", "emerging", "--preview-share", "0.1",
                                               "--preview-full-within-ms", "500"]).settings()
@@ -118,7 +118,7 @@ struct PreviewTests {
         let shown = Double(result.displayed)
         let fullCount = Int((result.displayReadyRate * shown).rounded()), previewOnly = Int(((full - result.displayReadyRate) * shown).rounded())
         #expect(previewOnly > 0)
-        #expect(text.contains("  previews             prefix(15 %) on a shared 1 Mbit/s link, 60 KB median payloads"), "\(text)")
+        #expect(text.contains("  previews             prefix(15 %) on a shared 1 Mbit/s link, 60 KB median payloads, 6 preview slots"), "\(text)")
         #expect(text.contains("  appeared full        \(fullCount) ("), "\(text)")
         #expect(text.contains("  preview only         \(previewOnly) ("), "\(text)")
         #expect(text.contains("  blank                \(result.displayed - fullCount - previewOnly) ("), "\(text)")

@@ -66,9 +66,9 @@ public struct DemoSettings: Sendable {
         previews.isEnabled ? SharedLink(linkProfile) : nil
     }
 
-    /// `prefix(15 %) on a shared 10 Mbit/s link, 60 KB median payloads`, or nil without previews.
+    /// `prefix(15 %) on a shared 10 Mbit/s link, 60 KB median payloads, 6 preview slots`, or nil without previews.
     package var previewsText: String? {
-        previewLink.map { "\(previews) on a \(Self.describe($0))" }
+        previewLink.map { "\(previews) on a \(Self.describe($0)), \(previewSlots) preview slots" }
     }
 
     /// `shared 10 Mbit/s link, 60 KB median payloads`, or without `sizes` `10 Mbit/s link`: the
