@@ -29,6 +29,12 @@ public struct HTTPLoaderConfiguration: Sendable {
     /// download is cancelled and its connection closed; nothing is returned, so nothing is cached.
     public var maxResponseSize: Int = 10 * 1024 * 1024
     /// The most connections open to one host at once (default 6). At least 1.
+    ///
+    /// Over HTTP/1.1 a connection carries one request at a time, so at most this many loads of a
+    /// host run at once, whatever the fetcher's cap. A fetcher with preview slots runs
+    /// `maxConcurrentLoads + previewSlots` loads (12 by default): give such a host that many, or its
+    /// previews wait for a connection behind the full values. HTTP/2 and HTTP/3 carry every
+    /// request on one connection.
     public var maxConnectionsPerHost: Int = 6
     /// Header fields added to every request, such as `Accept` or `Authorization`.
     ///
