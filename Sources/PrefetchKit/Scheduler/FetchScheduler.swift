@@ -27,13 +27,17 @@ import HeapModule
 ///   a load that may take it waits.
 /// - **Previews' own slots.** A load's target is a preview while every interest that created or
 ///   joined it asked for one, and the full value as soon as one asks for it (it never goes back).
-///   A load whose target is the full value starts only while fewer than ``maxConcurrentLoads``
-///   such loads run; a preview load may take any slot. A preview costs a fraction of the full
-///   value's bytes, so on a slow link a few more of them share the link with the full loads
-///   without holding those back for long, and a cell that would stay blank shows something.
+///   A load that completes a full value (its preview in, or, until previews are seen to arrive on
+///   the way, any load of a full value) starts only in one of the ``maxConcurrentLoads`` slots;
+///   any other load may take any slot. A preview costs a fraction of the full value's bytes, so
+///   on a slow link a few more of them share the link with the full loads without holding those
+///   back for long, and a cell that would stay blank shows something.
 /// - **Pre-emption** (only with ``preemption`` enabled). After every event, no running load
 ///   that only the prefetch interest holds, and that was not pre-empted before while its id
-///   stayed held, ranks below a waiting id by the margin (`FetchPreemption.outranks`). An event
+///   stayed held, ranks below the head of a queue by the margin (`FetchPreemption.outranks`;
+///   with preview slots, the full values' head counts only against loads in the cap's slots,
+///   and on screen a head that shows a preview never counts against a load of its level whose
+///   cell shows nothing, which the queue starts first). An event
 ///   that breaks this stops such loads (the lowest-ranked first; among equals the latest
 ///   started, which has done the least work), queues their ids again at their current priority
 ///   with their request order, and starts the most urgent waiting ids in their slots. A consumer's
