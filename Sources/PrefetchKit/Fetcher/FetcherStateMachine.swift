@@ -83,8 +83,8 @@ struct FetcherStateMachine<ID: Hashable & Sendable, Value: Sendable, Waiter: Sen
 
     /// Creates the state of a fetcher; `configuration` must be valid. `hasStore`: the fetcher has a
     /// `DataStore`, so a prefetch may go to it only (``FetchDestination/store``). `previews`: its
-    /// loader brings previews (else the configuration's preview slots stay unused: every load
-    /// would take them).
+    /// loader brings previews; without them the scheduler gets no preview slots, which no load
+    /// of such a loader could use.
     init(configuration: FetcherConfiguration, observing: Bool, hasStore: Bool = false, previews: Bool = false) throws {
         scheduler = Scheduler(maxConcurrentLoads: configuration.maxConcurrentLoads,
                               previewSlots: previews ? configuration.previewSlots : 0, preemption: configuration.preemption)
