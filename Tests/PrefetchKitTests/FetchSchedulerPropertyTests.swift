@@ -38,13 +38,7 @@ let preemptionModes: [FetchPreemption] = [.never, .standard, .withinLevels(order
             case 0..<30:
                 // A new interest: the prefetch (or its new priority), or a new consumer.
                 let priority = draw.priority()
-                let interest: FetchInterest
-                if draw.chance(50) {
-                    interest = .prefetch
-                } else {
-                    nextConsumer += 1
-                    interest = .consumer(FetchConsumerID(rawValue: nextConsumer))
-                }
+                let interest = draw.interest(prefetchPercent: 50, lastConsumer: &nextConsumer)
                 let joined = m.isHeld(id)
                 m.add(id, interest, priority)
                 let action = s.request(id, interest: interest, priority: priority)

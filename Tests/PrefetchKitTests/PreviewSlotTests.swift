@@ -116,13 +116,7 @@ import Testing
             let quality: FetchQuality = draw.chance(50) ? .preview : .full
             switch draw.below(100) {
             case 0..<35:
-                let interest: FetchInterest
-                if draw.chance(70) {
-                    interest = .prefetch
-                } else {
-                    consumer += 1
-                    interest = .consumer(FetchConsumerID(rawValue: consumer))
-                }
+                let interest = draw.interest(prefetchPercent: 70, lastConsumer: &consumer)
                 let action = s.request(id, interest: interest, priority: draw.priority(), quality: quality, hasPreview: draw.chance(10))
                 if let start = action.start, s.targetQuality(of: start.id) == .preview { previewStarts += 1 }
             case 35..<45:

@@ -31,23 +31,23 @@ extension FetchScheduler {
     @inlinable var fullSlotOpen: Bool { runningFull < maxConcurrentLoads }
 
     /// The most urgent waiting item that a free slot would start: the more urgent of the two
-    /// queues' heads, the full values' only while ``fullSlotOpen``. `nil` when none waits or none may start.
+    /// queues' heads, the full values' only while ``fullSlotOpen``, with whether it heads the
+    /// previews' queue. `nil` when none waits or none may start.
     @inlinable
-    mutating func nextToStart() -> QueueItem? {
+    mutating func nextToStart() -> (item: QueueItem, inPreviews: Bool)? {
         let full = fullSlotOpen ? Self.liveMax(of: &queue, in: entries) : nil
-        guard !previewQueue.isEmpty else { return full }
-        let preview = Self.liveMax(of: &previewQueue, in: entries)
-        guard let full else { return preview }
-        guard let preview else { return full }
-        return full < preview ? preview : full
+        let preview = previewQueue.isEmpty ? nil : Self.liveMax(of: &previewQueue, in: entries)
+        guard let preview else { return full.map { ($0, false) } }
+        guard let full, preview < full else { return (preview, true) }
+        return (full, false)
     }
 
     /// Starts the most urgent waiting load that may take a free slot, if one is free.
     @inlinable
     mutating func startNext() -> RunningLoad? {
-        guard running < totalSlots, let item = nextToStart() else { return nil }
-        if item.id == Self.liveMax(of: &queue, in: entries)?.id { _ = queue.popMax() } else { _ = previewQueue.popMax() }
-        return start(item)
+        guard running < totalSlots, let next = nextToStart() else { return nil }
+        if next.inPreviews { _ = previewQueue.popMax() } else { _ = queue.popMax() }
+        return start(next.item)
     }
 
     /// Starts the waiting `item` (its queue item, left in the queue, is stale from now on).
@@ -71,10 +71,16 @@ extension FetchScheduler {
         while let started = startNext() { action.start.append(started) }
     }
 
-    /// Rebuilds the queue when stale items (left by priority changes and dropped ids) outnumber live ones.
+    /// Rebuilds the queues when stale items (left by priority changes and dropped ids) outnumber live ones.
     @inlinable
     mutating func compactIfNeeded() {
         guard queue.count + previewQueue.count > 64, queue.count + previewQueue.count > 4 * waiting else { return }
+        rebuildQueues()
+    }
+
+    /// Queues every waiting id afresh, each in the queue of its class now.
+    @inlinable
+    mutating func rebuildQueues() {
         var items: [QueueItem] = [], previewItems: [QueueItem] = []
         items.reserveCapacity(waiting)
         for (id, entry) in entries where entry.phase == .waiting {
@@ -211,7 +217,7 @@ extension FetchScheduler {
             // The id that would take the freed slot.
             let holdsFull = entries.values[index].fullSlot
             if holdsFull { runningFull -= 1 }
-            let next = nextToStart()
+            let next = nextToStart()?.item
             if holdsFull { runningFull += 1 }
             guard let next, !next.hasPreview, next.priority.level >= .visible,
                   next.priority.level >= entries.values[index].priority.level else { return BatchAction() }
@@ -244,13 +250,7 @@ extension FetchScheduler {
             entries.values[index].fullSlot = entries.values[index].fullSlot && entries.values[index].needsFullSlot(true)
             if entries.values[index].fullSlot { runningFull += 1 }
         }
-        var items: [QueueItem] = [], previewItems: [QueueItem] = []
-        for (id, entry) in entries where entry.phase == .waiting {
-            let item = QueueItem(priority: entry.priority, sequence: entry.sequence, version: entry.version, id: id, hasPreview: entry.hasPreview)
-            if entry.needsFullSlot(true) { items.append(item) } else { previewItems.append(item) }
-        }
-        queue = Heap(items)
-        previewQueue = Heap(previewItems)
+        rebuildQueues()
         fillSlots(into: &action)
         preemptAll(stopping: &action.preempt, starting: &action.start)
         return action

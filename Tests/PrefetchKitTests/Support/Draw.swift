@@ -10,4 +10,10 @@ struct Draw {
         let levels: [FetchPriority.Level] = [.background, .prefetch, FetchPriority.Level(rawValue: 150), .visible]
         return FetchPriority(level: levels[below(levels.count)], order: Double(below(6) - 1))
     }
+    /// The prefetch interest `prefetchPercent` % of the time, else a new consumer (numbered after `lastConsumer`).
+    mutating func interest(prefetchPercent: Int, lastConsumer: inout UInt64) -> FetchInterest {
+        if chance(prefetchPercent) { return .prefetch }
+        lastConsumer += 1
+        return .consumer(FetchConsumerID(rawValue: lastConsumer))
+    }
 }
