@@ -41,7 +41,7 @@ let package = Package(
             name: "FuzzScrollAdapter",
             dependencies: [
                 "FuzzDriver", "FuzzSupport", .product(name: "PrefetchKit", package: "PrefetchKit"),
-                .product(name: "PrefetchUIKit", package: "PrefetchKit"),
+                .product(name: "PrefetchUIKit", package: "PrefetchKit"), .product(name: "PrefetchTesting", package: "PrefetchKit"),
             ],
             swiftSettings: strict
         ),

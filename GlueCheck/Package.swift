@@ -29,6 +29,8 @@ let package = Package(
                 swiftSettings: strict),
         .target(name: "PrefetchUIKit", dependencies: ["PrefetchKit", "UIKit", "Network"], swiftSettings: strict),
         .target(name: "PrefetchSwiftUI", dependencies: ["PrefetchKit", "SwiftUI"], swiftSettings: strict),
+        // The clock and loaders apps' own tests use (the SwiftUI examples drive a list on a ManualClock).
+        .target(name: "PrefetchTesting", dependencies: ["PrefetchKit"], swiftSettings: strict),
         // The I/O modules the image recipes load with.
         .target(name: "PrefetchHTTP", dependencies: ["PrefetchKit"], swiftSettings: strict),
         .target(name: "PrefetchDiskCache", dependencies: ["PrefetchKit", .product(name: "GRDB", package: "GRDB.swift")],
@@ -44,7 +46,7 @@ let package = Package(
         // (Checks/doc-examples) beside a Context.swift of the names they take as given.
         .target(name: "DocExamplesUIKit", dependencies: ["PrefetchKit", "PrefetchUIKit", "UIKit", "ImageIO", "PrefetchHTTP",
                                                          "PrefetchDiskCache"], swiftSettings: strict),
-        .target(name: "DocExamplesSwiftUI", dependencies: ["PrefetchKit", "PrefetchSwiftUI", "SwiftUI"], swiftSettings: strict),
+        .target(name: "DocExamplesSwiftUI", dependencies: ["PrefetchKit", "PrefetchSwiftUI", "PrefetchTesting", "SwiftUI"], swiftSettings: strict),
         // The real bindings driven through the stand-ins' observers.
         // ...the README's UIKit view controller, shown in a stand-in window, and the preview recipe's cell.
         .testTarget(name: "GlueCheckTests", dependencies: ["PrefetchKit", "PrefetchUIKit", "UIKit", "Network", "ReadmeUIKitExample",

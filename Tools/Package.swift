@@ -57,6 +57,7 @@ let package = Package(
                 "PrefetchToolSupport",
                 .product(name: "PrefetchKit", package: "PrefetchKit"),
                 .product(name: "PrefetchUIKit", package: "PrefetchKit"),
+                .product(name: "PrefetchTesting", package: "PrefetchKit"),
             ],
             swiftSettings: strict
         ),

@@ -74,20 +74,20 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
     ///   - policy: Where to hold interest; choose one with `prefetch-bench`.
     ///   - expectedBytes: A row's data size when the feed says; each row is then planned with its
     ///     own load time (see ``/PrefetchKit/AsyncFetcher/prefetchTarget(identifier:expectedBytes:)``).
-    ///   - now: The time of a callback, in seconds, on a clock that never goes back (the system's
-    ///     uptime by default; a virtual clock in a test or a simulation, see
-    ///     <doc:DrivingItWithoutSwiftUI>).
+    ///   - clock: The clock that times each callback (the continuous clock by default, the one
+    ///     `fetcher` runs on by default; a `ManualClock` from PrefetchTesting in a test, see
+    ///     <doc:DrivingItWithoutSwiftUI>). A row's admission wait sleeps on it too.
     ///   - schedule: Runs an action once, on the main actor, after a delay: how the prefetcher
     ///     ends an `.animating` phase nobody ended, and plans rows that changed with no geometry
-    ///     after them. `nil` (the default) is a task that sleeps on the continuous clock; a test
-    ///     on a virtual clock passes its own.
-    public convenience init(fetcher: AsyncFetcher<ID, Value>, policy: any PrefetchPolicy = PrefetchPolicies.adaptive,
-                            expectedBytes: ((ID) -> Int?)? = nil,
-                            now: @escaping @MainActor () -> Double = { ProcessInfo.processInfo.systemUptime },
-                            schedule: (@MainActor (_ delay: Duration, _ action: @escaping @MainActor () -> Void) -> Void)? = nil) {
+    ///     after them. `nil` (the default) is a task that sleeps on `clock`; a simulation that
+    ///     steps its frames itself passes its own.
+    public convenience init<C: Clock>(fetcher: AsyncFetcher<ID, Value>, policy: any PrefetchPolicy = PrefetchPolicies.adaptive,
+                                      expectedBytes: ((ID) -> Int?)? = nil, clock: C = ContinuousClock(),
+                                      schedule: (@MainActor (_ delay: Duration, _ action: @escaping @MainActor () -> Void) -> Void)? = nil)
+    where C.Duration == Duration {
         self.init(fetcher: fetcher, policy: policy, admission: RowAdmission(), expectedBytes: expectedBytes,
-                  now: now, sleep: { try await Task.sleep(for: $0) })
-        if let schedule { quietCheck.schedule = schedule }
+                  now: QuietAnimationCheck.seconds(on: clock), sleep: { try await clock.sleep(for: $0) })
+        quietCheck.schedule = schedule ?? QuietAnimationCheck.sleeping(on: clock)
     }
 
     init(fetcher: AsyncFetcher<ID, Value>, policy: any PrefetchPolicy, admission: RowAdmission, expectedBytes: ((ID) -> Int?)? = nil,
@@ -220,7 +220,7 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
     }
 
     /// The scroll phase changed (SwiftUI's `onScrollPhaseChange`), as what moves the content:
-    /// `.tracking` while a finger drags it (SwiftUI's `.interacting`), `.decelerating` while it
+    /// `.dragging` while a finger drags it (SwiftUI's `.interacting`), `.decelerating` while it
     /// coasts after the finger lifted, `.animating` during a programmatic animated scroll, and
     /// `.idle` at rest (also SwiftUI's `.tracking`: a finger is down but nothing moves). It can
     /// arrive between two geometry frames: the last geometry is sent again under the new motion,
@@ -270,7 +270,7 @@ enum ListScrollPhase: Sendable, Hashable {
     var motion: ScrollTracker.Motion {
         switch self {
         case .idle, .tracking: .idle
-        case .interacting: .tracking
+        case .interacting: .dragging
         case .decelerating: .decelerating
         case .animating: .animating
         }

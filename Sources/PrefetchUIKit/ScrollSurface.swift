@@ -63,7 +63,7 @@ extension SurfaceReading {
 /// This is the whole of what the prefetcher needs from a scroll view: `UICollectionView` and
 /// `UITableView` conform in the UIKit bindings (a few lines each); conform your own scrolling
 /// view (a custom grid, a headless view in tests) the same way and attach a prefetcher with
-/// ``ScrollViewPrefetcher/init(surface:lookup:controller:axis:now:schedule:)``. Report what UIKit's
+/// ``ScrollViewPrefetcher/init(surface:lookup:controller:axis:clock:schedule:)``. Report what UIKit's
 /// observers would hear, in UIKit's order: an offset or bounds change, a content-size change, the
 /// pan gesture's start and end, the memory warning. Everything that interprets what the surface
 /// reports lives in ``ScrollViewPrefetcher`` and runs on every platform.

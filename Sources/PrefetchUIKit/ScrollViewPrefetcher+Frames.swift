@@ -41,7 +41,7 @@ extension ScrollViewPrefetcher {
 
     func announcePageIfArrived(_ frame: ScrollTracker.Frame) {
         guard let page = pendingPage else { return }
-        if frame.motion == .tracking { pendingPage = nil; return }   // the user took over
+        if frame.motion == .dragging { pendingPage = nil; return }   // the user took over
         guard abs(frame.offset - page.target) < 0.5 || frame.time >= page.deadline else { return }
         pendingPage = nil
         announcePosition(of: frame)

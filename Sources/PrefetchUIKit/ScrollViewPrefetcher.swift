@@ -90,18 +90,19 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     ///   - controller: Plans each frame; its target receives the plan (a fetcher's
     ///     ``/PrefetchKit/AsyncFetcher/prefetchTarget(identifier:expectedBytes:)``, or your own).
     ///   - axis: The axis the surface scrolls along.
-    ///   - now: The time of a reading, in seconds, on a clock that never goes back (the system's
-    ///     uptime by default; a virtual clock in a simulation).
+    ///   - clock: The clock that times each reading (the continuous clock by default, the one an
+    ///     ``/PrefetchKit/AsyncFetcher`` runs on; a `ManualClock` from PrefetchTesting in a test).
     ///   - schedule: Runs an action once, on the main actor, after a delay: how the prefetcher
     ///     checks, a quiet time after an animated frame, that an animation nobody ended has ended,
     ///     and, a moment after the content changed at rest, that the offset did not follow.
-    ///     `nil` (the default) is a task that sleeps on the continuous clock; a simulation on a
-    ///     virtual clock passes its own, so the check runs at a virtual time.
-    public convenience init(surface: any ScrollSurface, lookup: ItemLookup<Item>, controller: PrefetchController<Item>,
-                            axis: ScrollAxis = .vertical,
-                            now: @escaping @MainActor () -> Double = { ProcessInfo.processInfo.systemUptime },
-                            schedule: (@MainActor (_ delay: Duration, _ action: @escaping @MainActor () -> Void) -> Void)? = nil) {
-        self.init(surface: surface, lookup: lookup, adapter: ScrollAdapter(controller: controller), axis: axis, now: now, schedule: schedule)
+    ///     `nil` (the default) is a task that sleeps on `clock`; a simulation that steps its
+    ///     frames itself passes its own, so the check runs at a step it controls.
+    public convenience init<C: Clock>(surface: any ScrollSurface, lookup: ItemLookup<Item>, controller: PrefetchController<Item>,
+                                      axis: ScrollAxis = .vertical, clock: C = ContinuousClock(),
+                                      schedule: (@MainActor (_ delay: Duration, _ action: @escaping @MainActor () -> Void) -> Void)? = nil)
+    where C.Duration == Duration {
+        self.init(surface: surface, lookup: lookup, adapter: ScrollAdapter(controller: controller), axis: axis,
+                  now: QuietAnimationCheck.seconds(on: clock), schedule: schedule ?? QuietAnimationCheck.sleeping(on: clock))
     }
 
     /// Attaches to `surface` with `adapter`, which makes every decision (see the public initialiser).
@@ -208,7 +209,7 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     }
 
     private func lift(velocity: Double, target: Double?) {
-        guard let frame = frame(motion: .tracking) else { return }
+        guard let frame = frame(motion: .dragging) else { return }
         if let problem = adapter.fingerLifted(at: frame, velocity: velocity, targetOffset: target, rate: frame.decelerationRate) {
             return onProblem(problem)
         }

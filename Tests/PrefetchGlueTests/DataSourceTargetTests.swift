@@ -66,12 +66,12 @@ struct DataSourceTargetTests {
         let target = PrefetchDataSourceTarget<IndexPath>(bridge: app.bridge, lookup: .indexPaths)
         let controller = PrefetchController<IndexPath>(policy: PrefetchPolicies.adaptive, target: target)
         var rows = UniformRowsGeometry(items: (0..<100).map(path), rowLength: 100)
-        controller.update(ScrollState(time: 1, viewport: 0..<600, contentLength: rows.contentLength), geometry: rows)
+        controller.update(ScrollState(seconds: 1, viewport: 0..<600, contentLength: rows.contentLength), geometry: rows)
         let first = app.calls
         #expect(first.first?.hasPrefix("prefetch [0, 1, 2") == true)
         controller.moveItems { IndexPath(indexes: [0, $0[1] + 2]) }
         rows = UniformRowsGeometry(items: (0..<102).map(path), rowLength: 100)
-        controller.update(ScrollState(time: 1.1, viewport: 0..<600, contentLength: rows.contentLength), geometry: rows)
+        controller.update(ScrollState(seconds: 1.1, viewport: 0..<600, contentLength: rows.contentLength), geometry: rows)
         // Rows 0 and 1 are new; nothing planned before is asked for twice
         let asked = app.calls.filter { $0.hasPrefix("prefetch") }
         #expect(asked.count == 2)

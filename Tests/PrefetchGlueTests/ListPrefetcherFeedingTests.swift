@@ -10,14 +10,21 @@ import Testing
 @MainActor
 @Suite("ListPrefetcher fed without SwiftUI")
 struct ListPrefetcherFeedingTests {
-    @MainActor private final class Timeline { var seconds = 10.0 }
+    /// The test's clock, in seconds: moving `seconds` forward advances the clock the prefetcher reads.
+    @MainActor private final class Timeline {
+        let clock = ManualClock()
+        var seconds: Double {
+            get { clock.now.offset / .seconds(1) }
+            set { clock.advance(to: ManualClock.Instant(offset: .seconds(newValue))) }
+        }
+    }
 
     private func makePrefetcher(_ timeline: Timeline, scheduled: @escaping @MainActor (@escaping @MainActor () -> Void) -> Void = { _ in })
         throws -> (AsyncFetcher<Int, Int>, ListPrefetcher<Int, Int>)
     {
         let fetcher = try AsyncFetcher<Int, Int>(configuration: FetcherConfiguration(maxConcurrentLoads: 4), clock: ManualClock(),
                                                  loader: ScriptedLoader<Int, Int>())
-        let prefetcher = ListPrefetcher(fetcher: fetcher, now: { timeline.seconds }, schedule: { _, action in scheduled(action) })
+        let prefetcher = ListPrefetcher(fetcher: fetcher, clock: timeline.clock, schedule: { _, action in scheduled(action) })
         return (fetcher, prefetcher)
     }
 
@@ -32,7 +39,7 @@ struct ListPrefetcherFeedingTests {
         // At rest: the screen's rows (0–7) are held at visible priority.
         #expect(controller.priority(for: 0).level == FetchPriority.visible.level)
         #expect(controller.priority(for: 7).level == FetchPriority.visible.level)
-        prefetcher.scrollPhaseChanged(to: .tracking)
+        prefetcher.scrollPhaseChanged(to: .dragging)
         for frame in 1...20 {
             timeline.seconds += 1.0 / 60
             prefetcher.scrollGeometryChanged(offset: Double(frame) * 40, viewportLength: 800, contentLength: 100_000)
@@ -94,10 +101,9 @@ struct ListPrefetcherFeedingTests {
         fetcher.shutdown()
     }
 
-    @Test func anAnimationNobodyEndsEndsOnTheGivenSchedule() throws {
-        let timeline = Timeline()
-        var pending: [@MainActor () -> Void] = []
-        let (fetcher, prefetcher) = try makePrefetcher(timeline, scheduled: { pending.append($0) })
+    /// 100-pt rows on an 800-pt screen, then ten frames of an animated scroll (SwiftUI's
+    /// `.animating`) down to row 50, with nothing saying when it ends.
+    private func animateWithNoEnd(_ prefetcher: ListPrefetcher<Int, Int>, _ timeline: Timeline) {
         prefetcher.layoutChanged(items: Array(0..<1_000), rowLength: 100)
         prefetcher.scrollGeometryChanged(offset: 0, viewportLength: 800, contentLength: 100_000)
         prefetcher.scrollPhaseChanged(to: .animating)
@@ -105,10 +111,40 @@ struct ListPrefetcherFeedingTests {
             timeline.seconds += 1.0 / 60
             prefetcher.scrollGeometryChanged(offset: Double(frame) * 500, viewportLength: 800, contentLength: 100_000)
         }
+    }
+
+    @Test func anAnimationNobodyEndsEndsOnTheGivenSchedule() throws {
+        let timeline = Timeline()
+        var pending: [@MainActor () -> Void] = []
+        let (fetcher, prefetcher) = try makePrefetcher(timeline, scheduled: { pending.append($0) })
+        animateWithNoEnd(prefetcher, timeline)
         #expect(pending.count == 1, "the quiet check runs on the schedule the app gave, not on a task of its own")
         // Later than the quiet time with no frame: the check ends the animation and plans the landing at rest.
         timeline.seconds += 0.2
         pending.removeFirst()()
+        #expect(prefetcher.adapter.controller.priority(for: 50).level == FetchPriority.visible.level)
+        fetcher.shutdown()
+    }
+
+    /// With no `schedule:`, the quiet check sleeps on the clock the prefetcher was given: a test on a
+    /// `ManualClock` ends an animation nobody ended by advancing that clock past the quiet time.
+    @Test func withoutAScheduleTheQuietCheckSleepsOnTheGivenClock() async throws {
+        let timeline = Timeline()
+        let fetcher = try AsyncFetcher<Int, Int>(clock: ManualClock(), loader: ScriptedLoader<Int, Int>())
+        let prefetcher = ListPrefetcher(fetcher: fetcher, clock: timeline.clock)
+        animateWithNoEnd(prefetcher, timeline)
+        await timeline.clock.waitForSleepers(1)
+        let lastFrame = prefetcher.adapter.lastState?.time
+        // Less than the quiet time: the check still sleeps, and nothing is planned.
+        timeline.seconds += 0.05
+        #expect(timeline.clock.sleeperCount == 1)
+        #expect(prefetcher.adapter.lastState?.time == lastFrame)
+        // Past it: the sleeper wakes, and the prefetcher plans the view at rest where it is, at
+        // the clock's time (the check's own frame).
+        timeline.seconds += 0.1
+        for _ in 0..<1_000 where prefetcher.adapter.lastState?.time == lastFrame { await Task.yield() }
+        #expect(prefetcher.adapter.lastState?.time == .seconds(timeline.seconds))
+        #expect(prefetcher.adapter.lastState?.phase == .idle)
         #expect(prefetcher.adapter.controller.priority(for: 50).level == FetchPriority.visible.level)
         fetcher.shutdown()
     }
@@ -124,7 +160,7 @@ struct ListPrefetcherFeedingTests {
         var (offset, content) = (20_000.0, 100_000.0)
         prefetcher.scrollGeometryChanged(offset: offset, viewportLength: 600, contentLength: content)
         // Given a steady drag at 1,200 pt/s (20 pt a frame)
-        prefetcher.scrollPhaseChanged(to: .tracking)
+        prefetcher.scrollPhaseChanged(to: .dragging)
         func frame(by delta: Double) {
             timeline.seconds += 1.0 / 60
             offset += delta

@@ -61,8 +61,8 @@ struct AdapterBadInputTests {
         // The content says it is 2e21 long; the viewport jumps to 1e21, past every row
         #expect(adapter.frame(frame(1, at: 1e21, viewport: 1e6, content: 2e21), geometry: rows) == nil)
         #expect(target.requested.isEmpty)
-        #expect(adapter.frame(frame(2, at: 1e21, viewport: 1e6, content: 2e21, motion: .tracking), geometry: rows) == nil)
-        #expect(adapter.frame(frame(3, at: 0, viewport: 1e6, content: 2e21, motion: .tracking), geometry: rows) == nil)
+        #expect(adapter.frame(frame(2, at: 1e21, viewport: 1e6, content: 2e21, motion: .dragging), geometry: rows) == nil)
+        #expect(adapter.frame(frame(3, at: 0, viewport: 1e6, content: 2e21, motion: .dragging), geometry: rows) == nil)
         #expect(target.requested.count == 1_000)
     }
 
@@ -113,7 +113,7 @@ struct AdapterBadInputTests {
         #expect(!target.requested.isEmpty)
         for time in [-Double.infinity, .nan, .infinity] {
             var state = PrefetchKitTests.frame(4.25, at: 0)
-            state.time = time
+            state.seconds = time
             #expect((try? state.validate()) == nil)
             controller.update(state, geometry: rows)
             #expect(target.requested.isEmpty)
@@ -132,7 +132,7 @@ struct AdapterBadInputTests {
         let phases: [MotionPhase] = [.idle, .dragging, .decelerating(restingOffset: 1e300, rate: 0.998),
                                      .decelerating(restingOffset: -big, rate: .leastNonzeroMagnitude),
                                      .decelerating(restingOffset: 5_000, rate: 1 - .ulpOfOne / 2),
-                                     .programmatic(targetOffset: big, duration: big), .programmatic(targetOffset: 300, duration: 0)]
+                                     .programmatic(targetOffset: big, duration: .seconds(Int64.max)), .programmatic(targetOffset: 300, duration: .zero)]
         let target = RecordingPrefetchTarget<Int>()
         target.expectedLatency = .seconds(Int64.max)
         let controller = PrefetchController<Int>(policy: policy, target: target)
@@ -142,7 +142,7 @@ struct AdapterBadInputTests {
                 for phase in phases {
                     for velocity in [0, 1e-300, -1e300, big] {
                         time += 1
-                        controller.update(ScrollState(time: time, viewport: viewport, contentLength: content, velocity: velocity,
+                        controller.update(ScrollState(seconds: time, viewport: viewport, contentLength: content, velocity: velocity,
                                                       phase: phase), geometry: rows)
                         #expect(target.requested.values.allSatisfy { !$0.order.isNaN })
                         _ = controller.priority(for: 5, extent: -big..<big)
@@ -150,7 +150,7 @@ struct AdapterBadInputTests {
                 }
             }
         }
-        controller.update(ScrollState(time: time + 1, viewport: 0..<800, contentLength: rows.contentLength), geometry: rows)
+        controller.update(ScrollState(seconds: time + 1, viewport: 0..<800, contentLength: rows.contentLength), geometry: rows)
         #expect(target.requested[0]?.level == .visible)
     }
 

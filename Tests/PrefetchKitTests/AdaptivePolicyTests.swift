@@ -114,12 +114,12 @@ import Testing
     }
 
     @Test func anAnimatedScrollHoldsTheDestinationAndTheWindowPastIt() {
-        let plan = policy.plan(for: context(phase: .programmatic(targetOffset: 40_000, duration: 0.3)))
+        let plan = policy.plan(for: context(phase: .programmatic(targetOffset: 40_000, duration: .milliseconds(300))))
         #expect(plan.regions.contains(40_000..<40_500))
         #expect(reach(plan, from: 40_000) == 40_500 + 3 * 500)
         #expect(plan.regions.allSatisfy { $0.lowerBound >= 40_000 })
         // Upward: the window lies above the destination
-        let up = policy.plan(for: context(offset: 50_000, phase: .programmatic(targetOffset: 10_000, duration: 0.3)))
+        let up = policy.plan(for: context(offset: 50_000, phase: .programmatic(targetOffset: 10_000, duration: .milliseconds(300))))
         #expect(reach(up, from: 10_500, forward: false) == 10_000 - 3 * 500)
     }
 
@@ -138,7 +138,7 @@ import Testing
             case 0: .idle
             case 1: .dragging
             case 2: .decelerating(restingOffset: rng.nextUnitInterval() * 20_000, rate: 0.998)
-            default: .programmatic(targetOffset: rng.nextUnitInterval() * 20_000, duration: 0.3)
+            default: .programmatic(targetOffset: rng.nextUnitInterval() * 20_000, duration: .milliseconds(300))
             }
             let c = ScrollContext(viewport: offset..<(offset + 400), contentLength: 20_400, velocity: velocity, phase: phase,
                                   expectedLatency: rng.next() % 4 == 0 ? .zero : .milliseconds(Int(rng.next() % 2_000)))

@@ -209,7 +209,7 @@ struct BudgetTests {
         let fetcher = try AsyncFetcher<Int, Int>(clock: ManualClock(), cost: { _ in 10 }, load: { $0 })
         let target = FetcherPrefetchTarget<Int, Int, Int>(fetcher: fetcher, identifier: { $0 })
         let controller = PrefetchController<Int>(policy: Ahead(screens: 3), target: target,
-                                                 configuration: try .init(memoryPressureDuration: 3))
+                                                 configuration: try .init(memoryPressureDuration: .seconds(3)))
         func loadRequested() async throws {
             for id in target.requestedIDs { _ = try await fetcher.value(for: id, priority: .background) }
         }
@@ -245,7 +245,7 @@ struct BudgetTests {
         let target = CapacityTarget()
         let controller = PrefetchController<Int>(policy: Ahead(), target: target)
         // The default shrinks for 0.5 s: the first frame starts it, and it is over by 5.5 s
-        #expect(controller.configuration.memoryPressureDuration == 0.5)
+        #expect(controller.configuration.memoryPressureDuration == .milliseconds(500))
         controller.handleMemoryPressure()
         #expect(target.kept == [[]], "nothing on screen yet: nothing to keep")
         controller.update(frame(5, at: 1_000), geometry: rows)

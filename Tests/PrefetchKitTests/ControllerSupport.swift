@@ -51,7 +51,7 @@ struct Grid: ItemGeometry {
 
 /// One frame of a 300 pt viewport at `offset` on 10,000 pt of content: the controller tests' setting.
 func frame(_ time: Double, at offset: Double, velocity: Double = 0, _ phase: MotionPhase = .idle) -> ScrollState {
-    ScrollState(time: time, viewport: offset..<(offset + 300), contentLength: 10_000, velocity: velocity, phase: phase)
+    ScrollState(seconds: time, viewport: offset..<(offset + 300), contentLength: 10_000, velocity: velocity, phase: phase)
 }
 
 /// A policy with fixed regions, so a test knows its plan by heart.

@@ -41,7 +41,7 @@ import Testing
             let length = geometry.contentLength
             let start = min(max(0, offset), max(0, length - 600))
             let phase: MotionPhase = velocity == 0 ? .idle : .dragging
-            controller.update(ScrollState(time: time, viewport: start..<(start + 600), contentLength: length,
+            controller.update(ScrollState(seconds: time, viewport: start..<(start + 600), contentLength: length,
                                           velocity: velocity, phase: phase), geometry: geometry)
         }
 

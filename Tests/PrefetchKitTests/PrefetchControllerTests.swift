@@ -90,7 +90,7 @@ struct PrefetchControllerTests {
         let target = RecordingTarget<Int>()
         let controller = PrefetchController<Int>(policy: PrefetchPolicies.uikitLike, target: target)
         controller.update(frame(0, at: 0), geometry: rows)
-        controller.update(frame(0, at: 0, .programmatic(targetOffset: 5_000, duration: 0.3)), geometry: rows)
+        controller.update(frame(0, at: 0, .programmatic(targetOffset: 5_000, duration: .milliseconds(300))), geometry: rows)
 
         // Then rows 50–52 come first, at visible priority: the destination is what the user asked to
         // see (issue #35). Ordered by arrival: row 50 arrives when the offset passes 4,700,
@@ -108,7 +108,7 @@ struct PrefetchControllerTests {
         let (fetcher, loader) = try makeFetcher(cap: 2)
         controller.target = fetcher.prefetchTarget { $0 }
         // (0.01 s into the animation the offset is 5000·(1 − (1 − 0.01/0.3)³) = 483.5)
-        controller.update(frame(0.01, at: 483.5, .programmatic(targetOffset: 5_000, duration: 0.29)), geometry: rows)
+        controller.update(frame(0.01, at: 483.5, .programmatic(targetOffset: 5_000, duration: .milliseconds(290))), geometry: rows)
         await loader.waitForCalls(2)
         #expect(Set(loader.calledIDs) == [50, 51])
         fetcher.shutdown()
@@ -272,20 +272,20 @@ struct PrefetchControllerTests {
         let target = RecordingTarget<Int>()
         let controller = PrefetchController<Int>(policy: PrefetchPolicies.textureLike, target: target)
         let bad: [ScrollState] = [
-            ScrollState(time: 1, viewport: -Double.infinity..<0, contentLength: 10_000),
-            ScrollState(time: 1, viewport: 0..<(.infinity), contentLength: 10_000),
-            ScrollState(time: 1, viewport: 500..<500, contentLength: 10_000),
-            ScrollState(time: 1, viewport: 0..<300, contentLength: 0),
-            ScrollState(time: 1, viewport: 0..<300, contentLength: -5),
-            ScrollState(time: 1, viewport: 0..<300, contentLength: .nan),
-            ScrollState(time: 1, viewport: 0..<300, contentLength: 10_000, velocity: .nan, phase: .dragging),
-            ScrollState(time: 1, viewport: 0..<300, contentLength: 10_000, velocity: 10, phase: .decelerating(restingOffset: 900, rate: 1.5)),
-            ScrollState(time: 1, viewport: 0..<300, contentLength: 10_000, velocity: 10, phase: .decelerating(restingOffset: .infinity, rate: 0.998)),
-            ScrollState(time: 1, viewport: 0..<300, contentLength: 10_000, phase: .programmatic(targetOffset: 900, duration: -1)),
+            ScrollState(seconds: 1, viewport: -Double.infinity..<0, contentLength: 10_000),
+            ScrollState(seconds: 1, viewport: 0..<(.infinity), contentLength: 10_000),
+            ScrollState(seconds: 1, viewport: 500..<500, contentLength: 10_000),
+            ScrollState(seconds: 1, viewport: 0..<300, contentLength: 0),
+            ScrollState(seconds: 1, viewport: 0..<300, contentLength: -5),
+            ScrollState(seconds: 1, viewport: 0..<300, contentLength: .nan),
+            ScrollState(seconds: 1, viewport: 0..<300, contentLength: 10_000, velocity: .nan, phase: .dragging),
+            ScrollState(seconds: 1, viewport: 0..<300, contentLength: 10_000, velocity: 10, phase: .decelerating(restingOffset: 900, rate: 1.5)),
+            ScrollState(seconds: 1, viewport: 0..<300, contentLength: 10_000, velocity: 10, phase: .decelerating(restingOffset: .infinity, rate: 0.998)),
+            ScrollState(seconds: 1, viewport: 0..<300, contentLength: 10_000, phase: .programmatic(targetOffset: 900, duration: .seconds(-1))),
         ]
         for state in bad {
             // Given a controller holding a plan
-            controller.update(ScrollState(time: 1, viewport: 0..<300, contentLength: 10_000), geometry: rows)
+            controller.update(ScrollState(seconds: 1, viewport: 0..<300, contentLength: 10_000), geometry: rows)
             #expect(!target.requested.isEmpty)
             // When a frame is unusable, then everything is withdrawn and nothing requested
             let update = controller.update(state, geometry: rows)
@@ -299,15 +299,15 @@ struct PrefetchControllerTests {
         func message(_ state: ScrollState) -> String? {
             do { try state.validate(); return nil } catch { return (error as? PrefetchError)?.message }
         }
-        #expect(message(ScrollState(time: 0, viewport: 0..<300, contentLength: 10)) == nil)
-        #expect(message(ScrollState(time: .nan, viewport: 0..<300, contentLength: 10)) == "ScrollState time nan must be finite")
-        #expect(message(ScrollState(time: 0, viewport: 0..<300, contentLength: -1))
+        #expect(message(ScrollState(seconds: 0, viewport: 0..<300, contentLength: 10)) == nil)
+        #expect(message(ScrollState(seconds: .nan, viewport: 0..<300, contentLength: 10)) == "ScrollState time nan must be finite")
+        #expect(message(ScrollState(seconds: 0, viewport: 0..<300, contentLength: -1))
             == "ScrollState contentLength -1.0 must be a finite number, at least 0")
-        #expect(message(ScrollState(time: 0, viewport: 0..<300, contentLength: 10, velocity: .infinity)) == "ScrollState velocity inf must be finite")
-        #expect(message(ScrollState(time: 0, viewport: 0..<300, contentLength: 10, phase: .decelerating(restingOffset: 0, rate: 0)))
+        #expect(message(ScrollState(seconds: 0, viewport: 0..<300, contentLength: 10, velocity: .infinity)) == "ScrollState velocity inf must be finite")
+        #expect(message(ScrollState(seconds: 0, viewport: 0..<300, contentLength: 10, phase: .decelerating(restingOffset: 0, rate: 0)))
             == "MotionPhase.decelerating rate 0.0 must lie strictly between 0 and 1")
-        #expect(message(ScrollState(time: 0, viewport: 0..<300, contentLength: 10, phase: .programmatic(targetOffset: 0, duration: .nan)))
-            == "MotionPhase.programmatic duration nan must be a finite number of seconds, at least 0")
+        #expect(message(ScrollState(seconds: 0, viewport: 0..<300, contentLength: 10, phase: .programmatic(targetOffset: 0, duration: .seconds(-1))))
+            == "MotionPhase.programmatic duration -1.0 seconds must not be negative")
     }
 
     @Test func itemsTheGeometryNoLongerHasAreWithdrawnAtTheNextLayout() {
@@ -319,7 +319,7 @@ struct PrefetchControllerTests {
         // When the content shrinks to 95 rows under the same viewport (clamped by the surface)
         controller.invalidateLayout()
         let shorter = Rows(count: 95, height: 100)
-        controller.update(ScrollState(time: 0.1, viewport: 9_200..<9_500, contentLength: 9_500), geometry: shorter)
+        controller.update(ScrollState(seconds: 0.1, viewport: 9_200..<9_500, contentLength: 9_500), geometry: shorter)
         // Then rows 95–99 are withdrawn and nothing past the content is held
         #expect(target.requested.keys.allSatisfy { $0 < 95 })
         #expect(Set(target.lastUpdate.withdrawals).isSuperset(of: [95, 96, 97, 98, 99]))
@@ -412,16 +412,6 @@ struct PrefetchControllerTests {
         #expect(target.requestedCount == 0)
         fetcher.shutdown()
     }
-
-    // MARK: The registry
-
-    @Test func policiesAreFoundByTheNamesUsersType() throws {
-        #expect(PrefetchPolicies.names == ["none", "uikitLike", "textureLike", "adaptive"])
-        for name in PrefetchPolicies.names { #expect(try PrefetchPolicies.named(name).name == name) }
-        #expect { try PrefetchPolicies.named("fast") } throws: {
-            ($0 as? PrefetchError)?.message == "unknown prefetch policy 'fast'; expected one of none, uikitLike, textureLike, adaptive"
-        }
-    }
 }
 
 /// The forecast's inverse times against its own curve, for every phase.
@@ -429,10 +419,10 @@ struct PrefetchControllerTests {
 struct MotionForecastTests {
     @Test(arguments: [
         MotionPhase.dragging, .decelerating(restingOffset: 4_000, rate: 0.998), .decelerating(restingOffset: -3_000, rate: 0.99),
-        .programmatic(targetOffset: 9_000, duration: 0.3), .programmatic(targetOffset: 0, duration: 0.5),
+        .programmatic(targetOffset: 9_000, duration: .milliseconds(300)), .programmatic(targetOffset: 0, duration: .milliseconds(500)),
     ])
     func timeToReachAnOffsetInvertsTheCurve(phase: MotionPhase) {
-        let state = ScrollState(time: 2, viewport: 1_000..<1_400, contentLength: 20_000, velocity: -900, phase: phase)
+        let state = ScrollState(seconds: 2, viewport: 1_000..<1_400, contentLength: 20_000, velocity: -900, phase: phase)
         let forecast = MotionForecast(state)
         let end = forecast.final
         for step in 1..<50 {
@@ -449,12 +439,12 @@ struct MotionForecastTests {
 
     @Test func aForecastAgreesWithTheNextFramesOfTheSameMotionOnly() {
         let fling = MotionPhase.decelerating(restingOffset: 3_000, rate: 0.998)
-        let first = MotionForecast(ScrollState(time: 0, viewport: 0..<300, contentLength: 10_000, velocity: 6_006, phase: fling))
+        let first = MotionForecast(ScrollState(seconds: 0, viewport: 0..<300, contentLength: 10_000, velocity: 6_006, phase: fling))
         let offset = first.offset(at: 0.1)
-        let next = MotionForecast(ScrollState(time: 0.1, viewport: offset..<(offset + 300), contentLength: 10_000, velocity: 4_900, phase: fling))
+        let next = MotionForecast(ScrollState(seconds: 0.1, viewport: offset..<(offset + 300), contentLength: 10_000, velocity: 4_900, phase: fling))
         #expect(first.agrees(with: next))
         let refling = MotionPhase.decelerating(restingOffset: 3_400, rate: 0.998)
-        #expect(!first.agrees(with: MotionForecast(ScrollState(time: 0.1, viewport: offset..<(offset + 300), contentLength: 10_000, phase: refling))))
-        #expect(!first.agrees(with: MotionForecast(ScrollState(time: 0.1, viewport: offset..<(offset + 300), contentLength: 10_000))))
+        #expect(!first.agrees(with: MotionForecast(ScrollState(seconds: 0.1, viewport: offset..<(offset + 300), contentLength: 10_000, phase: refling))))
+        #expect(!first.agrees(with: MotionForecast(ScrollState(seconds: 0.1, viewport: offset..<(offset + 300), contentLength: 10_000))))
     }
 }

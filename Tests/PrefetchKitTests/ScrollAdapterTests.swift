@@ -101,28 +101,28 @@ struct ScrollTrackerTests {
     }
 
     @Test func uikitsFlagsBecomeAMotion() {
-        #expect(ScrollTracker.Motion(isDragging: true, isDecelerating: false) == .tracking)
-        #expect(ScrollTracker.Motion(isDragging: true, isDecelerating: true) == .tracking)
+        #expect(ScrollTracker.Motion(isDragging: true, isDecelerating: false) == .dragging)
+        #expect(ScrollTracker.Motion(isDragging: true, isDecelerating: true) == .dragging)
         #expect(ScrollTracker.Motion(isDragging: false, isDecelerating: true) == .decelerating)
         #expect(ScrollTracker.Motion(isDragging: false, isDecelerating: false) == .idle)
     }
 
     @Test func aDragsVelocityComesFromTheFrames() throws {
         var tracker = ScrollTracker()
-        let first = try tracker.frame(frame(0, 0, .tracking))
+        let first = try tracker.frame(frame(0, 0, .dragging))
         #expect(first.velocity == 0)
         #expect(first.phase == .dragging)
         // 50 pt in 0.1 s: 500 pt/s
-        let second = try tracker.frame(frame(0.1, 50, .tracking))
+        let second = try tracker.frame(frame(0.1, 50, .dragging))
         #expect(abs(second.velocity - 500) < 1e-9)
         #expect(second.viewport == 50..<650)
         // A second report in the same instant keeps the velocity
-        #expect(abs(try tracker.frame(frame(0.1, 50, .tracking)).velocity - 500) < 1e-9)
+        #expect(abs(try tracker.frame(frame(0.1, 50, .dragging)).velocity - 500) < 1e-9)
     }
 
     @Test func aLiftedFingerCoastsToTheTargetThenRests() throws {
         var tracker = ScrollTracker()
-        _ = try tracker.frame(frame(0, 0, .tracking))
+        _ = try tracker.frame(frame(0, 0, .dragging))
         try tracker.fingerLifted(at: 0.05, offset: 100, velocity: 2_000, targetOffset: 1_800, rate: 0.998, range: 0...9_400)
         let coasting = try tracker.frame(frame(0.1, 180, .decelerating))
         #expect(coasting.phase == .decelerating(restingOffset: 1_800, rate: 0.998))
@@ -139,7 +139,7 @@ struct ScrollTrackerTests {
         // 6,006 pt/s would say 3,096.1: the mean speed over a coasting interval is faster than its
         // end), and the fling keeps that resting offset while it coasts
         var tracker = ScrollTracker()
-        _ = try tracker.frame(frame(0, 0, .tracking))
+        _ = try tracker.frame(frame(0, 0, .dragging))
         let first = try tracker.frame(frame(0.016, 96.096, .decelerating))
         guard case let .decelerating(rest, rate) = first.phase else { Issue.record("\(first.phase)"); return }
         #expect(abs(rest - 96.096 / (1 - exp(1_000 * log(0.998) * 0.016))) < 1e-6)
@@ -156,7 +156,7 @@ struct ScrollTrackerTests {
         let during = try tracker.frame(frame(1.1, 2_000, .idle))
         guard case let .programmatic(target, remaining) = during.phase else { Issue.record("\(during.phase)"); return }
         #expect(target == 5_000)
-        #expect(abs(remaining - 0.2) < 1e-9)
+        #expect(abs(remaining / .seconds(1) - 0.2) < 1e-9)
         // After its end: at rest
         #expect(try tracker.frame(frame(1.35, 5_000, .idle)).phase == .idle)
     }
@@ -178,27 +178,27 @@ struct ScrollTrackerTests {
     @Test func aFingerThatTouchesAgainCancelsTheFlingAndTheAnimation() throws {
         var tracker = ScrollTracker()
         try tracker.fingerLifted(at: 0, offset: 0, velocity: 2_000, targetOffset: 1_800, rate: 0.998, range: 0...9_400)
-        #expect(try tracker.frame(frame(0.1, 150, .tracking)).phase == .dragging)
+        #expect(try tracker.frame(frame(0.1, 150, .dragging)).phase == .dragging)
         // The fling is forgotten: coasting again without a lift is projected anew (150 → 150 pt in 0.1 s: rest)
         #expect(try tracker.frame(frame(0.2, 150, .decelerating)).phase == .idle)
         tracker.animating(to: 4_000, at: 0.2)
-        #expect(try tracker.frame(frame(0.25, 300, .tracking)).phase == .dragging)
+        #expect(try tracker.frame(frame(0.25, 300, .dragging)).phase == .dragging)
         #expect(try tracker.frame(frame(0.3, 300, .idle)).phase == .idle)
     }
 
     @Test func badFramesAreRefusedAndLeaveTheTrackerAsItWas() throws {
         var tracker = ScrollTracker()
-        _ = try tracker.frame(frame(1, 100, .tracking))
+        _ = try tracker.frame(frame(1, 100, .dragging))
         // A detached scroll view has no size
-        #expect(message { _ = try tracker.frame(frame(1.1, 100, .tracking, viewport: 0)) }
+        #expect(message { _ = try tracker.frame(frame(1.1, 100, .dragging, viewport: 0)) }
             == "scroll frame viewport length 0.0 must be finite and greater than 0 (is the scroll view detached or not laid out yet?)")
-        #expect(message { _ = try tracker.frame(frame(0.5, 100, .tracking)) } == "scroll frame time 0.5 is earlier than the previous frame's 1.0")
-        #expect(message { _ = try tracker.frame(frame(1.2, .nan, .tracking)) } == "scroll frame offset nan must be finite")
+        #expect(message { _ = try tracker.frame(frame(0.5, 100, .dragging)) } == "scroll frame time 0.5 is earlier than the previous frame's 1.0")
+        #expect(message { _ = try tracker.frame(frame(1.2, .nan, .dragging)) } == "scroll frame offset nan must be finite")
         #expect(message {
             _ = try tracker.frame(ScrollTracker.Frame(time: 1.2, offset: 0, viewportLength: 600, contentLength: -1, motion: .idle))
         } == "scroll frame content length -1.0 must be finite and at least 0")
         // The next good frame measures from the last good one: 100 pt in 0.2 s
-        #expect(abs(try tracker.frame(frame(1.2, 200, .tracking)).velocity - 500) < 1e-9)
+        #expect(abs(try tracker.frame(frame(1.2, 200, .dragging)).velocity - 500) < 1e-9)
     }
 }
 

@@ -239,7 +239,7 @@ enum FetcherScript {
                 var given: [Int] = []
                 for _ in 0..<(1 + Int(input.byte() % 4)) { given.append(input.byteCount()) }
                 sizes.set(given)
-                // Any time reaches the controller (it plans nothing for a NaN); the script goes on from a finite one.
+                // Any time reaches the controller as far as a `Duration` holds it; the script goes on from a finite one.
                 let frameTime = time + (input.bool() ? input.double() : 1.0 / 60)
                 if frameTime.isFinite { time = frameTime }
                 update(controller, rows: rows, time: frameTime, &input)
@@ -306,9 +306,10 @@ enum FetcherScript {
         case 0: phase = .idle
         case 1: phase = .dragging
         case 2: phase = .decelerating(restingOffset: input.double(), rate: input.bool() ? 0.998 : input.double())
-        default: phase = .programmatic(targetOffset: input.double(), duration: input.double())
+        default: phase = .programmatic(targetOffset: input.double(), duration: .seconds(Double(input.byte()) / 100))
         }
-        let state = ScrollState(time: time, viewport: viewport, contentLength: input.bool() ? rows.contentLength : input.double(),
+        // A `Duration` holds any finite time up to about 9e18 s; beyond, the frame is at time zero (earlier than the last: taken as the last).
+        let state = ScrollState(time: time.isFinite && abs(time) < 9e18 ? .seconds(time) : .zero, viewport: viewport, contentLength: input.bool() ? rows.contentLength : input.double(),
                                 velocity: input.bool() ? Double(input.byte()) * 50 : input.double(), phase: phase)
         let update = controller.update(state, geometry: rows)
         for request in update.requests {

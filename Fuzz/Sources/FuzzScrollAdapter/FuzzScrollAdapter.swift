@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 import PrefetchKit
+import PrefetchTesting
 import PrefetchUIKit
 
 /// libFuzzer entry point: the bytes are a list, a layout and a script of what a scroll view and an
@@ -486,18 +487,28 @@ final class FuzzSurface: ScrollSurface {
 /// The script's clock: seconds that never go back and stay finite.
 @MainActor
 final class ScriptClock {
+    /// The clock the prefetcher reads.
+    let clock = ManualClock()
+    /// Where the clock started, in seconds.
+    private let start: Double
     /// The time now.
     private(set) var time: Double
 
     /// Creates a clock reading `start` (0 when not finite).
-    init(start: Double) { time = start.isFinite ? start : 0 }
+    init(start: Double) {
+        self.start = start.isFinite ? start : 0
+        time = self.start
+    }
 
     /// Moves on by `seconds`; a step that would leave the finite numbers leaves the clock where it is.
     func advance(by seconds: Double) { reach(time + seconds) }
 
-    /// Moves on to `moment` when that is later and finite.
+    /// Moves on to `moment` when that is later and finite, and within what a `Duration` holds
+    /// from the start.
     func reach(_ moment: Double) {
-        if moment.isFinite, moment > time { time = moment }
+        guard moment.isFinite, moment > time, moment - start < 9e18 else { return }
+        time = moment
+        clock.advance(to: ManualClock.Instant(offset: .seconds(moment - start)))
     }
 }
 
@@ -674,8 +685,8 @@ func makePolicy(_ input: inout FuzzInput) -> any PrefetchPolicy {
 func makeController(_ input: inout FuzzInput, target: RecordingTarget) -> PrefetchController<Int> {
     let policy = makePolicy(&input)
     let configuration = (try? PrefetchController<Int>.Configuration(
-        fallbackLatency: input.latency() ?? .milliseconds(300), reprioritizationTolerance: input.double(),
-        withdrawalGrace: input.double(), memoryPressureDuration: input.bool() ? 0.5 : input.double())) ?? .standard
+        fallbackLatency: input.latency() ?? .milliseconds(300), reprioritizationTolerance: input.latency() ?? .milliseconds(50),
+        withdrawalGrace: input.double(), memoryPressureDuration: input.latency() ?? .milliseconds(500))) ?? .standard
     return PrefetchController<Int>(policy: policy, target: target, configuration: configuration)
 }
 
@@ -754,7 +765,7 @@ struct PrefetcherScript {
                        clock: ScriptClock, scheduled: ScheduledActions, problems: ProblemLog) -> ScrollViewPrefetcher<Int> {
         surface.prefetchingStopped = false
         let prefetcher = ScrollViewPrefetcher(surface: surface, lookup: model.lookup, controller: controller, axis: surface.axis,
-                                              now: { clock.time }, schedule: { delay, action in scheduled.add(delay, action) })
+                                              clock: clock.clock, schedule: { delay, action in scheduled.add(delay, action) })
         precondition(surface.prefetchingStopped && surface.isObserved, "the prefetcher did not attach to the view")
         prefetcher.onProblem = { problems.record($0) }
         prefetcher.pageStatus = { page, pages in
@@ -1090,9 +1101,10 @@ struct PrefetcherScript {
         case 0: phase = .idle
         case 1: phase = .dragging
         case 2: phase = .decelerating(restingOffset: input.double(), rate: input.bool() ? 0.998 : input.double())
-        default: phase = .programmatic(targetOffset: input.double(), duration: input.double())
+        default: phase = .programmatic(targetOffset: input.double(), duration: input.latency() ?? .zero)
         }
-        let state = ScrollState(time: time, viewport: range(lower, upper),
+        let state = ScrollState(time: time.isFinite && abs(time) < 9e18 ? .seconds(time) : input.latency() ?? .zero,
+                                viewport: range(lower, upper),
                                 contentLength: input.bool() ? surface.reading.contentLength : input.double(),
                                 velocity: input.double(), phase: phase)
         let geometry = SurfaceItems(layout: surface.layout, model: model)

@@ -11,7 +11,7 @@ import Foundation
 ///
 /// ```swift
 /// let adapter = ScrollAdapter(fetcher: fetcher, policy: PrefetchPolicies.adaptive) { (id: Model.ID) in id }
-/// adapter.frame(ScrollTracker.Frame(time: t, offset: y, viewportLength: h, contentLength: total, motion: .tracking),
+/// adapter.frame(ScrollTracker.Frame(time: t, offset: y, viewportLength: h, contentLength: total, motion: .dragging),
 ///               geometry: rows)
 /// ```
 ///

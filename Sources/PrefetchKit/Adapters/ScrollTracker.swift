@@ -6,7 +6,7 @@ import Foundation
 ///
 /// ```swift
 /// let frame = ScrollTracker.Frame(time: 0.5, offset: 1_200, viewportLength: 800,
-///                                 contentLength: 40_000, motion: .tracking)
+///                                 contentLength: 40_000, motion: .dragging)
 /// ```
 package struct ScrollTracker: Sendable {
     /// What moves the content, as the toolkit reports it.
@@ -168,7 +168,7 @@ package struct ScrollTracker: Sendable {
         holdsPlan = false
         let phase: MotionPhase
         switch frame.motion {
-        case .tracking:
+        case .dragging:
             fling = nil
             animation = nil
             unannounced = nil
@@ -199,7 +199,7 @@ package struct ScrollTracker: Sendable {
                 // Planned at its start, for its destination: the frames it flies past hold that plan.
                 holdsPlan = animation.planned
                 self.animation?.planned = true
-                phase = .programmatic(targetOffset: animation.target, duration: animation.end - frame.time)
+                phase = .programmatic(targetOffset: animation.target, duration: .saturating(seconds: animation.end - frame.time))
             } else if frame.motion == .animating {
                 // An animation whose destination nobody told us (SwiftUI's `scrollTo`, a UIKit move
                 // with neither flag): its first frame is a jump to where it is; the next ones, a
@@ -220,7 +220,7 @@ package struct ScrollTracker: Sendable {
             velocity = 0
             anchor = (frame.time, frame.offset)
         }
-        return ScrollState(time: frame.time, viewport: frame.offset..<(frame.offset + frame.viewportLength),
+        return ScrollState(seconds: frame.time, viewport: frame.offset..<(frame.offset + frame.viewportLength),
                            contentLength: max(0, frame.contentLength), velocity: velocity, phase: phase)
     }
 
@@ -291,8 +291,9 @@ public enum ScrollMotion: Sendable, Hashable {
     /// Nothing: the scroll view rests (or jumped without animation); SwiftUI's `.idle`, and its
     /// `.tracking` (a finger is down but nothing moves).
     case idle
-    /// A finger drags the content (UIKit's `isDragging`; SwiftUI's `.interacting`).
-    case tracking
+    /// A finger drags the content (UIKit's `isDragging`; SwiftUI's `.interacting`): the same name
+    /// as the planner's ``MotionPhase/dragging``.
+    case dragging
     /// Coasting after the finger lifted (UIKit's `isDecelerating`; SwiftUI's `.decelerating`).
     case decelerating
     /// An animated scroll (SwiftUI's `.animating`; in UIKit, the animations the adapter starts).
@@ -300,6 +301,6 @@ public enum ScrollMotion: Sendable, Hashable {
 
     /// UIKit's flags as a motion: dragging wins over decelerating.
     package init(isDragging: Bool, isDecelerating: Bool) {
-        self = isDragging ? .tracking : (isDecelerating ? .decelerating : .idle)
+        self = isDragging ? .dragging : (isDecelerating ? .decelerating : .idle)
     }
 }

@@ -46,7 +46,7 @@ struct HeldPlan<Item: Hashable> {
             geometry.forEachItem(meeting: range) { item, extent in
                 guard !wanted.meets(extent), let entry = entries.removeValue(forKey: item) else { return }
                 if grace > 0, LeavingItems<Item>.isAhead(extent, of: state.viewport, heading: heading) {
-                    leaving.retire(item, entry, at: state.time, &changes)
+                    leaving.retire(item, entry, at: state.seconds, &changes)
                 } else {
                     changes.withdraw(item)
                 }
@@ -56,10 +56,10 @@ struct HeldPlan<Item: Hashable> {
         //    Between changes of the forecast, a rank also goes stale as time passes: an item
         //    worth a slot stops being worth one once a load started now would show its data
         //    too briefly. Those are ranked again when their time comes.
-        if rerank || state.time > nextExpiry {
+        if rerank || state.seconds > nextExpiry {
             var earliest = Double.infinity
             for index in entries.indices {
-                if rerank || entries.values[index].until < state.time { self.rerank(at: index, ranking, &changes, itemLatency) }
+                if rerank || entries.values[index].until < state.seconds { self.rerank(at: index, ranking, &changes, itemLatency) }
                 earliest = Swift.min(earliest, entries.values[index].until)
             }
             nextExpiry = earliest
@@ -96,7 +96,7 @@ struct HeldPlan<Item: Hashable> {
                 nextSequence &+= 1
             }
         }
-        leaving.expire(now: state.time, grace: grace, &changes)
+        leaving.expire(now: state.seconds, grace: grace, &changes)
     }
 
     /// Ranks the held item at `index` again, and requests it at its new rank if that is meaningful.

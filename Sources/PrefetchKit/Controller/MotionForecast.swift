@@ -33,7 +33,7 @@ struct MotionForecast {
 
     @usableFromInline
     init(_ state: ScrollState) {
-        origin = state.time
+        origin = state.seconds
         start = state.viewport.lowerBound
         length = state.viewportLength
         contentLength = state.contentLength
@@ -45,7 +45,7 @@ struct MotionForecast {
         case let .decelerating(rest, rate):
             curve = rest == state.viewport.lowerBound ? .stationary : .decay(rest: rest, decay: Deceleration.decayConstant(rate: rate))
         case let .programmatic(target, duration):
-            curve = target == state.viewport.lowerBound ? .stationary : .easeOut(target: target, duration: duration)
+            curve = target == state.viewport.lowerBound ? .stationary : .easeOut(target: target, duration: duration.seconds)
         }
     }
 

@@ -31,50 +31,52 @@ public final class PrefetchController<Item: Hashable> {
         /// The load time assumed until the target has measured one: the typical latency, and the
         /// expected latency the ranking and the policy plan with.
         public private(set) var fallbackLatency: Duration
-        /// How far, in seconds, an item's predicted arrival must move before the controller
-        /// re-prioritises its request (a change of level always does).
-        public private(set) var reprioritizationTolerance: Double
+        /// How far an item's predicted arrival must move before the controller re-prioritises its
+        /// request (a change of level always does).
+        public private(set) var reprioritizationTolerance: Duration
         /// How long an item that left the plan ahead of the viewport stays requested, at
         /// background priority, before it is withdrawn, in typical (median) latencies; 0
         /// withdraws it at once, like an item the viewport passed.
         public private(set) var withdrawalGrace: Double
-        /// How long, in seconds of the frames' clock, the plan stays shrunk to the screen and the
-        /// landing zone of a fling after ``PrefetchController/handleMemoryPressure()``.
-        public private(set) var memoryPressureDuration: Double
+        /// How long, on the frames' clock, the plan stays shrunk to the screen and the landing
+        /// zone of a fling after ``PrefetchController/handleMemoryPressure()``.
+        public private(set) var memoryPressureDuration: Duration
 
         /// The defaults: 300 ms until measured, re-prioritise on moves of more than 50 ms, keep
         /// what left the plan ahead for 2 typical latencies, shrink for 0.5 s after memory
         /// pressure (the longest of those measured after which a steady drag's readiness from
         /// 2 s to 4 s after the signal matches a run without it; the PrefetchKit article "Budgets").
         public static var standard: Configuration {
-            Configuration(validatedFallbackLatency: LatencyEstimate.standardFallback, tolerance: 0.05, grace: 2, pressure: 0.5)
+            Configuration(validatedFallbackLatency: LatencyEstimate.standardFallback, tolerance: .milliseconds(50), grace: 2,
+                          pressure: .milliseconds(500))
         }
 
         /// Creates a configuration.
         /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidConfiguration`` when the
-        ///   latency is negative, or the tolerance, the grace or the memory-pressure duration negative or not finite.
-        public init(fallbackLatency: Duration = LatencyEstimate.standardFallback, reprioritizationTolerance: Double = 0.05,
-                    withdrawalGrace: Double = 2, memoryPressureDuration: Double = 0.5) throws {
+        ///   latency, the tolerance or the memory-pressure duration is negative, or the grace
+        ///   negative or not finite.
+        public init(fallbackLatency: Duration = LatencyEstimate.standardFallback, reprioritizationTolerance: Duration = .milliseconds(50),
+                    withdrawalGrace: Double = 2, memoryPressureDuration: Duration = .milliseconds(500)) throws {
             guard fallbackLatency >= .zero else {
                 throw PrefetchError(.invalidConfiguration, "PrefetchController fallbackLatency is \(fallbackLatency), but it must not be negative")
             }
-            guard reprioritizationTolerance.isFinite, reprioritizationTolerance >= 0 else {
+            guard reprioritizationTolerance >= .zero else {
                 throw PrefetchError(.invalidConfiguration,
-                                    "PrefetchController reprioritizationTolerance is \(reprioritizationTolerance), but it must be a finite number of seconds, at least 0")
+                                    "PrefetchController reprioritizationTolerance is \(reprioritizationTolerance), but it must not be negative")
             }
             guard withdrawalGrace.isFinite, withdrawalGrace >= 0 else {
                 throw PrefetchError(.invalidConfiguration,
                                     "PrefetchController withdrawalGrace is \(withdrawalGrace), but it must be a finite number of typical latencies, at least 0")
             }
-            guard memoryPressureDuration.isFinite, memoryPressureDuration >= 0 else {
+            guard memoryPressureDuration >= .zero else {
                 throw PrefetchError(.invalidConfiguration,
-                                    "PrefetchController memoryPressureDuration is \(memoryPressureDuration), but it must be a finite number of seconds, at least 0")
+                                    "PrefetchController memoryPressureDuration is \(memoryPressureDuration), but it must not be negative")
             }
             self.init(validatedFallbackLatency: fallbackLatency, tolerance: reprioritizationTolerance, grace: withdrawalGrace,
                       pressure: memoryPressureDuration)
         }
 
-        private init(validatedFallbackLatency: Duration, tolerance: Double, grace: Double, pressure: Double) {
+        private init(validatedFallbackLatency: Duration, tolerance: Duration, grace: Double, pressure: Duration) {
             fallbackLatency = validatedFallbackLatency
             reprioritizationTolerance = tolerance
             withdrawalGrace = grace
@@ -159,7 +161,7 @@ public final class PrefetchController<Item: Hashable> {
                                   latency: LatencyEstimate(typical: target.typicalLatency, expected: target.expectedLatency),
                                   capacity: capacity, hasStore: hasStore, itemLatency: { target.typicalLatency(of: $0) })
         if let previews, target.acceptsPreviews, !update.requests.isEmpty || !previewsHeld.isEmpty {
-            allotQualities(&update, plan: previews, now: state.time, geometry: geometry)
+            allotQualities(&update, plan: previews, now: state.seconds, geometry: geometry)
         }
         if !update.isEmpty { target.updatePrefetching(update) }
         return update

@@ -122,7 +122,7 @@ extension PrefetchPlanner {
             pressurePending = true
             return (PrefetchUpdate(), [])
         }
-        pressureUntil = now + configuration.memoryPressureDuration
+        pressureUntil = now + configuration.memoryPressureDuration.seconds
         let zones = RangeUnion([lastViewport, forecast?.landingZone].compactMap { $0 }, clippedTo: .infinity)
         let kept = held.entries.filter { zones.meets($0.value.extent) }.map { (item: $0.key, entry: $0.value) }
         if !gate.isClosed { closeGate() }

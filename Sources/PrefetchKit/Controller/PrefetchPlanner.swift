@@ -74,14 +74,14 @@ package struct PrefetchPlanner<Item: Hashable> {
     ) -> PrefetchUpdate<Item> where Geometry.Item == Item {
         var state = state
         // A clock that stepped back (frames from two sources, say) cannot move the plan back in time.
-        if let lastTime, state.time.isFinite, state.time < lastTime { state.time = lastTime }
+        if let lastTime, state.seconds.isFinite, state.seconds < lastTime { state.seconds = lastTime }
         guard (try? state.validate()) != nil, state.viewportLength > 0, state.contentLength > 0 else {
             return planNothing()
         }
-        lastTime = state.time
+        lastTime = state.seconds
         if pressurePending {
             pressurePending = false
-            pressureUntil = state.time + configuration.memoryPressureDuration
+            pressureUntil = state.seconds + configuration.memoryPressureDuration.seconds
         }
         if state.velocity != 0 { heading = state.velocity > 0 ? 1 : -1 }
         tracker.observe(state, previous: lastViewport)
@@ -105,7 +105,7 @@ package struct PrefetchPlanner<Item: Hashable> {
             phase: state.phase, heading: heading, expectedLatency: latency.expected, history: tracker.history)
         self.capacity = capacity
         self.hasStore = hasStore
-        let restriction = restriction(at: state.time)
+        let restriction = restriction(at: state.seconds)
         var regions = restriction.limitsRegions ? restrictedRegions(restriction, state, forecast) : policy.plan(for: context).regions
         if let carry = carriedIntoDrag(state), !restriction.limitsRegions { regions.append(carry) }
         if restriction == .expensive { regions = clippedToExpensiveReach(regions, state, forecast) }
@@ -122,11 +122,11 @@ package struct PrefetchPlanner<Item: Hashable> {
         pendingRemovals = []
         held.update(to: RangeUnion(regions, clippedTo: state.contentLength), of: state, previous: lastViewport, heading: heading,
                     grace: jumped ? 0 : configuration.withdrawalGrace * latency.typicalSeconds, rerank: rerank,
-                    Ranking(forecast: forecast, now: state.time, latency: latency, tolerance: configuration.reprioritizationTolerance),
+                    Ranking(forecast: forecast, now: state.seconds, latency: latency, tolerance: configuration.reprioritizationTolerance.seconds),
                     geometry, &changes, itemLatency: { PlanningLatency.usable(itemLatency($0))?.seconds })
         lastViewport = state.viewport
         guard gate.isClosed else { return changes.update() }
-        return gated(changes, rules: rules, now: state.time)
+        return gated(changes, rules: rules, now: state.seconds)
     }
 
     /// What a drag that began at rest keeps of the resting plan: of the stretch the plan held
@@ -242,7 +242,7 @@ package struct PrefetchPlanner<Item: Hashable> {
         guard let extent, let forecast, let lastTime, extent.lowerBound.isFinite, extent.upperBound.isFinite else {
             return .visible
         }
-        return Ranking(forecast: forecast, now: lastTime, latency: latency, tolerance: configuration.reprioritizationTolerance)
+        return Ranking(forecast: forecast, now: lastTime, latency: latency, tolerance: configuration.reprioritizationTolerance.seconds)
             .rank(of: extent).priority
     }
 

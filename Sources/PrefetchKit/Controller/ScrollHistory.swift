@@ -45,7 +45,7 @@ public struct ScrollHistory: Sendable, Hashable {
     /// starting from `prior` as if `priorWeight` motions had shown it.
     ///
     /// With no history it is `prior`; each observed motion pulls it toward what the user does.
-    public func reversalShare(prior: Double, priorWeight: Double) -> Double {
+    func reversalShare(prior: Double, priorWeight: Double) -> Double {
         let weight = priorWeight.isFinite ? Swift.max(priorWeight, 0) : 0
         let prior = prior.isFinite ? Swift.min(Swift.max(prior, 0), 1) : 0
         guard motions + weight > 0 else { return prior }

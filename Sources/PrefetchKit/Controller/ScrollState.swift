@@ -19,9 +19,9 @@ public enum MotionPhase: Sendable, Hashable {
     /// with ``idle``.
     ///
     /// - `targetOffset`: the offset of the viewport's leading edge at the end of the animation.
-    /// - `duration`: the seconds left until it gets there. The controller assumes an ease-out
+    /// - `duration`: the time left until it gets there. The controller assumes an ease-out
     ///   curve over that time.
-    case programmatic(targetOffset: Double, duration: Double)
+    case programmatic(targetOffset: Double, duration: Duration)
 }
 
 /// One frame of a scrolling surface, as a ``PrefetchController`` sees it.
@@ -30,13 +30,18 @@ public enum MotionPhase: Sendable, Hashable {
 /// per second, positive toward the end of the content.
 ///
 /// ```swift
-/// let state = ScrollState(time: 1.5, viewport: 1_200..<1_867, contentLength: 66_000,
+/// let state = ScrollState(time: .milliseconds(1_500), viewport: 1_200..<1_867, contentLength: 66_000,
 ///                         velocity: 3_000, phase: .decelerating(restingOffset: 2_700, rate: 0.998))
 /// ```
 public struct ScrollState: Sendable, Hashable {
-    /// The time of the frame, in seconds (a controller takes a time earlier than the previous
-    /// frame's as that frame's).
-    public var time: Double
+    /// The time of the frame on the app's clock, from any fixed origin (a controller takes a time
+    /// earlier than the previous frame's as that frame's).
+    public var time: Duration {
+        get { .saturating(seconds: seconds) }
+        set { seconds = newValue.seconds }
+    }
+    /// ``time`` in seconds: what the planner computes with.
+    @usableFromInline package var seconds: Double
     /// The visible part of the content along the scroll axis.
     public var viewport: Range<Double>
     /// The length of the whole content along the scroll axis.
@@ -47,8 +52,13 @@ public struct ScrollState: Sendable, Hashable {
     public var phase: MotionPhase
 
     /// Creates the state of one frame.
-    public init(time: Double, viewport: Range<Double>, contentLength: Double, velocity: Double = 0, phase: MotionPhase = .idle) {
-        self.time = time
+    public init(time: Duration, viewport: Range<Double>, contentLength: Double, velocity: Double = 0, phase: MotionPhase = .idle) {
+        self.init(seconds: time.seconds, viewport: viewport, contentLength: contentLength, velocity: velocity, phase: phase)
+    }
+
+    /// Creates the state of one frame at `seconds` on the app's clock (the adapters' clocks count in seconds).
+    package init(seconds: Double, viewport: Range<Double>, contentLength: Double, velocity: Double = 0, phase: MotionPhase = .idle) {
+        self.seconds = seconds
         self.viewport = viewport
         self.contentLength = contentLength
         self.velocity = velocity
@@ -71,7 +81,7 @@ public struct ScrollState: Sendable, Hashable {
         func require(_ condition: Bool, _ message: @autoclosure () -> String) throws {
             if !condition { throw PrefetchError(.invalidArgument, message()) }
         }
-        try require(time.isFinite, "ScrollState time \(time) must be finite")
+        try require(seconds.isFinite, "ScrollState time \(seconds) must be finite")
         try require(viewport.lowerBound.isFinite && viewport.upperBound.isFinite,
                     "ScrollState viewport \(viewport) must have finite bounds")
         try require(contentLength.isFinite && contentLength >= 0,
@@ -85,8 +95,7 @@ public struct ScrollState: Sendable, Hashable {
             try require(Deceleration.isValid(rate: rate), "MotionPhase.decelerating rate \(rate) must lie strictly between 0 and 1")
         case let .programmatic(targetOffset, duration):
             try require(targetOffset.isFinite, "MotionPhase.programmatic targetOffset \(targetOffset) must be finite")
-            try require(duration.isFinite && duration >= 0,
-                        "MotionPhase.programmatic duration \(duration) must be a finite number of seconds, at least 0")
+            try require(duration >= .zero, "MotionPhase.programmatic duration \(duration) must not be negative")
         }
     }
 }

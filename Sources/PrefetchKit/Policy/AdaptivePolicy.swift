@@ -22,8 +22,8 @@ extension PrefetchPolicies {
     /// - **Behind.** `behind` viewports behind the viewport, only while at rest or scrolling
     ///   slowly: during fast scrolling the items just passed would enter and leave every frame.
     /// - **Users who turn back.** The controller's ``ScrollContext/history`` estimates how often
-    ///   the user reverses (``ScrollHistory/reversalShare(prior:priorWeight:)``, starting from
-    ///   `reversalPrior`). At rest the window behind grows with the odds of a reversal `p/(1−p)`:
+    ///   the user reverses (the share of reversals among its motions, starting from
+    ///   `reversalPrior` as if a few motions had shown it). At rest the window behind grows with the odds of a reversal `p/(1−p)`:
     ///   `2 × idleLead × p/(1−p)` viewports, at most `idleLead` (both after `aggressiveness`);
     ///   with the prior 0.2 that is 1.5 viewports. While a fling coasts, a user whose share is above 0.25 keeps
     ///   `reversalBehind` viewports behind, so the loads of rows just passed finish instead of
@@ -124,7 +124,7 @@ extension PrefetchPolicies {
         /// The same policy with another `aggressiveness` (what `prefetch-bench --frontier` sweeps).
         /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidConfiguration`` when
         ///   `aggressiveness` is negative or not finite.
-        public func with(aggressiveness: Double) throws -> Adaptive {
+        func with(aggressiveness: Double) throws -> Adaptive {
             try Adaptive(margin: margin, minimumLead: minimumLead, maximumLead: maximumLead, idleLead: idleLead, behind: behind,
                          latencyMultiplier: latencyMultiplier,
                          reversalPrior: reversalPrior, reversalBehind: reversalBehind, aggressiveness: aggressiveness)
@@ -222,5 +222,13 @@ extension Duration {
     @inlinable
     var seconds: Double {
         Double(components.seconds) + Double(components.attoseconds) * 1e-18
+    }
+
+    /// `seconds` as a duration, held to what a duration can hold (about ±292 billion years); NaN
+    /// gives zero. `Duration.seconds(_:)` traps outside that range.
+    static func saturating(seconds: Double) -> Duration {
+        let limit = 9.2e18   // just under Int64.max seconds
+        if seconds.isNaN { return .zero }
+        return .seconds(min(max(seconds, -limit), limit))
     }
 }

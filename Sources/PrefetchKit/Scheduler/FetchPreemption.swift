@@ -9,8 +9,8 @@
 /// - it has not been pre-empted before while its id stayed held (a restarted load keeps its slot);
 /// - a waiting id *outranks it by the margin*: the waiting id's ``FetchPriority/level`` is higher
 ///   by at least the level margin (in `FetchPriority.Level.rawValue`: 1 for ``acrossLevels``, 100
-///   for ``standard``), or the level is the same and the waiting id's ``FetchPriority/order`` is
-///   lower by more than the order margin (``withinLevels(orderMargin:)``).
+///   for ``standard``). (The bench also tries a rule within a level, by ``FetchPriority/order``;
+///   it is not offered, since no measurement favoured it.)
 ///
 /// "Outranks by the margin" is asymmetric (for a margin of 0 or more), so a load is never stopped
 /// for an id that would in turn be stopped for it. It is also monotone: whatever outranks a load
@@ -58,13 +58,13 @@ public struct FetchPreemption: Sendable, Hashable, CustomStringConvertible {
     public static let standard = FetchPreemption(isEnabled: true, levelMargin: 100)
     /// Pre-empt across levels at least `levelMargin` apart (at least 1; 1 means any higher level:
     /// the built-in levels are 100 apart, `speculative` 50 above `background`).
-    public static func acrossLevels(margin levelMargin: Int) -> FetchPreemption {
+    static func acrossLevels(margin levelMargin: Int) -> FetchPreemption {
         FetchPreemption(isEnabled: true, levelMargin: levelMargin)
     }
     /// Pre-empt across levels, and within a level when the waiting id's order is lower by more
     /// than `orderMargin` (at least 0, in the unit of ``FetchPriority/order``: a
     /// `PrefetchController` ranks by arrival time, in seconds).
-    public static func withinLevels(orderMargin: Double) -> FetchPreemption {
+    static func withinLevels(orderMargin: Double) -> FetchPreemption {
         FetchPreemption(isEnabled: true, orderMargin: orderMargin)
     }
 

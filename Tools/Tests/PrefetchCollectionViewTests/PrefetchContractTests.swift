@@ -159,7 +159,7 @@ struct PrefetchContractTests {
             collectionView.setContentOffset(CGPoint(x: 0, y: 5_510), animated: true)
         }
         // Then the call's own layout pass gives the controller the destination
-        #expect(collectionView.scrollState.phase == .programmatic(targetOffset: 5_510, duration: 0.3))
+        #expect(collectionView.scrollState.phase == .programmatic(targetOffset: 5_510, duration: .seconds(0.3)))
         // And the most urgent requests are the destination's cells, rows 50–53 (5,510..<5,843),
         // items 100–107, at visible priority (what the user asked to see), in order of arrival;
         // the cells on screen now leave within milliseconds and come last

@@ -32,7 +32,7 @@ import Testing
         configuration.valueBytes = 1 << 20
         configuration.memoryPressureAt = at.map { [$0] } ?? []
         let simulation = try Simulator.simulation(scenario, configuration: configuration, policy: policy)
-        if let duration { simulation.app.view.prefetchConfiguration = try .init(memoryPressureDuration: duration) }
+        if let duration { simulation.app.view.prefetchConfiguration = try .init(memoryPressureDuration: .seconds(duration)) }
         let view = simulation.app.view, fetcher = simulation.app.fetcher, meter = simulation.app.meter
         var figures = Figures()
         var signalled = false

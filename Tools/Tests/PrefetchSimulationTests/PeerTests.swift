@@ -36,6 +36,14 @@ import PrefetchTesting
         #expect(!SimulationPolicy.standard.contains { $0.name == "nuke" })
     }
 
+    @Test func policiesAreFoundByTheNamesUsersType() throws {
+        #expect(PrefetchPolicies.names == ["none", "uikitLike", "textureLike", "adaptive"])
+        for name in PrefetchPolicies.names { #expect(try PrefetchPolicies.named(name).name == name) }
+        #expect { try PrefetchPolicies.named("fast") } throws: {
+            ($0 as? PrefetchError)?.message == "unknown prefetch policy 'fast'; expected one of none, uikitLike, textureLike, adaptive"
+        }
+    }
+
     @Test func theGridGeometryIsFlowLayouts() throws {
         #expect(try PeerGeometry.of(.grid(), in: .seedGrid) == grid)
         #expect(try PeerGeometry.of(.list(), in: .phoneList) == .rows(of: 66))

@@ -9,7 +9,7 @@ import Testing
     private func offsets(_ scenario: Scenario, recorder: TraceRecorder? = nil) async throws -> [Double: Double] {
         var seen: [Double: Double] = [:]
         _ = try await Simulator.play(scenario, configuration: SimulationConfiguration(), policy: PrefetchPolicies.none, inspect: { _, view in
-            let t = view.scrollState.time
+            let t = view.currentTime
             if seen[t] == nil { recorder?.record(view, at: t) }
             seen[t] = view.contentOffset.y
         })

@@ -54,7 +54,7 @@ let photoPages = PhotoPages()
 
 // MARK: The frame at hand
 
-let t = 1.0, y = 640.0, h = 800.0, height = 800.0, total = 88_000.0, v = 1_200.0
+let t: Duration = .seconds(1), y = 640.0, h = 800.0, height = 800.0, total = 88_000.0, v = 1_200.0
 let phase = MotionPhase.dragging
 let state = ScrollState(time: t, viewport: y..<(y + h), contentLength: total, velocity: v, phase: phase)
 @MainActor let rows = UniformRowsGeometry(items: ids, rowLength: 88, columns: 1, spacing: 0)

@@ -1,6 +1,7 @@
 import Foundation
 import PrefetchKit
 import PrefetchUIKit
+import PrefetchTesting
 
 /// The engine ``CollectionView`` and ``TableView`` share: geometry, frame-driven scrolling,
 /// cell reuse and the prefetch contract. You use it through those two classes.
@@ -111,6 +112,9 @@ public class ItemScrollView {
 
     /// The time of the last ``step(to:)``, in seconds; 0 before the first.
     package var currentTime: Double { state.clock ?? 0 }
+    /// The view's time as a clock, at ``step(to:)``'s timestamp (seconds from 0): the clock a
+    /// prefetcher on this view reads, as an app's reads the continuous clock.
+    public let clock = ManualClock()
 
     /// The scroll velocity, in points per second; positive toward the end of the content.
     public internal(set) var velocity: Double = 0
@@ -201,6 +205,7 @@ public class ItemScrollView {
     ///   changed items, plus the layout's query cost; independent of the number of items.
     public func step(to timestamp: Double) {
         let elapsed = state.advanceClock(to: timestamp)
+        clock.advance(to: ManualClock.Instant(offset: .seconds(timestamp)))
         prepareData()
         advancePhysics(elapsed: elapsed)
         notifyScrollObserver()   // UIKit's offset observer hears a step before the layout pass

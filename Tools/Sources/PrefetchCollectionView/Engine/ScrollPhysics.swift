@@ -373,12 +373,12 @@ extension ItemScrollView {
             let resting = startOffset + Deceleration.restingDistance(from: initial, rate: rate.rawValue)
             phase = .decelerating(restingOffset: clampedOffset(resting).y, rate: rate.rawValue)
         case let .animating(startTime, _, to, duration, _):
-            phase = .programmatic(targetOffset: to, duration: max(0, startTime + duration - currentTime))
+            phase = .programmatic(targetOffset: to, duration: .seconds(max(0, startTime + duration - currentTime)))
         case let .bouncing(_, _, to):
             phase = .decelerating(restingOffset: to, rate: decelerationRate.rawValue)
         }
         return ScrollState(
-            time: currentTime, viewport: offset..<(offset + size.height), contentLength: contentSize.height,
+            time: .seconds(currentTime), viewport: offset..<(offset + size.height), contentLength: contentSize.height,
             velocity: velocity, phase: phase)
     }
 }

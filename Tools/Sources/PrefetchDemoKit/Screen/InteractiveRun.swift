@@ -158,7 +158,7 @@ final class KeyInput: FrameInput {
             case .memoryWarning:
                 let before = app.fetcher.cachedCount
                 app.view.handleMemoryPressure()
-                let seconds = LatencyOptions.format(app.prefetchConfiguration.memoryPressureDuration)
+                let seconds = LatencyOptions.format(app.prefetchConfiguration.memoryPressureDuration / .seconds(1))
                 message = "memory warning sent: cache \(before) → \(app.fetcher.cachedCount) values  for \(seconds) s the plan keeps only the screen and a fling's landing zone"
             case .animatedScroll:
                 let target = Self.farItem(from: app.visibleItems.first ?? 0, count: backend.models.count)

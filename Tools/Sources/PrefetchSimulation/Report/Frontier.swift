@@ -39,7 +39,7 @@ public enum Frontier {
         var result: [(String, Double, any PrefetchPolicy)] = []
         for w in windows { result.append(("uikitLike", w, try PrefetchPolicies.UIKitLike(lead: w))) }
         for w in windows { result.append(("textureLike", w, try PrefetchPolicies.TextureLike(ahead: w))) }
-        for a in aggressiveness { result.append(("adaptive", a, try PrefetchPolicies.adaptive.with(aggressiveness: a))) }
+        for a in aggressiveness { result.append(("adaptive", a, try PrefetchPolicies.Adaptive(aggressiveness: a))) }
         return result
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import PrefetchCollectionView
 import PrefetchKit
 import PrefetchSwiftUI
+import PrefetchTesting
 
 /// The app binding that drives a run's prefetching: what `--toolkit` chooses in `prefetch-bench`
 /// and `prefetch-demo`.
@@ -62,13 +63,13 @@ final class ListFeed<ID: Hashable & Sendable, Value: Sendable> {
 
     /// A list prefetcher over `fetcher`; `expectedBytes` by item number. With `rowEstimate`, the
     /// rows have heights of their own, and a row not built yet is estimated that long.
-    init(fetcher: AsyncFetcher<ID, Value>, expectedBytes: ((Int) -> Int?)?, rowEstimate: Double? = nil, now: @escaping @MainActor () -> Double,
+    init(fetcher: AsyncFetcher<ID, Value>, expectedBytes: ((Int) -> Int?)?, rowEstimate: Double? = nil, clock: ManualClock,
          schedule: @escaping @MainActor (Duration, @escaping @MainActor () -> Void) -> Void) {
         let numbers = ItemNumbers<ID>()
         self.numbers = numbers
         stack = rowEstimate.map { LazyStackRows(estimate: $0) }
         prefetcher = ListPrefetcher(fetcher: fetcher, expectedBytes: expectedBytes.map { bytes in { numbers.number[$0].flatMap(bytes) } },
-                                    now: now, schedule: schedule)
+                                    clock: clock, schedule: schedule)
         target = prefetcher.controller.target
     }
 
@@ -103,7 +104,7 @@ final class ListFeed<ID: Hashable & Sendable, Value: Sendable> {
     /// the last frame before `.idle`), and the geometry when it changed.
     func frame(of view: any SampleSurface) {
         if let unshapedRows { layoutChanged(items: unshapedRows, view: view) }
-        let motion: ScrollMotion = view.isDragging ? .tracking
+        let motion: ScrollMotion = view.isDragging ? .dragging
             : view.isDecelerating ? .decelerating : view.isScrollAnimating ? .animating : .idle
         let changed = motion != self.motion
         self.motion = motion

@@ -147,8 +147,8 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
                                    return (0..<itemCount).contains(index) ? IndexPath(indexes: [0, index]) : nil
                                }),
             controller: controller, axis: .vertical,
-            now: { [unowned view] in view.currentTime },
-            // The prefetcher's quiet-time checks run on the view's clock, so a run repeats exactly.
+            clock: view.clock,
+            // The prefetcher's quiet-time checks run at the view's steps, so a run repeats exactly.
             schedule: { [weak self, unowned view] delay, action in
                 self?.timers.append((due: view.currentTime + delay.seconds, action: action))
             })
@@ -185,7 +185,7 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
         let view = surface
         let feed = ListFeed<ID, Value>(
             fetcher: fetcher, expectedBytes: expectedBytes, rowEstimate: rowHeights == nil ? nil : typicalRowHeight,
-            now: { [unowned view] in view.currentTime },
+            clock: view.clock,
             schedule: { [weak self, unowned view] delay, action in self?.timers.append((due: view.currentTime + delay.seconds, action: action)) })
         feed.prefetcher.onProblem = { [unowned self] problem in prefetchProblems.append(problem) }
         feed.firstItemNumber = { [unowned self] in indexBase }

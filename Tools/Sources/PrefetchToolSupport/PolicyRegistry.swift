@@ -1,10 +1,14 @@
+import PrefetchKit
+
+/// The lab's names for the library's policies: what `--policy` takes, what reports and help texts
+/// list. An app chooses its policy in code (``PrefetchPolicies``), so the registry lives here.
 extension PrefetchPolicies {
     /// The built-in policies with their defaults, by the names users type: `none`, `uikitLike`,
     /// `textureLike`, `adaptive`, in that order.
     ///
     /// Command-line parsers, help texts and reports read this list, so a policy added here shows
     /// up everywhere.
-    public static let all: [any PrefetchPolicy] = [none, uikitLike, textureLike, Adaptive.standard]
+    public static let all: [any PrefetchPolicy] = [none, uikitLike, textureLike, adaptive]
 
     /// The names of the built-in policies, in order: `none`, `uikitLike`, `textureLike`, `adaptive`.
     public static var names: [String] { all.map(\.name) }
@@ -14,7 +18,7 @@ extension PrefetchPolicies {
     /// ```swift
     /// let policy = try PrefetchPolicies.named("adaptive")
     /// ```
-    /// - Throws: ``PrefetchError`` with code ``PrefetchError/Code/invalidArgument`` naming the
+    /// - Throws: `PrefetchError` with code `invalidArgument` naming the
     ///   unknown name and the known ones.
     public static func named(_ name: String) throws -> any PrefetchPolicy {
         guard let policy = all.first(where: { $0.name == name }) else {
