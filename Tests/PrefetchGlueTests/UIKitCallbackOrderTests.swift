@@ -79,6 +79,29 @@ struct UIKitCallbackOrderTests {
         #expect(rig.state?.velocity == 0)
     }
 
+    @Test func aFlingThatCoastsPastItsTargetRestsWhereItIsAndKeepsItsHeading() {
+        // willEndDragging gives UIKit's target 3,000; the deceleration's last steps, rounded to
+        // pixels, land a third of a point past it, still decelerating, before the view rests
+        let rig = UIKitRig()
+        for step in 0...10 { rig.step(to: Double(step) * 20, dragging: true) }
+        rig.prefetcher.willEndDragging(velocityPerMillisecond: 2, target: 3_000)
+        let fling = uikitFling(from: 200, velocity: 2_000)
+        for step in 1...120 { rig.step(to: fling.at(Double(step) / 60), decelerating: true) }
+        let past = 3_000 + 1.0 / 3
+        rig.step(to: past, decelerating: true)
+        let updatesBefore = rig.target.updates.count
+        for _ in 1...5 { rig.step(to: past, after: 1.0 / 60, decelerating: true) }
+        // Then the coast rests where the view is: not at a point behind it, which would plan the
+        // way back (three viewports above the screen) for the fling's last frames
+        #expect(rig.state?.phase == .decelerating(restingOffset: past, rate: 0.998))
+        rig.step(to: past, after: 1.0 / 60)
+        #expect(rig.state?.phase == .idle)
+        // and rest keeps what the coast's last frames asked for: nothing is withdrawn
+        let last = rig.target.updates.dropFirst(updatesBefore)
+        #expect(last.flatMap(\.withdrawals).isEmpty, "withdrawn \(last.flatMap(\.withdrawals).map { $0[1] }.sorted())")
+        #expect(rig.problems.isEmpty)
+    }
+
     @Test func aLiftThatNobodyReportsIsProjectedAtTheScrollViewsRate() {
         // No delegate forwarding and no pan gesture: the first decelerating step, on the fast rate
         let rig = UIKitRig()

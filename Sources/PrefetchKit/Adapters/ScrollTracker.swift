@@ -70,6 +70,8 @@ package struct ScrollTracker: Sendable {
     private var coastedOver: Double?
     /// Where the current fling rests, from the finger's lift (or projected at the first coasting frame).
     private var fling: MotionPhase?
+    /// The offset the current fling started from: which way it travels.
+    private var flingOrigin: Double?
     /// The destination and end time of an animated scroll the adapter started, and whether a
     /// frame of it was planned.
     private var animation: (target: Double, end: Double, planned: Bool)?
@@ -99,6 +101,7 @@ package struct ScrollTracker: Sendable {
         let phase = try ScrollTranslation.decelerationPhase(offset: offset, velocity: velocity, targetOffset: targetOffset,
                                                             rate: rate, range: range)
         fling = phase == .idle ? nil : phase
+        flingOrigin = offset
         self.velocity = velocity
         coastedOver = nil
         animation = nil
@@ -124,6 +127,7 @@ package struct ScrollTracker: Sendable {
         if let last { self.last = (last.time, last.offset + delta) }
         if let anchor { self.anchor = (anchor.time, anchor.offset + delta) }
         if case let .decelerating(resting, rate)? = fling { fling = .decelerating(restingOffset: resting + delta, rate: rate) }
+        if let flingOrigin { self.flingOrigin = flingOrigin + delta }
         if let animation { self.animation = (animation.target + delta, animation.end, animation.planned) }
     }
 
@@ -183,13 +187,20 @@ package struct ScrollTracker: Sendable {
                 // A coast that began before any movement was measured (SwiftUI reports `.decelerating`
                 // with the last geometry of a flick from rest, before its first coasting frame)
                 // projects nowhere: the next frame, which has a speed, projects again.
-                if projected != .idle { fling = projected }
+                if projected != .idle { fling = projected; flingOrigin = frame.offset }
             }
             // The content may have shrunk since the lift (a rotation, an update): the fling rests in
             // the range the content has now.
             if case let .decelerating(resting, rate)? = fling {
                 let clamped = min(max(resting, range.lowerBound), range.upperBound)
                 if clamped != resting { fling = .decelerating(restingOffset: clamped, rate: rate) }
+            }
+            // A view that coasted past where the fling was to rest (UIKit rounds its last steps to
+            // pixels; a projection is a limit the frames approach from either side) rests where it
+            // is: a resting point behind it would turn the plan around for the fling's last frames.
+            if case let .decelerating(resting, rate)? = fling, let origin = flingOrigin,
+               (resting - origin) * (frame.offset - resting) > 0 {
+                fling = .decelerating(restingOffset: frame.offset, rate: rate)
             }
             phase = fling ?? .idle
         case .idle, .animating:
