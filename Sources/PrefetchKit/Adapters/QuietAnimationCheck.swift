@@ -53,13 +53,9 @@ package final class QuietAnimationCheck {
         onQuiet()
     }
 
-    /// The default ``schedule``: a task that sleeps `delay` (on the continuous clock) and then runs
-    /// `action` on the main actor; nothing runs when the task is cancelled.
+    /// The default ``schedule``: ``sleeping(on:)`` the continuous clock.
     package static func sleepThenRun(_ delay: Duration, _ action: @escaping @MainActor () -> Void) {
-        Task { @MainActor in
-            guard (try? await Task.sleep(for: delay)) != nil else { return }
-            action()
-        }
+        sleeping(on: ContinuousClock())(delay, action)
     }
 
     /// The time the adapters read, in seconds since this call, from `clock`: how a prefetcher that
