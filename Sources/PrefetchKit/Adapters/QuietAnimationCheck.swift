@@ -61,16 +61,17 @@ package final class QuietAnimationCheck {
     /// The time the adapters read, in seconds since this call, from `clock`: how a prefetcher that
     /// was given a clock turns its instants into the planner's numbers.
     package static func seconds<C: Clock>(on clock: C) -> @MainActor () -> Double where C.Duration == Duration {
-        let origin = clock.now
-        return { origin.duration(to: clock.now).seconds }
+        let clock = ErasedClock(clock)
+        return { clock.now().seconds }
     }
 
     /// A ``schedule`` that sleeps `delay` on `clock` and then runs the action on the main actor;
     /// nothing runs when the sleep is cancelled.
     package static func sleeping<C: Clock>(on clock: C) -> Schedule where C.Duration == Duration {
-        { delay, action in
+        let clock = ErasedClock(clock)
+        return { delay, action in
             Task { @MainActor in
-                guard (try? await clock.sleep(for: delay)) != nil else { return }
+                guard (try? await clock.sleep(delay)) != nil else { return }
                 action()
             }
         }

@@ -1,4 +1,5 @@
-/// A clock reduced to what the fetcher needs: elapsed time since creation, and sleeping.
+/// A clock reduced to what the fetcher and the scroll prefetchers need: elapsed time since
+/// creation, and sleeping.
 @usableFromInline
 struct ErasedClock: Sendable {
     @usableFromInline let now: @Sendable () -> Duration

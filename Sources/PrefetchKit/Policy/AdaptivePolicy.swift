@@ -216,19 +216,3 @@ private func clip(_ range: Range<Double>, _ contentLength: Double) -> Range<Doub
     let upper = min(range.upperBound, contentLength)
     return lower < upper ? lower..<upper : nil
 }
-
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    @inlinable
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) * 1e-18
-    }
-
-    /// `seconds` as a duration, held to what a duration can hold (about ±292 billion years); NaN
-    /// gives zero. `Duration.seconds(_:)` traps outside that range.
-    static func saturating(seconds: Double) -> Duration {
-        let limit = 9.2e18   // just under Int64.max seconds
-        if seconds.isNaN { return .zero }
-        return .seconds(min(max(seconds, -limit), limit))
-    }
-}
