@@ -28,14 +28,15 @@ public struct HTTPLoaderConfiguration: Sendable {
     /// `Content-Length` says so, otherwise as soon as the streamed bytes pass the limit. The
     /// download is cancelled and its connection closed; nothing is returned, so nothing is cached.
     public var maxResponseSize: Int = 10 * 1024 * 1024
-    /// The most connections open to one host at once (default 6). At least 1.
+    /// The most connections open to one host at once (default 12). At least 1.
     ///
     /// Over HTTP/1.1 a connection carries one request at a time, so at most this many loads of a
-    /// host run at once, whatever the fetcher's cap. A fetcher with preview slots runs
-    /// `maxConcurrentLoads + previewSlots` loads (12 by default): give such a host that many, or its
-    /// previews wait for a connection behind the full values. HTTP/2 and HTTP/3 carry every
-    /// request on one connection.
-    public var maxConnectionsPerHost: Int = 6
+    /// host run at once, whatever the fetcher's cap. A fetcher with preview slots runs up to
+    /// `maxConcurrentLoads + previewSlots` loads (6 + 6 by default), and the default gives each a
+    /// connection: with fewer, its previews wait for a connection behind the full values. A fetcher
+    /// without previews runs at most `maxConcurrentLoads`, so the connections it does not use are
+    /// never opened. HTTP/2 and HTTP/3 carry every request on one connection.
+    public var maxConnectionsPerHost: Int = 12
     /// Header fields added to every request, such as `Accept` or `Authorization`.
     ///
     /// They are sent to the origin (scheme, host and port) of the URL asked for, and kept across a

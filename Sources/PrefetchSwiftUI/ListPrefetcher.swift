@@ -63,9 +63,6 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
     /// Ends an `.animating` phase that SwiftUI leaves without an `.idle` one, a quiet time after its
     /// last frame; also plans a change of rows that no geometry followed.
     let quietCheck: QuietAnimationCheck
-    /// When the rows changed under the last geometry, waiting for the geometry SwiftUI reports
-    /// with them (`nil` when none waits).
-    private var rowsChangedAt: Double?
 
     /// Creates a prefetcher over `fetcher`.
     /// - Parameters:
@@ -162,8 +159,8 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
         // ask for what is not, and the offset's jump would read as a fling. Where no geometry
         // follows (rows replaced at the same length, at rest), a check a moment later plans it.
         if rowsChanged {
-            rowsChangedAt = now()
-            quietCheck.schedule(.seconds(2 * ScrollTracker.minimumInterval)) { [weak self] in self?.planChangedRows() }
+            adapter.layoutChanged(at: now(), offset: last.offset, contentLength: last.contentLength)
+            quietCheck.schedule(ScrollAdapter<ID>.layoutQuietTime) { [weak self] in self?.planChangedRows() }
             return
         }
         send(last)
@@ -171,8 +168,7 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
 
     /// Rows changed and no geometry came in the quiet time: planned where the list is.
     private func planChangedRows() {
-        guard let changed = rowsChangedAt, now() - changed > ScrollTracker.minimumInterval, let last else { return }
-        rowsChangedAt = nil
+        guard adapter.pendingLayoutTimedOut(at: now()), let last else { return }
         send(last)
     }
 
@@ -189,13 +185,9 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
 
     /// `onScrollGeometryChange` reported new values.
     func scrolled(_ values: ScrollValues) {
-        if rowsChangedAt != nil, let previous = last {
-            rowsChangedAt = nil
-            // The offset moved with the content's growth (rows inserted or removed above the
-            // screen): that much of its move keeps the user's place and is no motion of theirs.
-            let growth = values.contentLength - previous.contentLength, moved = values.offset - previous.offset
-            if growth != 0, abs(moved - growth) < abs(growth) / 2 { adapter.contentShifted(by: growth) }
-        }
+        // The geometry that goes with changed rows: the offset's move with the content's growth
+        // kept the user's place.
+        adapter.layoutSettled(offset: values.offset, contentLength: values.contentLength)
         last = values
         // The rows nobody measured share the content length SwiftUI reports: they moved if it changed.
         if geometry.report(contentLength: values.contentLength) { adapter.dataChanged() }

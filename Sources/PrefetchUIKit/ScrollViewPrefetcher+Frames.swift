@@ -28,8 +28,8 @@ extension ScrollViewPrefetcher {
 
     func tick(motion: ScrollTracker.Motion? = nil, force: Bool = false) {
         guard let reading = surface?.reading(along: axis) else { return }
-        let force = force || pendingShift != nil   // a waiting layout change is planned now
-        pendingShift = nil
+        let force = force || adapter.pendingLayout != nil   // a waiting layout change is planned now
+        adapter.dropPendingLayout()
         if motion == nil, !force, reading == lastReading { return }   // the same step, heard again
         lastReading = reading
         let frame = frame(of: reading, motion: motion)

@@ -71,8 +71,6 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     /// The last reading: the same reading again is an echo of one step (offset and bounds).
     var lastReading: SurfaceReading?
     private var liftReported = false
-    /// A content change heard with the offset unchanged: how much the content grew, and when.
-    var pendingShift: (growth: Double, at: Double)?
     /// A page scroll under way: where it goes, and when to announce it at the latest.
     var pendingPage: (target: Double, deadline: Double)?
     /// Stops the observers the surface registered.
@@ -148,24 +146,19 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
         if layoutChanged {
             adapter.dataChanged()
             // The content changed under an unchanged offset (a snapshot applied): the offset may
-            // follow at once to keep the user's place, and the two are one event. Planned now, the
-            // new layout at the old offset would withdraw what is on screen and request what is
-            // not. The next callback resolves it; at rest, where none may come, a check a moment
-            // later plans it if the offset did not follow.
+            // follow at once to keep the user's place, and the two are one event
+            // (`ScrollAdapter.layoutChanged`). The next callback resolves it; at rest, where none
+            // may come, a check a moment later plans it if the offset did not follow.
             if let sent, let reading = surface?.reading(along: axis), reading.offset == sent.offset,
                reading.contentLength != sent.contentLength {
-                pendingShift = (reading.contentLength - sent.contentLength, now())
+                adapter.layoutChanged(at: now(), offset: sent.offset, contentLength: sent.contentLength)
                 if !reading.isDragging, !reading.isDecelerating {
-                    quietCheck.schedule(.seconds(2 * ScrollTracker.minimumInterval)) { [weak self] in self?.flushPendingShift() }
+                    quietCheck.schedule(ScrollAdapter<Item>.layoutQuietTime) { [weak self] in self?.flushPendingLayout() }
                 }
                 return
             }
-        } else if let shift = pendingShift {
-            pendingShift = nil
-            // An offset jump by the content's growth keeps the user's place: no motion of theirs.
-            if let sent, let reading = surface?.reading(along: axis), abs(reading.offset - sent.offset - shift.growth) < 0.5 {
-                adapter.contentShifted(by: reading.offset - sent.offset)
-            }
+        } else if adapter.pendingLayout != nil, let reading = surface?.reading(along: axis),
+                  adapter.layoutSettled(offset: reading.offset, contentLength: reading.contentLength) {
             return tick(force: true)
         }
         tick(force: layoutChanged)
@@ -173,9 +166,8 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
 
     /// A layout change waiting for the offset that keeps the user's place: planned at the next
     /// callback, or at the first question a step later.
-    private func flushPendingShift() {
-        guard let shift = pendingShift, now() - shift.at > ScrollTracker.minimumInterval else { return }
-        pendingShift = nil
+    private func flushPendingLayout() {
+        guard adapter.pendingLayoutTimedOut(at: now()) else { return }
         tick(force: true)
     }
 
@@ -226,7 +218,7 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     /// is reported and answered with ``/PrefetchKit/FetchPriority/visible``.
     public func priority(at indexPath: IndexPath) -> FetchPriority {
         endQuietAnimation()
-        flushPendingShift()
+        flushPendingLayout()
         let extent = surface?.cellExtent(at: indexPath, along: axis)
         // During an animation nobody announced the plan is its first frame's: a cell on screen now
         // is what the user sees, whatever that plan forecast.
@@ -331,7 +323,7 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     /// `CADisplayLink`, or your frame loop); without either it changes nothing an app sees.
     public func refresh() {
         endQuietAnimation()
-        flushPendingShift()
+        flushPendingLayout()
         tick(force: true)
     }
 

@@ -423,7 +423,10 @@ struct UIKitCallbackOrderTests {
 @MainActor
 @Suite("UIKit: inserts above during a drag")
 struct InsertAboveTests {
-    @Test func insertsAboveKeepTheOnScreenAndLookAheadRowsAndTheFingersSpeed() {
+    /// `foldedStep`: the offset that keeps the place comes a frame later with the drag's step in
+    /// it (5,020 pt in one callback): 5,000 of it is the insert's, 20 the finger's.
+    @Test(arguments: [false, true])
+    func insertsAboveKeepTheOnScreenAndLookAheadRowsAndTheFingersSpeed(foldedStep: Bool) {
         let surface = ScriptedSurface(offset: 20_000, viewport: 600, rows: 1_000)
         let clock = FrameClock()
         var inserted = 0
@@ -453,9 +456,17 @@ struct InsertAboveTests {
         surface.rowCount += 50
         surface.reading?.contentLength += 5_000
         surface.events?.changed(true)
-        clock.now += 0.000_01
-        surface.reading?.offset += 5_000
-        surface.events?.changed(false)
+        var speeds: [Double] = []
+        if foldedStep {
+            clock.now += 1.0 / 60
+            surface.reading?.offset += 5_020
+            surface.events?.changed(false)
+            speeds.append(prefetcher.adapter.lastState?.velocity ?? 0)
+        } else {
+            clock.now += 0.000_01
+            surface.reading?.offset += 5_000
+            surface.events?.changed(false)
+        }
         // Then the insert itself withdraws nothing (ids are stable: the rows only moved) and asks
         // for nothing off screen
         let atInsert = target.updates.dropFirst(updatesBefore)
@@ -465,7 +476,6 @@ struct InsertAboveTests {
         // and the drag goes on: every frame after the insert measures the finger's speed, within 5 %,
         // and only rows the drag passed (before id 208, the top of the screen at the end) are withdrawn
         let updatesAtInsert = target.updates.count
-        var speeds: [Double] = []
         for _ in 0..<10 {
             step(by: 20)
             speeds.append(prefetcher.adapter.lastState?.velocity ?? 0)

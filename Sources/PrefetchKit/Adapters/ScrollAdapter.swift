@@ -106,9 +106,61 @@ package final class ScrollAdapter<Item: Hashable> {
         tracker.animating(to: target, at: time, duration: duration)
     }
 
-    /// The content moved under the viewport by `delta` points to keep the user's place (items
-    /// inserted or removed above what is on screen): the next frame is no motion of the user's.
-    package func contentShifted(by delta: Double) { tracker.shift(by: delta) }
+    /// A layout change waiting for the geometry that goes with it: when it was heard, and the
+    /// offset and content length of the frame before it.
+    package struct PendingLayout: Sendable, Hashable {
+        var time: Double
+        var offset: Double
+        var contentLength: Double
+    }
+
+    /// The layout change heard and not yet planned, if any (see ``layoutChanged(at:offset:contentLength:)``).
+    package private(set) var pendingLayout: PendingLayout?
+
+    /// Items were inserted, removed or resized at `time`, under a frame at `offset` whose content
+    /// was `contentLength` long. Both toolkits report the offset that keeps the user's place after
+    /// the change, at once (UIKit in the same layout pass, SwiftUI with the new geometry), and the
+    /// two are one event: planned now, the new layout at the old offset would withdraw what is on
+    /// screen and request what is not, and the offset's jump would read as a fling. The caller
+    /// holds the plan until ``layoutSettled(offset:contentLength:)`` or, where no geometry
+    /// follows, until ``pendingLayoutTimedOut(at:)``.
+    package func layoutChanged(at time: Double, offset: Double, contentLength: Double) {
+        if let pending = pendingLayout {   // a second change before the geometry: measured from the first
+            pendingLayout = PendingLayout(time: time, offset: pending.offset, contentLength: pending.contentLength)
+        } else {
+            pendingLayout = PendingLayout(time: time, offset: offset, contentLength: contentLength)
+        }
+    }
+
+    /// The geometry after a pending layout change: the content is `contentLength` long and the
+    /// offset is `offset`. When the offset moved with the content's growth (within half of it:
+    /// SwiftUI's rows are estimated before they are measured), that much of its move kept the
+    /// user's place and is no motion of theirs; the rest is. Nothing happens when no change waits.
+    /// - Returns: Whether a change was waiting (the caller plans the frame now).
+    @discardableResult
+    package func layoutSettled(offset: Double, contentLength: Double) -> Bool {
+        guard let pending = pendingLayout else { return false }
+        pendingLayout = nil
+        let growth = contentLength - pending.contentLength, moved = offset - pending.offset
+        if growth != 0, abs(moved - growth) < abs(growth) / 2 { tracker.shift(by: growth) }
+        return true
+    }
+
+    /// Whether a pending layout change has waited more than the quiet time at `time` with no
+    /// geometry after it (rows replaced at the same length, at rest): it is dropped, and the
+    /// caller plans where the view is.
+    package func pendingLayoutTimedOut(at time: Double) -> Bool {
+        guard let pending = pendingLayout, time - pending.time > ScrollTracker.minimumInterval else { return false }
+        pendingLayout = nil
+        return true
+    }
+
+    /// Forgets a pending layout change: the caller plans the frame now, as it is.
+    package func dropPendingLayout() { pendingLayout = nil }
+
+    /// How long a caller waits for the geometry after a layout change before it plans without it:
+    /// two of the tracker's shortest frame intervals.
+    package static var layoutQuietTime: Duration { .seconds(2 * ScrollTracker.minimumInterval) }
 
     /// The toolkit said an animated scroll ended (UIKit's `scrollViewDidEndScrollingAnimation`,
     /// SwiftUI's phase leaving `.animating`): the next frame rests where it is.

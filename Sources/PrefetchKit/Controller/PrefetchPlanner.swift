@@ -46,6 +46,9 @@ package struct PrefetchPlanner<Item: Hashable> {
     /// The stretch of content the resting plan held around the viewport when a drag began from
     /// rest; wanted until the drag ends (see ``carriedIntoDrag(_:)``).
     @usableFromInline var dragCarry: Range<Double>?
+    /// The stretch of content the resting plan held around the viewport when the viewport's
+    /// length changed at rest; wanted until the view moves (see ``carriedAcrossResize(_:)``).
+    @usableFromInline var resizeCarry: Range<Double>?
     /// Whether the last step was at rest.
     @usableFromInline var restedLast = false
 
@@ -107,7 +110,9 @@ package struct PrefetchPlanner<Item: Hashable> {
         self.hasStore = hasStore
         let restriction = restriction(at: state.seconds)
         var regions = restriction.limitsRegions ? restrictedRegions(restriction, state, forecast) : policy.plan(for: context).regions
+        let resized = carriedAcrossResize(state)
         if let carry = carriedIntoDrag(state), !restriction.limitsRegions { regions.append(carry) }
+        if let resized, !restriction.limitsRegions { regions.append(resized) }
         if restriction == .expensive { regions = clippedToExpensiveReach(regions, state, forecast) }
         regions.append(state.viewport)
         let rules = rules(for: restriction)
@@ -157,11 +162,31 @@ package struct PrefetchPlanner<Item: Hashable> {
         return ahead.isEmpty ? nil : ahead
     }
 
+    /// What a resting view keeps of its plan when its viewport's length changes where it is (the
+    /// keyboard covering part of a list, a split view narrowing it): the stretch the plan held
+    /// contiguously around the viewport before the change, until the view moves.
+    ///
+    /// The resting plan reaches a number of viewports ahead, so a shorter viewport asks for a
+    /// shorter stretch. Without the carry, the rows past the shorter stretch are withdrawn (after
+    /// the leaving grace), their loads cancelled, and requested again when the viewport grows back.
+    @inlinable
+    mutating func carriedAcrossResize(_ state: ScrollState) -> Range<Double>? {
+        guard case .idle = state.phase, restedLast, let last = lastViewport, last.lowerBound == state.viewport.lowerBound else {
+            resizeCarry = nil
+            return nil
+        }
+        if resizeCarry == nil, last.upperBound != state.viewport.upperBound {
+            resizeCarry = held.covered.first { $0.lowerBound <= last.lowerBound && last.upperBound <= $0.upperBound }
+        }
+        return resizeCarry
+    }
+
     @inlinable
     mutating func planNothing() -> PrefetchUpdate<Item> {
         forecast = nil
         lastViewport = nil
         dragCarry = nil
+        resizeCarry = nil
         restedLast = false
         return withdrawAll()
     }
@@ -183,6 +208,7 @@ package struct PrefetchPlanner<Item: Hashable> {
         held.leaving.removeAll()
         held.isStale = true
         dragCarry = nil
+        resizeCarry = nil
     }
 
     /// See ``PrefetchController/moveItems(_:)``. Batch updates between two steps compose: the next

@@ -188,12 +188,14 @@ extension FetchScheduler {
     /// of the full value now completes a preview: it needs one of ``maxConcurrentLoads``'s slots.
     /// A running load yields its slot (it waits again; its loader resumes after the bytes it
     /// has) when more than ``maxConcurrentLoads`` such loads would run, or, the first time, when
-    /// an on-screen id of its level or above waits without a preview (that id starts). With
-    /// preview slots, the change of class may let a waiting id pre-empt. Returns the loads
-    /// stopped (``BatchAction/preempt``: the yield first) and started; `nil` when nothing changed.
+    /// an on-screen id of its level or above waits without a preview (that id starts). The
+    /// change may let a waiting id pre-empt: with preview slots the load changed class, and a load
+    /// that had no preview loses the protection "previews first" gave it against a waiting id that
+    /// has one. Returns the loads stopped (``BatchAction/preempt``: the yield first) and started;
+    /// `nil` when nothing changed.
     mutating func notePreview(_ id: ID) -> BatchAction? {
         guard var action = yieldOnPreview(id) else { return nil }
-        if previewSlots > 0 { preemptAll(stopping: &action.preempt, starting: &action.start) }
+        preemptAll(stopping: &action.preempt, starting: &action.start)
         return action.preempt.isEmpty && action.start.isEmpty ? nil : action
     }
 

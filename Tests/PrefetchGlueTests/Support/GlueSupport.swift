@@ -132,3 +132,15 @@ func uikitFling(from offset: Double, velocity: Double, rate: Double = 0.998) -> 
     let rest = offset - velocity / k
     return (rest, { t in rest + (offset - rest) * exp(k * t) })
 }
+
+/// The ids that were held, then not, then held again, in a sequence of what a controller held
+/// after each callback: the churn a prefetcher should spare the network.
+func churned<ID: Hashable>(_ held: some Sequence<Set<ID>>) -> Set<ID> {
+    var seen = Set<ID>(), left = Set<ID>(), churn = Set<ID>()
+    for set in held {
+        churn.formUnion(left.intersection(set))
+        left.formUnion(seen.subtracting(set))
+        seen.formUnion(set)
+    }
+    return churn
+}

@@ -279,6 +279,27 @@ struct HTTPLoaderTests {
             #expect(server.events.peakInFlight <= 2)
         }
     }
+
+    /// A fetcher with previews runs `maxConcurrentLoads + previewSlots` loads (6 + 6 by default);
+    /// over HTTP/1.1 the default gives every one of them a connection of its own, so no preview
+    /// waits behind a full value for a connection. Each response waits a second at the server, so
+    /// all twelve are in flight together unless the client holds some back.
+    @Test("by default a fetcher's loads and its preview slots each get a connection")
+    func defaultConnectionsCoverTheFetchersSlots() async throws {
+        let fetcher = FetcherConfiguration()
+        let slots = fetcher.maxConcurrentLoads + fetcher.previewSlots
+        #expect(HTTPLoaderConfiguration().maxConnectionsPerHost == slots)
+        try await withServer({ $0.faults.latency = try! LatencyModel(.fixed(TestTime.scaled(.seconds(1)))) }) { server in
+            let base = server.baseURL
+            let loader = try HTTPLoader<Int>(configuration: .scaledForTests) { base.appendingPathComponent("thumb/\($0)") }
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for id in 0..<slots { group.addTask { try await loader.load(id).count } }
+                for try await count in group { #expect(count == 4_096) }
+            }
+            #expect(server.events.requestCount == slots)
+            #expect(server.events.peakInFlight == slots)
+        }
+    }
 }
 
 @Suite("HTTPLoader input checks")
