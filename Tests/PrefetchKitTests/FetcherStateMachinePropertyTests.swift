@@ -66,12 +66,13 @@ import Testing
         var workers: [UInt64: WorkerModel] = [:]
         var unregistered: [Machine.WorkerID] = []
         var stats = FetchStatistics()
-        /// The costs of the values seen (for a typical cost), and the most memory held after an input.
-        var costs: [Int] = []
+        /// The sum and count of the costs of the values seen (for a typical cost), and the most
+        /// memory held after an input.
+        var costTotal = 0, costCount = 0
         var peakMemory = 0
         /// The cache's costs plus a typical cost (the mean seen, rounded up) per running load.
         var memoryHeld: Int {
-            let typical = costs.isEmpty ? 0 : Int((Double(costs.reduce(0, +)) / Double(costs.count)).rounded(.up))
+            let typical = costCount == 0 ? 0 : Int((Double(costTotal) / Double(costCount)).rounded(.up))
             return cache.entries.map(\.cost).reduce(0, +) + typical * scheduling.runningCount
         }
         /// Latency samples, oldest first; `cancelled` for a cancelled load's running time.
@@ -437,7 +438,7 @@ import Testing
                 if storeOnly { m.saw(record.load == nil ? "late store-only value" : "store-only value") }
                 if !storeOnly, record.load != nil, storeOnlyBefore { m.saw("a consumer joined a store-only load") }
                 let cacheRefusedCost = succeeds && !storeOnly && !m.cache.insert(record.id, value, cost: cost)
-                if succeeds, cost >= 0 { m.costs.append(cost) }
+                if succeeds, cost >= 0 { (m.costTotal, m.costCount) = (m.costTotal + cost, m.costCount + 1) }
                 guard record.load != nil else {
                     // A retired worker reports its cancelled load: nobody hears; the worker ends.
                     m.workers[key] = nil

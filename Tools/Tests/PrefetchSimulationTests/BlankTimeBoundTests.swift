@@ -60,6 +60,46 @@ import Testing
         #expect(equal > 40, "\(equal) of 400 cases tight")
     }
 
+    @Test func theSelectionSavesWhatTheSortedGreedySaves() {
+        // The knapsack by selection against the greedy it replaced: sort by on-screen time per
+        // byte (empty payloads first, ties by item), take whole while they fit, then one in
+        // part. Items with no on-screen time save nothing and are left out by both.
+        func sortedGreedy(_ items: [(time: Double, size: Double, item: Int)], budget: Double) -> Double {
+            var (budget, saved) = (budget, 0.0)
+            for (time, size, _) in items.filter({ $0.time > 0 }).sorted(by: { x, y in
+                let (left, right) = (x.time * y.size, y.time * x.size)
+                return left != right ? left > right : y.item > x.item
+            }) {
+                guard size <= budget else { return saved + time * budget / size }
+                (saved, budget) = (saved + time, budget - size)
+            }
+            return saved
+        }
+        var random = SplitMix64(seed: 37)
+        var (partial, whole, none) = (0, 0, 0)
+        var mismatches: [String] = []
+        for _ in 0..<2_000 {
+            let count = Int.random(in: 0...40, using: &random)
+            // Few distinct times and sizes: equal ratios (ties), empty payloads and items with
+            // no time are common.
+            var items = (0..<count).map { item in
+                (time: Double(Int.random(in: 0...4, using: &random)) * 0.5, size: Double(Int.random(in: 0...3, using: &random)) * 1_000, item: item)
+            }
+            items.shuffle(using: &random)
+            let sizes = items.reduce(0) { $0 + $1.size }
+            let budget = [0, sizes * Double.random(in: 0...1, using: &random), sizes + 1][Int.random(in: 0...2, using: &random)]
+            let expected = sortedGreedy(items, budget: budget)
+            var selected = items
+            let saved = BlankTimeBound.greedySaving(&selected, budget: budget)
+            if abs(saved - expected) > 1e-9 * max(1, expected) {
+                mismatches.append("\(saved) saved, the sorted greedy \(expected), budget \(budget): \(items)")
+            }
+            if budget >= sizes { whole += 1 } else if budget == 0 { none += 1 } else { partial += 1 }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count) of 2,000 differ; the first: \(mismatches.first ?? "")")
+        #expect(partial > 300 && whole > 300 && none > 300, "\(partial) partial, \(whole) whole, \(none) empty budgets")
+    }
+
     @Test func handComputedCases() {
         // One item of 100 B on a 50 B/s link, round trips of at least 1 s, on screen 0-10 s: ready at 3 s.
         let one = [Interval(item: 0, start: 0, end: 10)]

@@ -79,6 +79,47 @@ enum BlankTimeBound {
         return best[cuts.count - 1]
     }
 
+    /// The best fractional knapsack of `items` (values their on-screen time, weights their
+    /// sizes) within `budget`: taken most on-screen time per byte first (an empty payload
+    /// first of all), ties by item, the first that does not fit in part. Items with no
+    /// on-screen time are left out: they save nothing, and an empty one (0 s for 0 B) has no
+    /// place in that order, which a sort or a split would then scramble. Found as a
+    /// selection, not a sort: the order is split around a pivot, and only the side where the
+    /// budget runs out is split again, so a window of `m` items costs O(m) on average rather
+    /// than a sort's O(m log m) (the bound asks about 7,000 windows per run).
+    static func greedySaving(_ items: inout [(time: Double, size: Double, item: Int)], budget: Double) -> Double {
+        func before(_ x: (time: Double, size: Double, item: Int), _ y: (time: Double, size: Double, item: Int)) -> Bool {
+            let (left, right) = (x.time * y.size, y.time * x.size)
+            return left != right ? left > right : y.item > x.item
+        }
+        items.removeAll { !($0.time > 0) }
+        var (budget, saved) = (budget, 0.0)
+        var (low, high) = (0, items.count)
+        while low < high {
+            // Split items[low..<high] around the middle one: [low, split) come before it.
+            items.swapAt((low + high) / 2, high - 1)
+            let pivot = items[high - 1]
+            var split = low
+            for index in low..<(high - 1) where before(items[index], pivot) {
+                items.swapAt(index, split)
+                split += 1
+            }
+            items.swapAt(split, high - 1)
+            var (time, size) = (0.0, 0.0)
+            for index in low..<split { (time, size) = (time + items[index].time, size + items[index].size) }
+            if size > budget {
+                high = split
+                continue
+            }
+            // Everything before the pivot fits: take it, then the pivot, whole or in part.
+            (saved, budget) = (saved + time, budget - size)
+            guard pivot.size <= budget else { return saved + pivot.time * budget / pivot.size }
+            (saved, budget) = (saved + pivot.time, budget - pivot.size)
+            low = split + 1
+        }
+        return saved
+    }
+
     /// Each item's overlapping intervals merged (an item counts once while on screen), empty ones dropped.
     static func merge(_ intervals: [Interval]) -> [Interval] {
         var merged: [Interval] = []
@@ -136,7 +177,9 @@ enum BlankTimeBound {
             // `intervals` are in item order (`merge`), `sizes` parallel to them: each item's time
             // is summed in one pass, in item order, so the sums are the same in every process.
             var items: [(time: Double, size: Double, item: Int)] = []
-            for (index, i) in intervals.enumerated() where i.end > a && i.start < b {
+            for index in intervals.indices {
+                let i = intervals[index]
+                guard i.end > a && i.start < b else { continue }
                 let time = min(i.end, b) - max(i.start, a)
                 if let last = items.last, last.item == i.item {
                     items[items.count - 1].time += time
@@ -146,22 +189,7 @@ enum BlankTimeBound {
             }
             let total = items.reduce(0) { $0 + $1.time }
             guard b >= minRoundTrip else { return total }
-            var budget = capacity * (b - minRoundTrip)
-            var saved = 0.0
-            // Most on-screen time per byte first; an empty payload is free once a round trip is over.
-            for (time, size, _) in items.sorted(by: { x, y in
-                let (left, right) = (x.time * y.size, y.time * x.size)
-                return left != right ? left > right : y.item > x.item
-            }) {
-                if size <= budget {
-                    saved += time
-                    budget -= size
-                } else {
-                    saved += time * budget / size
-                    break
-                }
-            }
-            return max(0, total - saved)
+            return max(0, total - BlankTimeBound.greedySaving(&items, budget: capacity * (b - minRoundTrip)))
         }
     }
 }

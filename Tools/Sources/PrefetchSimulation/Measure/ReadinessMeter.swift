@@ -66,6 +66,9 @@ public final class ReadinessMeter: Sendable {
         state.withLock { $0.timeline = SimulationTimeline() }
     }
 
+    /// Whether the meter keeps a timeline (``recordTimeline()``): without one, sampled frames are dropped.
+    var isRecordingTimeline: Bool { state.withLock { $0.timeline != nil } }
+
     /// Counts appearances from now on.
     public func startCounting() {
         state.withLock { $0.isCounting = true }

@@ -133,7 +133,7 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
                 meter.scrolling(view.isDragging || view.isDecelerating || view.isScrollAnimating || offset != lastOffset)
                 lastOffset = offset
                 self.onRest?()
-                if frame.index % 3 == 0, frame.index > 0 {
+                if frame.index % 3 == 0, frame.index > 0, meter.isRecordingTimeline {
                     let pending = app.plannedItemNumbers
                     meter.sampleFrame(visible: meter.visibleItems, prefetch: pending.min().flatMap { lo in pending.max().map { lo...$0 } })
                 }
