@@ -65,8 +65,12 @@ struct ConnectionLimitTests {
 
     @Test("goal 1: while one client trickles 300 request bodies at a server limited to 256 descriptors, a fresh request is answered within 1 s")
     func tricklingBodiesLeaveRoom() async throws {
-        // Given a prefetch-server that may open 256 descriptors (so at most 192 connections)
-        let server = try await ServerChild(["--port", "0", "--items", "100", "--thumb-size", "1024"],
+        // Given a prefetch-server that may open 256 descriptors (so at most 192 connections),
+        // whose bodies may take the idle timeout (5 s, scaled: under ThreadSanitizer opening the
+        // 300 connections once took longer than 5 s, and the first bodies were closed as late
+        // before the limit was reached)
+        let idle = TestTime.scaled(.seconds(5)).components.seconds * 1_000
+        let server = try await ServerChild(["--port", "0", "--items", "100", "--thumb-size", "1024", "--idle-timeout-ms", "\(idle)"],
                                            descriptorLimit: 256, keepStandardError: true)
         defer { server.stop() }
         // When one client opens 300 connections, each sending a request head that promises a
