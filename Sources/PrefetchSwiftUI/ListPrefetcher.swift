@@ -187,7 +187,7 @@ public final class ListPrefetcher<ID: Hashable & Sendable, Value: Sendable> {
     func scrolled(_ values: ScrollValues) {
         // The geometry that goes with changed rows: the offset's move with the content's growth
         // kept the user's place.
-        adapter.layoutSettled(offset: values.offset, contentLength: values.contentLength)
+        adapter.layoutSettled(offset: values.offset, contentLength: values.contentLength, at: now())
         last = values
         // The rows nobody measured share the content length SwiftUI reports: they moved if it changed.
         if geometry.report(contentLength: values.contentLength) { adapter.dataChanged() }

@@ -158,7 +158,7 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
                 return
             }
         } else if adapter.pendingLayout != nil, let reading = surface?.reading(along: axis),
-                  adapter.layoutSettled(offset: reading.offset, contentLength: reading.contentLength) {
+                  adapter.layoutSettled(offset: reading.offset, contentLength: reading.contentLength, at: now()) {
             return tick(force: true)
         }
         tick(force: layoutChanged)

@@ -47,11 +47,6 @@ struct SwiftUICallbackOrderTests {
         }
     }
 
-    private func within5Percent(_ measured: Double?, _ expected: Double) -> Bool {
-        guard let measured else { return false }
-        return abs(measured - expected) <= 0.05 * abs(expected)
-    }
-
     @Test func aGestureFromTouchToRestIsReadFrameByFrame() throws {
         let rig = try Rig()
         rig.geometry(0)

@@ -20,11 +20,6 @@ import Testing
 @MainActor
 @Suite("UIKit callback order")
 struct UIKitCallbackOrderTests {
-    private func within5Percent(_ measured: Double?, _ expected: Double) -> Bool {
-        guard let measured else { return false }
-        return abs(measured - expected) <= 0.05 * abs(expected)
-    }
-
     @Test func aDragHeardByTheOffsetAndTheBoundsObserversKeepsItsSpeedOnEveryFrame() {
         // A 1,200 pt/s drag at 60 Hz: 20 pt a step, each step heard twice
         let rig = UIKitRig()

@@ -122,7 +122,7 @@ package final class ScrollAdapter<Item: Hashable> {
     /// the change, at once (UIKit in the same layout pass, SwiftUI with the new geometry), and the
     /// two are one event: planned now, the new layout at the old offset would withdraw what is on
     /// screen and request what is not, and the offset's jump would read as a fling. The caller
-    /// holds the plan until ``layoutSettled(offset:contentLength:)`` or, where no geometry
+    /// holds the plan until ``layoutSettled(offset:contentLength:at:)`` or, where no geometry
     /// follows, until ``pendingLayoutTimedOut(at:)``.
     package func layoutChanged(at time: Double, offset: Double, contentLength: Double) {
         if let pending = pendingLayout {   // a second change before the geometry: measured from the first
@@ -132,17 +132,34 @@ package final class ScrollAdapter<Item: Hashable> {
         }
     }
 
-    /// The geometry after a pending layout change: the content is `contentLength` long and the
-    /// offset is `offset`. When the offset moved with the content's growth (within half of it:
-    /// SwiftUI's rows are estimated before they are measured), that much of its move kept the
-    /// user's place and is no motion of theirs; the rest is. Nothing happens when no change waits.
+    /// The geometry after a pending layout change, heard at `time`: the content is
+    /// `contentLength` long and the offset is `offset`. The part of the offset's move that the
+    /// layout explains kept the user's place and is no motion of theirs:
+    ///
+    /// - heard in the same turn as the frame before it (within ``ScrollTracker/minimumInterval``:
+    ///   UIKit moves the offset in the layout pass that changed the content), the whole move;
+    /// - heard a frame later, with the user's motion in it (SwiftUI's next geometry, an offset a
+    ///   UIKit app moves a frame late), the content's growth, when the growth explains the move
+    ///   better than the motion the last frame's speed predicts alone. Rows measured below the
+    ///   screen grow the content under a fling without moving it, and a growth close to one
+    ///   frame's travel must not cancel the fling; rows estimated before they are measured
+    ///   (SwiftUI) move the offset by about their growth.
+    ///
+    /// Nothing happens when no change waits.
     /// - Returns: Whether a change was waiting (the caller plans the frame now).
     @discardableResult
-    package func layoutSettled(offset: Double, contentLength: Double) -> Bool {
+    package func layoutSettled(offset: Double, contentLength: Double, at time: Double) -> Bool {
         guard let pending = pendingLayout else { return false }
         pendingLayout = nil
         let growth = contentLength - pending.contentLength, moved = offset - pending.offset
-        if growth != 0, abs(moved - growth) < abs(growth) / 2 { tracker.shift(by: growth) }
+        guard growth != 0, moved != 0 else { return true }
+        let elapsed = tracker.lastFrameTime.map { max(0, time - $0) } ?? 0
+        if elapsed < ScrollTracker.minimumInterval {
+            tracker.shift(by: moved)
+        } else {
+            let expected = tracker.velocity * elapsed
+            if abs(moved - growth - expected) < abs(moved - expected) { tracker.shift(by: growth) }
+        }
         return true
     }
 

@@ -66,6 +66,8 @@ package struct ScrollTracker: Sendable {
     private var anchor: (time: Double, offset: Double)?
     /// The velocity of the last frame, in points per second.
     package private(set) var velocity = 0.0
+    /// The time of the last frame, in seconds; nil before the first.
+    package var lastFrameTime: Double? { last?.time }
     /// The interval the velocity was measured over, when the content coasted through it.
     private var coastedOver: Double?
     /// Where the current fling rests, from the finger's lift (or projected at the first coasting frame).

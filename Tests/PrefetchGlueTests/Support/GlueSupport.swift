@@ -144,3 +144,10 @@ func churned<ID: Hashable>(_ held: some Sequence<Set<ID>>) -> Set<ID> {
     }
     return churn
 }
+
+/// Whether `measured` is within 5 % of `expected` (false when nothing was measured): how close
+/// the speed a prefetcher reads must be to the content's.
+func within5Percent(_ measured: Double?, _ expected: Double) -> Bool {
+    guard let measured else { return false }
+    return abs(measured - expected) <= 0.05 * abs(expected)
+}

@@ -305,4 +305,77 @@ import Testing
         #expect(rows.reach(lines: 2, after: 120) == 350)
         #expect(rows.reach(lines: 1, before: 460) == 350)
     }
+
+    // MARK: Self-sizing rows (UIKit)
+
+    @Test func aTraceMaySayItsRowsSizeThemselvesAndIsRefusedWhereThatMeansNothing() throws {
+        let gestures = #"], "gestures": [{"drag": {"speed": 300, "duration": 1}}]}"#
+        let head = #"{"viewport": {"width": 375, "height": 667}, "layout": {"kind": "list", "itemCount": 400, "rowHeights": {"profile": "feed"}, "selfSizing": "#
+        let scenario = try TraceFile.parse(Data((head + "true}" + gestures.dropFirst()).utf8), fileName: "trace.json")
+        #expect(scenario.selfSizing && scenario.layout.rowHeights == .feed(seed: 1))
+        #expect(try !TraceFile.parse(Data((head + "false}" + gestures.dropFirst()).utf8), fileName: "trace.json").selfSizing)
+        #expect(traceError(head + "1}" + gestures.dropFirst()) == "trace.json: layout.selfSizing: expected true or false, got 1")
+        #expect(traceError(head + "true}, \"samples\": [[0, 0], [1, 100]]}")
+            == "trace.json: layout.selfSizing: applies to a trace of gestures; a trace of samples records offsets in the rows' true heights")
+        #expect(traceError(#"{"viewport": {"width": 375, "height": 667}, "layout": {"kind": "list", "itemCount": 40, "itemHeight": 66, "selfSizing": true}, "gestures": [{"pause": {"duration": 1}}]}"#)
+            == "trace.json: layout.selfSizing: applies to a list of rows of different heights (layout.rowHeights); this layout's rows share one size")
+    }
+
+    /// Issue #35's "content-size growth from self-sizing cells", through the app's path: the table
+    /// measures each row as it comes on screen (the content size changing under a drag and a
+    /// fling, the offset moving when rows above the screen are measured after a jump), and the
+    /// controller still reads the content's true speed on every steady frame and holds every row
+    /// on screen. Before `layoutSettled` weighed the growth against the last speed, rows measured
+    /// below a fling cancelled some of it: 4 of 483 steady frames read the fling at a quarter of its speed.
+    @Test func selfSizingRowsKeepTheSpeedAndTheRowsOnScreenThroughTheAppsPath() async throws {
+        let layout = ScenarioLayout.feed()
+        var scenario = Scenario(name: "self-sizing", layout: layout, viewport: .phoneList, motion: .gestures([
+            .pause(duration: 0.3), .drag(speed: 300, duration: 1), .fling(velocity: 9_000), .pause(duration: 0.5),
+            .jump(item: 5_000), .pause(duration: 0.3), .drag(speed: -600, duration: 2), .fling(velocity: -8_000), .pause(duration: 0.5),
+        ]))
+        scenario.selfSizing = true
+        let spy = SpyPolicy()
+        let simulation = try Simulator.simulation(scenario, configuration: configuration(.uikit), policy: spy)
+        var checked = 0, misread: [String] = [], missing: [String] = []
+        var previous: Double?
+        _ = try await simulation.run { frame in
+            let app = simulation.app, view = app.view
+            let truth = Double(view.velocity)
+            defer { previous = truth }
+            if let controller = app.prefetcher?.controller {
+                for item in app.visibleItems where controller.requestedPriority(of: IndexPath(indexes: [0, item])) == nil {
+                    missing.append("frame \(frame.index): row \(item)")
+                }
+            }
+            // A steady frame: moving, and at the speed of the frame before within 5 %.
+            guard let seen = spy.box.take(), let previous, abs(truth) > 50, abs(truth - previous) <= 0.05 * abs(previous) else { return true }
+            checked += 1
+            if abs(seen.velocity - truth) > max(0.05 * abs(truth), 30) { misread.append("frame \(frame.index): read \(seen.velocity), moving \(truth)") }
+            return true
+        }
+        let table = try #require(simulation.app.view as? TableView)
+        // The rows did size themselves: the content is neither every row at the estimate nor every row at its own height.
+        let contentLength = Double(table.contentSize.height)
+        #expect(contentLength != layout.contentLength(viewport: .phoneList))
+        #expect(contentLength != Double(layout.itemCount) * layout.itemHeight)
+        #expect(checked > 100)
+        #expect(misread.isEmpty, "\(misread.prefix(8).joined(separator: "\n"))")
+        #expect(missing.isEmpty, "\(missing.prefix(8).joined(separator: "\n"))")
+        #expect(simulation.app.prefetchProblems.isEmpty)
+    }
+}
+
+/// Adaptive, remembering the context of the last frame it planned.
+private struct SpyPolicy: PrefetchPolicy {
+    struct Box: Sendable {
+        private let last = Locked<ScrollContext?>(nil)
+        func put(_ context: ScrollContext) { last.withLock { $0 = context } }
+        func take() -> ScrollContext? { last.withLock { value in defer { value = nil }; return value } }
+    }
+    let box = Box()
+    var name: String { "adaptive" }
+    func plan(for context: ScrollContext) -> PrefetchPlan {
+        box.put(context)
+        return PrefetchPolicies.adaptive.plan(for: context)
+    }
 }

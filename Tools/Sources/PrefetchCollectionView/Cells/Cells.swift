@@ -62,7 +62,19 @@ open class CollectionViewCell: ReusableCell {}
 
 /// A cell of a ``TableView``, like `UITableViewCell`.
 @MainActor
-open class TableViewCell: ReusableCell {}
+open class TableViewCell: ReusableCell {
+    /// The height the cell's content needs, in points, as Auto Layout would compute it for a
+    /// `UITableViewCell`: set it in `cellForRowAt`. A self-sizing table
+    /// (``TableView/estimatedRowHeight`` above 0) gives the row this height the first time it
+    /// lays the row out on screen; nil means the table's ``TableView/rowHeight``.
+    public var fittingHeight: Double?
+
+    /// Clears ``fittingHeight``, then does what every cell does before reuse.
+    open override func prepareForReuse() {
+        fittingHeight = nil
+        super.prepareForReuse()
+    }
+}
 
 /// Cells waiting for reuse, by reuse identifier.
 @MainActor

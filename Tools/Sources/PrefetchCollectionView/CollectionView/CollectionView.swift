@@ -138,6 +138,9 @@ public final class CollectionView: ItemScrollView, ItemViewHost {
     func hostPrefetch(_ indexPaths: [IndexPath]) { prefetchDataSource?.collectionView(self, prefetchItemsAt: indexPaths) }
     func hostCancelPrefetch(_ indexPaths: [IndexPath]) { prefetchDataSource?.collectionView(self, cancelPrefetchingForItemsAt: indexPaths) }
     func hostStopPrefetching() { prefetchDataSource = nil }
+    /// A collection view's layout sizes its items: nothing is measured.
+    func hostSizeItemsOnScreen() {}
+    func hostItemsChanged(map: ((IndexPath) -> IndexPath?)?) {}
     func hostUpdatePrefetching(_ update: PrefetchUpdate<IndexPath>) { prioritized?.collectionView(self, updatePrefetching: update) }
 
     func hostLayoutEnvironment(counts: [Int]) -> LayoutEnvironment {

@@ -32,6 +32,7 @@ extension ItemScrollView {
             pendingPrefetch.removeAll()
             controller.invalidateItems()
             counts = newCounts
+            host?.hostItemsChanged(map: nil)
         }
         if state.takeLayout() {
             controller.invalidateLayout()
@@ -80,6 +81,7 @@ extension ItemScrollView {
         repeat {
             passes += 1
             prepareData()
+            host?.hostSizeItemsOnScreen()
             offsetBefore = settledOffset(contentOffsetStorage.y)
             layoutPass()
             // A callback may have reloaded the data or moved the content: lay out again.

@@ -29,6 +29,12 @@ protocol ItemViewHost: AnyObject {
     func hostLayoutEnvironment(counts: [Int]) -> LayoutEnvironment
     /// Sets the prefetch data source to nil (an app's prefetcher took over, as on UIKit).
     func hostStopPrefetching()
+    /// Sizes the items on screen that the layout only estimated (a self-sizing table's rows),
+    /// before the pass lays them out; nothing for a view that does not self-size.
+    func hostSizeItemsOnScreen()
+    /// The items moved (a batch update: `map` gives each old index path's new one, nil when the
+    /// item is gone) or all changed (a reload: `map` is nil); sizes measured before follow them.
+    func hostItemsChanged(map: ((IndexPath) -> IndexPath?)?)
 }
 
 /// The kind of prefetch data source a view has.

@@ -227,6 +227,7 @@ extension ItemScrollView {
             update.reloadedItems.contains(indexPath) ? nil : mapping.map(indexPath)
         }
         counts = newCounts
+        host?.hostItemsChanged { update.reloadedItems.contains($0) ? nil : mapping.map($0) }
         state.invalidate(.layout)
         for (cell, indexPath) in endings.sorted(by: { $0.1 < $1.1 }) {
             endDisplaying(cell, at: indexPath)

@@ -228,6 +228,13 @@ extension ItemScrollView {
     /// which the scroll observer hears as an offset change. Non-finite deltas trap.
     package func shiftContentOffset(by delta: Double) {
         precondition(delta.isFinite, "shiftContentOffset(by:) delta \(delta) must be finite")
+        moveContentKeepingMotion(by: delta)
+        if state.laysOutOnChange { layoutIfNeeded() }
+    }
+
+    /// Moves the offset by `delta` and the motion under way with it (``shiftContentOffset(by:)``
+    /// without the layout pass).
+    func moveContentKeepingMotion(by delta: Double) {
         contentOffsetStorage = settledOffset(contentOffsetStorage.y + delta)
         switch motion {
         case let .decelerating(startTime, startOffset, velocity, rate):
@@ -241,7 +248,6 @@ extension ItemScrollView {
         case .idle:
             break
         }
-        if state.laysOutOnChange { layoutIfNeeded() }
     }
 
     /// Moves the content by `delta` points at the next ``step(to:)``, as a finger drag does;

@@ -105,6 +105,48 @@ public final class ListLayout: CollectionLayout {
         contentSize = CGSize(width: max(environment.contentWidth, 0), height: y)
     }
 
+    /// Gives rows new heights without asking the environment again, as a self-sizing
+    /// ``TableView`` does when it measures rows it had laid out at an estimate: the rows after
+    /// each changed one, and the sections after it, move by the difference. Index paths out of
+    /// range are ignored; heights must be finite and greater than 0.
+    ///
+    /// - Complexity: O(r + s) for the rows from the first changed one to the end of its section
+    ///   and the sections after it.
+    func setHeights(_ changes: [(indexPath: IndexPath, height: Double)]) {
+        var bySection: [Int: [Int: Double]] = [:]
+        for change in changes where change.indexPath.count == 2 {
+            let (index, row) = (change.indexPath[0], change.indexPath[1])
+            guard index >= 0, index < sections.count, row >= 0, row < sections[index].count else { continue }
+            precondition(change.height.isFinite && change.height > 0,
+                         "the height for row \(change.indexPath) is \(change.height), but it must be a finite number greater than 0")
+            bySection[index, default: [:]][row] = change.height
+        }
+        guard let first = bySection.keys.min() else { return }
+        var carried = 0.0
+        for index in first..<sections.count {
+            sections[index].start += carried
+            if let heights = bySection[index] {
+                let count = sections[index].count
+                let original = sections[index].offsets ?? (0...count).map { Double($0) * rowHeight }
+                let rows = heights.keys.sorted()
+                var offsets = original
+                var next = 0, delta = 0.0
+                for boundary in (rows[0] + 1)...count {
+                    // The row just above this boundary, if it changed: its old height from before any change.
+                    if next < rows.count, rows[next] == boundary - 1 {
+                        delta += heights[rows[next]]! - (original[boundary] - original[boundary - 1])
+                        next += 1
+                    }
+                    offsets[boundary] = original[boundary] + delta
+                }
+                sections[index].offsets = offsets
+                carried += delta
+            }
+            sections[index].end += carried
+        }
+        contentSize.height += carried
+    }
+
     private func rowSpan(_ section: Section, _ row: Int) -> (Double, Double) {
         if let offsets = section.offsets {
             return (section.start + offsets[row], section.start + offsets[row + 1])

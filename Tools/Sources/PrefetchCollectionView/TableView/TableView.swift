@@ -48,6 +48,30 @@ public final class TableView: ItemScrollView, ItemViewHost {
         }
     }
 
+    /// The height a self-sizing row is laid out at until it is measured, in points; 0 (the
+    /// default here) turns self-sizing off. Traps unless it is a finite number, at least 0.
+    ///
+    /// Above 0, rows the delegate does not size (`heightForRowAt` answers
+    /// ``automaticDimension``) size themselves, as a `UITableView`'s do with Auto Layout: each
+    /// is laid out at this estimate until it first comes on screen, when the view asks for its
+    /// cell and gives the row the cell's ``TableViewCell/fittingHeight``. The content size
+    /// changes with every row measured. When a row above the top of the screen is measured
+    /// (scrolling up over rows never shown, after a jump) the content offset moves by the row's
+    /// change in the same pass, so what is on screen stays in place; the scroll observer hears
+    /// the content size change first and the offset's move after it, in UIKit's order. Measured
+    /// heights follow their rows through batch updates; ``reloadData()`` forgets them.
+    public var estimatedRowHeight: Double = 0 {
+        didSet {
+            precondition(estimatedRowHeight.isFinite && estimatedRowHeight >= 0,
+                         "TableView.estimatedRowHeight is \(estimatedRowHeight), but it must be a finite number, at least 0")
+            measuredHeights.removeAll()
+            layoutChanged()
+        }
+    }
+
+    /// The heights of the rows measured so far (self-sizing only), by index path.
+    private var measuredHeights: [IndexPath: Double] = [:]
+
     private var list: ListLayout
 
     /// Creates a table view with 44-point rows.
@@ -152,9 +176,73 @@ public final class TableView: ItemScrollView, ItemViewHost {
 
     func hostLayoutEnvironment(counts: [Int]) -> LayoutEnvironment {
         layoutEnvironment(counts: counts) { [weak self] indexPath in
-            guard let self, let delegate = self.delegate else { return nil }
-            let height = delegate.tableView(self, heightForRowAt: indexPath)
-            return height == Self.automaticDimension ? nil : CGSize(width: self.size.width, height: height)
+            guard let self else { return nil }
+            let height = self.delegate?.tableView(self, heightForRowAt: indexPath) ?? Self.automaticDimension
+            if height != Self.automaticDimension { return CGSize(width: self.size.width, height: height) }
+            guard self.estimatedRowHeight > 0 else { return nil }
+            return CGSize(width: self.size.width, height: self.measuredHeights[indexPath] ?? self.estimatedRowHeight)
         }
+    }
+
+    func hostItemsChanged(map: ((IndexPath) -> IndexPath?)?) {
+        guard !measuredHeights.isEmpty else { return }
+        guard let map else { return measuredHeights.removeAll() }
+        var moved: [IndexPath: Double] = [:]
+        moved.reserveCapacity(measuredHeights.count)
+        for (indexPath, height) in measuredHeights {
+            if let target = map(indexPath) { moved[target] = height }
+        }
+        measuredHeights = moved
+    }
+
+    /// Measures the self-sizing rows on screen that are still at their estimate, until every row
+    /// on screen is measured: each round asks for the cells of the rows not measured yet, gives
+    /// the rows their cells' heights, and keeps what is on screen in place when rows above its
+    /// top changed (``estimatedRowHeight``).
+    func hostSizeItemsOnScreen() {
+        guard estimatedRowHeight > 0, hasArea, dataSource != nil else { return }
+        // Each round measures at least one row; the bound only stops a data source whose rows
+        // keep changing from spinning.
+        for _ in 0..<256 {
+            var unmeasured: [(IndexPath, CGRect)] = []
+            list.forEachItem(in: bounds) { indexPath, frame in
+                if measuredHeights[indexPath] == nil { unmeasured.append((indexPath, frame)) }
+            }
+            guard !unmeasured.isEmpty else { return }
+            let top = contentOffsetStorage.y
+            var changes: [(indexPath: IndexPath, height: Double)] = [], shift = 0.0
+            for (indexPath, frame) in unmeasured {
+                let height = measure(indexPath, frame: frame)
+                measuredHeights[indexPath] = height
+                guard height != frame.height else { continue }
+                changes.append((indexPath, height))
+                if frame.minY < top { shift += height - frame.height }
+            }
+            guard !changes.isEmpty else { continue }
+            list.setHeights(changes)
+            controller.invalidateLayout()
+            // UIKit's order: the content size first, at the old offset; then the offset that keeps
+            // what is on screen in place.
+            contentSizeChangePending = true
+            notifyScrollObserver()
+            if shift != 0 {
+                moveContentKeepingMotion(by: shift)
+                notifyScrollObserver()
+            }
+        }
+    }
+
+    /// The height of the row at `indexPath`: the delegate's, or else its cell's fitting height
+    /// (the cell is asked for, and kept for the pass to display).
+    private func measure(_ indexPath: IndexPath, frame: CGRect) -> Double {
+        if let delegate {
+            let given = delegate.tableView(self, heightForRowAt: indexPath)
+            if given != Self.automaticDimension { return given }
+        }
+        let cell = cells[indexPath] ?? requestCell(indexPath, frame: frame)
+        let height = (cell as? TableViewCell)?.fittingHeight ?? rowHeight
+        precondition(height.isFinite && height > 0,
+                     "the cell for row \(indexPath) has fittingHeight \(height), but it must be a finite number greater than 0")
+        return height
     }
 }

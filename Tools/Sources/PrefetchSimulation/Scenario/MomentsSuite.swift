@@ -26,11 +26,19 @@ public enum MomentsSuite {
         /// normal case in SwiftUI): reading, drags, flings, a drag back, a jump far down and
         /// scrolling back up over rows never laid out. A list only: the grid's items share one size.
         case variableRows = "variable-rows"
+        /// The same feed and motion as ``variableRows``, its rows sizing themselves as a UIKit
+        /// app's self-sizing cells do (``Scenario/selfSizing``): each row is laid out at the
+        /// typical height until it comes on screen, so the content size changes as rows are
+        /// measured, and the offset too when rows above the screen are (scrolling up after the
+        /// jump). Under the SwiftUI toolkit it plays as ``variableRows`` does: a lazy stack
+        /// estimates rows either way. A list only.
+        case selfSizing = "self-sizing"
 
         /// Whether the moment is played on `layout`: every moment on a list; on the grid, all but
-        /// ``variableRows`` (a flow layout of one item size has no rows of their own heights).
+        /// ``variableRows`` and ``selfSizing`` (a flow layout of one item size has no rows of
+        /// their own heights).
         public func applies(to layout: ScenarioLayout.Kind) -> Bool {
-            layout == .list || self != .variableRows
+            layout == .list || (self != .variableRows && self != .selfSizing)
         }
     }
 
@@ -39,7 +47,7 @@ public enum MomentsSuite {
         [ScenarioLayout.Kind.list, .grid].flatMap { layout in Kind.allCases.filter { $0.applies(to: layout) }.map { scenario($0, layout: layout) } }
     }
 
-    /// One scenario of the suite; ``Kind/variableRows`` is a list whatever `layout` says.
+    /// One scenario of the suite; ``Kind/variableRows`` and ``Kind/selfSizing`` are lists whatever `layout` says.
     public static func scenario(_ kind: Kind, layout: ScenarioLayout.Kind) -> Scenario {
         let layoutValue: ScenarioLayout = layout == .grid ? .grid() : .list()
         let viewport: Viewport = layout == .grid ? .seedGrid : .phoneList
@@ -91,17 +99,17 @@ public enum MomentsSuite {
                 .drag(speed: -300, duration: 2), .fling(velocity: -6_000), .pause(duration: 0.3), .fling(velocity: -8_000),
                 .drag(speed: -900, duration: 0.4), .pause(duration: 1.5),
             ]
-        case .variableRows:
-            return variableRows()
+        case .variableRows, .selfSizing:
+            return variableRows(selfSizing: kind == .selfSizing)
         }
         let content = kind == .rubberBand ? (layout == .grid ? ScenarioLayout.grid(itemCount: 150) : .list(itemCount: 150)) : layoutValue
         return Scenario(name: "\(kind.rawValue)-\(layout.rawValue)", layout: content, viewport: viewport, motion: .gestures(gestures),
                         bounces: kind == .rubberBand)
     }
 
-    /// ``Kind/variableRows``: 10,000 rows of a feed (``ScenarioLayout/feed(itemCount:seed:)``,
-    /// mean about 206 pt) in a phone's list.
-    private static func variableRows() -> Scenario {
+    /// ``Kind/variableRows`` (or ``Kind/selfSizing``): 10,000 rows of a feed
+    /// (``ScenarioLayout/feed(itemCount:seed:)``, mean about 206 pt) in a phone's list.
+    private static func variableRows(selfSizing: Bool) -> Scenario {
         let layout = ScenarioLayout.feed()
         // The row about 90,000 points down.
         var far = 0, top = 0.0
@@ -120,6 +128,7 @@ public enum MomentsSuite {
             .pause(duration: 0.3), .fling(velocity: 9_000), .pause(duration: 1), .drag(speed: -400, duration: 2), .pause(duration: 0.5),
             .fling(velocity: -5_000), .pause(duration: 0.3), .fling(velocity: -8_000), .pause(duration: 1.5),
         ]
-        return Scenario(name: "\(Kind.variableRows.rawValue)-list", layout: layout, viewport: .phoneList, motion: .gestures(gestures))
+        let kind: Kind = selfSizing ? .selfSizing : .variableRows
+        return Scenario(name: "\(kind.rawValue)-list", layout: layout, viewport: .phoneList, motion: .gestures(gestures), selfSizing: selfSizing)
     }
 }

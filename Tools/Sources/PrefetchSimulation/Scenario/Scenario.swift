@@ -20,6 +20,11 @@ public struct Scenario: Sendable, Hashable {
     /// content pulls it on ever less and it springs back when the finger lifts (a trace's
     /// `bounces`; off by default, so every older scenario plays as before).
     var bounces = false
+    /// Whether a list's rows of different heights size themselves, as a UIKit app's self-sizing
+    /// cells do: laid out at the typical height until each comes on screen (a trace's
+    /// `layout.selfSizing`; off by default). The SwiftUI toolkit's lazy stack estimates rows in
+    /// any case.
+    var selfSizing = false
 
     /// How the user scrolls: gestures, or recorded offsets.
     enum Motion: Sendable, Hashable {
@@ -42,6 +47,14 @@ public struct Scenario: Sendable, Hashable {
             try PayloadSizes.perItem(itemBytes).validate()
             guard itemBytes.count == layout.itemCount else {
                 throw SimulationError(path: "itemBytes", "has \(itemBytes.count) sizes, but the layout has \(layout.itemCount) items; give one size per item")
+            }
+        }
+        if selfSizing {
+            guard layout.kind == .list, layout.rowHeights != nil else {
+                throw SimulationError(path: "layout.selfSizing", "applies to a list of rows of different heights (layout.rowHeights); this layout's rows share one size")
+            }
+            guard motion.isGestures else {
+                throw SimulationError(path: "layout.selfSizing", "applies to a trace of gestures; a trace of samples records offsets in the rows' true heights")
             }
         }
         switch motion {

@@ -31,6 +31,9 @@ import Foundation
 /// - `layout.rowHeights` (list only, optional): each row's own height, an array of one height per
 ///   item or a profile, `{"profile": "feed", "seed": 7}` (``RowHeights``); `itemHeight` is then
 ///   the typical row, by default the rows' mean.
+/// - `layout.selfSizing` (optional, `false` by default; a list with `rowHeights`, gestures only):
+///   the rows size themselves as a UIKit app's self-sizing cells do, each laid out at
+///   `itemHeight` until it comes on screen.
 /// - `payloadBytes` (default 50,000) is each item's size under the independent network model.
 /// - `itemBytes` (optional) gives each item's size, one per item, on a shared link; without it
 ///   the link's sizes apply.
@@ -258,9 +261,16 @@ public enum TraceFile {
                 }
                 bounces = flag
             }
+            var selfSizing = false
+            if let raw = layoutObject["selfSizing"] {
+                guard let flag = raw as? Bool, type(of: raw) == Bool.self || String(describing: type(of: raw)).contains("Boolean") else {
+                    throw fail("layout.selfSizing", "expected true or false, got \(describe(raw))")
+                }
+                selfSizing = flag
+            }
             return Scenario(name: name, layout: layout, viewport: viewport, motion: motion,
                             payloadBytes: try integer(top["payloadBytes"], "payloadBytes", default: 50_000), itemBytes: itemBytes,
-                            bounces: bounces)
+                            bounces: bounces, selfSizing: selfSizing)
         }
 
         /// `layout.rowHeights`: an array of heights (one per item, checked with the layout), or a

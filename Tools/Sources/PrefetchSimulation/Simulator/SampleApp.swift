@@ -175,11 +175,27 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
         listFeed = nil
     }
 
+    /// Whether the list's rows size themselves (``selfSizeRows()``): the view estimates each row
+    /// until its cell is laid out, and the cell says how tall it is.
+    private(set) var rowsSizeThemselves = false
+
+    /// A list of rows of different heights sizes them as a UIKit app's self-sizing cells do
+    /// (before a run): the table view lays each row out at the typical height
+    /// (`estimatedRowHeight`) until the row comes on screen, when its cell gives its own height;
+    /// the content size and, for rows above the screen, the offset change as rows are measured.
+    /// Nothing changes under the SwiftUI toolkit, whose lazy stack estimates rows in any case
+    /// (``ListFeed``), nor on a grid or a list whose rows share one height.
+    func selfSizeRows() {
+        guard listFeed == nil, rowHeights != nil, let table = surface as? TableView else { return }
+        rowsSizeThemselves = true
+        table.estimatedRowHeight = typicalRowHeight
+    }
+
     /// Drives the app's prefetching through `toolkit`'s binding (before a run): with `.swiftui`,
     /// a ``ListFeed`` replaces the UIKit prefetcher, with its policy, network conditions, previews
     /// and whether prefetching is on.
     public func use(_ toolkit: Toolkit) {
-        guard toolkit == .swiftui, listFeed == nil else { return }
+        guard toolkit == .swiftui, listFeed == nil, !rowsSizeThemselves else { return }
         let (policy, conditions, enabled) = (self.policy, networkConditions, isPrefetchingEnabled)
         detachPrefetcher()
         let view = surface

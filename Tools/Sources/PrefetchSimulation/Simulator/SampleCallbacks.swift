@@ -34,7 +34,10 @@ final class SampleCallbacks<ID: Hashable & Sendable, Value: Sendable>:
     func tableView(_ tableView: TableView, cellForRowAt indexPath: IndexPath) -> TableViewCell {
         let cell = tableView.dequeueReusableCell(withIdentifier: sampleCellIdentifier, for: indexPath)
         guard let sample = cell as? SampleListCell<ID, Value> else { preconditionFailure("expected a SampleListCell, got \(cell)") }
-        app.populate(sample, item: app.itemNumber(indexPath.row), priority: app.priority(at: indexPath))
+        let item = app.itemNumber(indexPath.row)
+        app.populate(sample, item: item, priority: app.priority(at: indexPath))
+        // A self-sizing row's cell knows its height from what it shows.
+        if app.rowsSizeThemselves { sample.fittingHeight = app.rowHeights?.height(ofItem: item) }
         return cell
     }
 
@@ -47,8 +50,10 @@ final class SampleCallbacks<ID: Hashable & Sendable, Value: Sendable>:
     }
 
     /// A row's own height, by its item (so an insert above moves no height to another row), or
-    /// the view's one row height when the list's rows share it.
+    /// the view's one row height when the list's rows share it; a self-sizing row's comes from
+    /// its cell.
     func tableView(_ tableView: TableView, heightForRowAt indexPath: IndexPath) -> Double {
-        app.rowHeights?.height(ofItem: app.itemNumber(indexPath.row)) ?? TableView.automaticDimension
+        if app.rowsSizeThemselves { return TableView.automaticDimension }
+        return app.rowHeights?.height(ofItem: app.itemNumber(indexPath.row)) ?? TableView.automaticDimension
     }
 }

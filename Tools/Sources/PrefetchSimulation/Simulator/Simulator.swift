@@ -81,6 +81,7 @@ public final class Simulation<ID: Hashable & Sendable, Value: Sendable> {
             deliveries: loop.deliveries, meter: meter, identifier: identifier,
             expectedBytes: configuration.knowsPayloadSizes ? { sizes.bytes(item: $0, seed: seed) } : nil, rows: scenario.layout)
         app.use(configuration.toolkit)
+        if scenario.selfSizing { app.selfSizeRows() }
         app.policy = policy
         app.networkConditions = configuration.conditions
         if configuration.previews.isEnabled { app.previewPlan = configuration.previewPlan }
