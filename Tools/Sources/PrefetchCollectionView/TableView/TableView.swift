@@ -48,8 +48,11 @@ public final class TableView: ItemScrollView, ItemViewHost {
         }
     }
 
-    /// The height a self-sizing row is laid out at until it is measured, in points; 0 (the
-    /// default here) turns self-sizing off. Traps unless it is a finite number, at least 0.
+    /// The height a self-sizing row is laid out at until it is measured, in points; 0 turns
+    /// self-sizing off. Traps unless it is a finite number, at least 0.
+    ///
+    /// UIKit's default is `automaticDimension` (estimates on, the table choosing them); here it
+    /// is 0, so a table whose rows the ``rowHeight`` or the delegate sizes lays out as it always did.
     ///
     /// Above 0, rows the delegate does not size (`heightForRowAt` answers
     /// ``automaticDimension``) size themselves, as a `UITableView`'s do with Auto Layout: each
