@@ -9,7 +9,10 @@ struct GenerateCommand: ParsableCommand {
         abstract: "Write scroll traces from a stochastic user model.",
         discussion: """
             Writes COUNT traces, seeds SEED, SEED+1, ..., as PROFILE-SEED.json in DIR. The same seed gives the \
-            same trace. Train on seeds 1-999 (--seed 1 --count 999); report on seeds 1000 and up.
+            same trace. Train on seeds 1-999 (--seed 1 --count 999); report on seeds 1000 and up. With --moments, \
+            traces of gestures with the moments apps make (animated scrolls, status-bar taps, restores, inserts and \
+            deletes above, rubber-banding, rotation; self-sizing rows of different heights in the feed), as \
+            PROFILE-moments-SEED.json.
             """)
 
     @Option(name: .long, help: "How many traces (\(TraceGenerator.countRange.lowerBound) to \(TraceGenerator.countRange.upperBound)).")
@@ -26,6 +29,9 @@ struct GenerateCommand: ParsableCommand {
 
     @Option(name: .long, help: "The folder to write to (created if missing).")
     var out: String
+
+    @Flag(name: .long, help: "Write traces of gestures with the moments apps make, on a view that rubber-bands.")
+    var moments = false
 
     func validate() throws {
         guard TraceGenerator.countRange.contains(count) else {
@@ -46,9 +52,11 @@ struct GenerateCommand: ParsableCommand {
         let folder = URL(fileURLWithPath: out)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for offset in 0..<UInt64(count) {
-            let trace = try TraceGenerator.trace(profile: profile, seed: seed + offset, duration: duration)
+            let trace = moments
+                ? try TraceGenerator.momentsTrace(profile: profile, seed: seed + offset, duration: duration)
+                : try TraceGenerator.trace(profile: profile, seed: seed + offset, duration: duration)
             try TraceFile.encode(trace).write(to: folder.appendingPathComponent("\(trace.name).json"))
         }
-        print("wrote \(count) \(profile.rawValue) traces (seeds \(seed)...\(seed + UInt64(count) - 1)) to \(out)")
+        print("wrote \(count) \(profile.rawValue)\(moments ? " moments" : "") traces (seeds \(seed)...\(seed + UInt64(count) - 1)) to \(out)")
     }
 }

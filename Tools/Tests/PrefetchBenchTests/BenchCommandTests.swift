@@ -318,6 +318,18 @@ import Testing
         #expect(single.status == 0 && single.out.contains("gallery-1001") && !single.out.contains("gallery-1000"))
     }
 
+    @Test func generatesMomentsTracesOfGesturesAndRunsThem() async throws {
+        let folder = Self.temporaryFile("moments")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let generated = try await Self.run(["generate", "--moments", "--count", "1", "--seed", "1000", "--profile", "search", "--duration", "5", "--out", folder.path])
+        #expect(generated.status == 0 && generated.out.contains("wrote 1 search moments traces"), "\(generated.err)")
+        let file = folder.appendingPathComponent("search-moments-1000.json")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(text.contains("\"gestures\": [") && text.contains("\"bounces\": true") && !text.contains("\"samples\""))
+        let run = try await Self.run(["--quiet", "--trace", file.path, "--policy", "uikitLike", "--latency-profile", "wifi"])
+        #expect(run.status == 0 && run.out.contains("search-moments-1000"), "\(run.err)")
+    }
+
     @Test func badGeneratorOptionsAndAnEmptyFolderAreNamed() async throws {
         let count = try await Self.run(["generate", "--count", "0", "--out", "/tmp/unused"])
         #expect(count.status != 0 && count.err.contains("--count 0 is out of range; use 1 to 10000"))

@@ -1,4 +1,6 @@
 import Foundation
+import PrefetchCollectionView
+import PrefetchKit
 import Testing
 @testable import PrefetchSimulation
 
@@ -69,5 +71,106 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         #expect(throws: SimulationError(path: folder.path, "the trace folder holds no *.json trace")) { try TraceFile.loadFolder(folder) }
+    }
+}
+
+@Suite struct MomentsTraceGeneratorTests {
+    /// The kind of a gesture, an insert or a delete telling whether it happens during the gesture before.
+    private func kind(_ gesture: ScrollGesture) -> String {
+        switch gesture {
+        case .drag: "drag"
+        case .fling: "fling"
+        case .flingFor: "flingFor"
+        case .jump: "jump"
+        case .pause: "pause"
+        case .animate: "animate"
+        case .statusBarTap: "statusBarTap"
+        case .restore: "restore"
+        case .rotate: "rotate"
+        case .insertAbove(_, let after): after == nil ? "insertAbove" : "insertAbove during"
+        case .deleteAbove(_, let after): after == nil ? "deleteAbove" : "deleteAbove during"
+        }
+    }
+
+    private func gestures(_ scenario: Scenario) -> [ScrollGesture] {
+        if case .gestures(let gestures) = scenario.motion { gestures } else { [] }
+    }
+
+    @Test(arguments: TraceGenerator.Profile.allCases)
+    func deterministicBySeedAndReadBackAsWritten(profile: TraceGenerator.Profile) throws {
+        let a = try TraceGenerator.momentsTrace(profile: profile, seed: 1_234)
+        #expect(try a == TraceGenerator.momentsTrace(profile: profile, seed: 1_234))
+        #expect(try a.motion != TraceGenerator.momentsTrace(profile: profile, seed: 1_235).motion)
+        #expect(a.name == "\(profile.rawValue)-moments-1234" && a.bounces)
+        try a.validate()
+        #expect(try TraceFile.parse(TraceFile.encode(a), fileName: "\(a.name).json") == a)
+    }
+
+    @Test func everyMomentShowsUpAndTheFeedsRowsSizeThemselvesOnSomeSeeds() throws {
+        var kinds: [TraceGenerator.Profile: Set<String>] = [:]
+        var selfSizing: [Bool] = []
+        var searchLengths: [Int] = []
+        for profile in TraceGenerator.Profile.allCases {
+            for seed in UInt64(1)...20 {
+                let trace = try TraceGenerator.momentsTrace(profile: profile, seed: seed)
+                kinds[profile, default: []].formUnion(gestures(trace).map(kind))
+                if profile == .feed { selfSizing.append(trace.selfSizing) }
+                if profile == .search { searchLengths.append(trace.layout.itemCount) }
+                #expect(trace.layout.kind == (profile == .gallery ? .grid : .list))
+                #expect((trace.layout.rowHeights != nil) == (profile == .feed))
+            }
+        }
+        let everywhere: Set = ["drag", "fling", "jump", "pause", "animate", "statusBarTap", "restore", "rotate"]
+        for profile in TraceGenerator.Profile.allCases {
+            #expect(kinds[profile, default: []].isSuperset(of: everywhere), "\(profile): \(everywhere.subtracting(kinds[profile, default: []]))")
+        }
+        // A rotation mid-fling: rare in a search, common in the gallery.
+        #expect(kinds[.gallery, default: []].contains("flingFor") && kinds[.feed, default: []].contains("flingFor"))
+        // New posts and new photos arrive above, at rest and mid-drag; old ones go. Search results do not change.
+        for profile in [TraceGenerator.Profile.feed, .gallery] {
+            #expect(kinds[profile, default: []].isSuperset(of: ["insertAbove", "insertAbove during", "deleteAbove"]), "\(profile)")
+        }
+        #expect(kinds[.search, default: []].isDisjoint(with: ["insertAbove", "insertAbove during", "deleteAbove"]))
+        #expect(selfSizing.contains(true) && selfSizing.contains(false))
+        // Some result lists are short enough for a fling to reach their end (150 rows are 9,900 points).
+        #expect(searchLengths.contains { $0 < 600 } && searchLengths.contains { $0 > 2_000 })
+    }
+
+    @Test func everyScenarioOfTheMomentsSuiteReadsBackAsWritten() throws {
+        for scenario in MomentsSuite.all {
+            #expect(try TraceFile.parse(TraceFile.encode(scenario), fileName: "\(scenario.name).json") == scenario, "\(scenario.name)")
+        }
+    }
+
+    @MainActor @Test func generatedMomentsPlayThroughTheAppPastBothEnds() async throws {
+        // One trace of each profile, each played through the app's path: no problem reported,
+        // the session lasts about the duration asked for, and the views rubber-band past the
+        // top and, on the search's short list, past the bottom.
+        var pastTop = 0, pastBottom = 0
+        for (profile, seed) in [(TraceGenerator.Profile.feed, UInt64(2)), (.search, 2), (.gallery, 1)] {
+            let trace = try TraceGenerator.momentsTrace(profile: profile, seed: seed)
+            var beyond = (top: false, bottom: false), last = 0.0
+            let simulation = try Simulator.simulation(trace, configuration: .fixed200ms(), policy: PrefetchPolicies.adaptive)
+            _ = try await simulation.run { frame in
+                let view = simulation.app.view
+                let offset = Double(view.contentOffset.y), range = view.contentOffsetRange
+                if offset < Double(range.lowerBound) - 1 { beyond.top = true }
+                if offset > Double(range.upperBound) + 1 { beyond.bottom = true }
+                last = frame.time
+                return true
+            }
+            #expect(simulation.app.prefetchProblems.isEmpty, "\(trace.name)")
+            #expect(simulation.app.meter.readiness.displayed > 0, "\(trace.name)")
+            #expect((25...60).contains(last), "\(trace.name) lasted \(last) s")
+            pastTop += beyond.top ? 1 : 0
+            pastBottom += beyond.bottom ? 1 : 0
+        }
+        #expect(pastTop >= 1 && pastBottom >= 1, "past the top in \(pastTop), past the bottom in \(pastBottom)")
+    }
+
+    @Test func aDurationOutOfRangeNamesTheRule() {
+        #expect(throws: SimulationError("duration 601.0 s is out of range; use 5.0 to 600.0 s")) {
+            try TraceGenerator.momentsTrace(profile: .gallery, seed: 1, duration: 601)
+        }
     }
 }

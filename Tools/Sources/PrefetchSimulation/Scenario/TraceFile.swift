@@ -86,18 +86,12 @@ public enum TraceFile {
         return scenario
     }
 
-    /// Writes a recorded scenario (its motion must be samples) in the trace format, phases included.
-    /// - Throws: ``SimulationError`` when the scenario is invalid or its motion is gestures.
+    /// Writes a scenario in the trace format: its samples with their phases (a recorded or
+    /// generated trace of samples), or its gestures with `bounces` and `layout.selfSizing` when set.
+    /// ``parse(_:fileName:)`` reads back the same scenario.
+    /// - Throws: ``SimulationError`` when the scenario is invalid.
     public static func encode(_ scenario: Scenario) throws -> Data {
         try scenario.validate()
-        guard case .samples(let samples) = scenario.motion else {
-            throw SimulationError(path: "samples", "only a trace of samples can be written; this scenario's motion is gestures")
-        }
-        try checkOffsets(samples, layout: scenario.layout, viewport: scenario.viewport)
-        let number = { (x: Double) -> String in
-            // Whole numbers without a fraction; others in the shortest form that reads back exactly.
-            x == x.rounded() && abs(x) < 1e15 ? String(Int(x)) : "\(x)"
-        }
         let layout = scenario.layout
         var layoutFields = "\"kind\": \"\(layout.kind.rawValue)\", \"itemCount\": \(layout.itemCount), \"itemHeight\": \(number(layout.itemHeight))"
         if layout.kind == .grid {
@@ -109,11 +103,21 @@ public enum TraceFile {
         case .perItem(let heights): layoutFields += ", \"rowHeights\": [" + heights.map(number).joined(separator: ", ") + "]"
         case nil: break
         }
-        let lines = samples.map { s -> String in
-            var fields = [number(s.time), number(s.offset)]
-            if let phase = s.phase { fields.append("\"\(phase.rawValue)\"") }
-            if let resting = s.restingOffset { fields.append(number(resting)) }
-            return "    [" + fields.joined(separator: ", ") + "]"
+        if scenario.selfSizing { layoutFields += ", \"selfSizing\": true" }
+        let motion: String
+        switch scenario.motion {
+        case .samples(let samples):
+            try checkOffsets(samples, layout: scenario.layout, viewport: scenario.viewport)
+            let lines = samples.map { s -> String in
+                var fields = [number(s.time), number(s.offset)]
+                if let phase = s.phase { fields.append("\"\(phase.rawValue)\"") }
+                if let resting = s.restingOffset { fields.append(number(resting)) }
+                return "    [" + fields.joined(separator: ", ") + "]"
+            }
+            motion = "\"samples\": [\n" + lines.joined(separator: ",\n") + "\n  ]"
+        case .gestures(let gestures):
+            motion = (scenario.bounces ? "\"bounces\": true,\n  " : "")
+                + "\"gestures\": [\n" + gestures.map { "    " + encode($0) }.joined(separator: ",\n") + "\n  ]"
         }
         let name = String(decoding: try JSONSerialization.data(withJSONObject: [scenario.name], options: []), as: UTF8.self).dropFirst().dropLast()
         let itemBytes = scenario.itemBytes.map { "\n  \"itemBytes\": [" + $0.map(String.init).joined(separator: ", ") + "]," } ?? ""
@@ -123,13 +127,37 @@ public enum TraceFile {
               "viewport": {"width": \(number(scenario.viewport.width)), "height": \(number(scenario.viewport.height))},
               "layout": {\(layoutFields)},
               "payloadBytes": \(scenario.payloadBytes),\(itemBytes)
-              "samples": [
-            \(lines.joined(separator: ",\n"))
-              ]
+              \(motion)
             }
 
             """
         return Data(text.utf8)
+    }
+
+    /// A number as the format writes it: whole numbers without a fraction; others in the
+    /// shortest form that reads back exactly.
+    private static func number(_ x: Double) -> String {
+        x == x.rounded() && abs(x) < 1e15 ? String(Int(x)) : "\(x)"
+    }
+
+    /// One gesture as an object with one key, as the reader takes it.
+    private static func encode(_ gesture: ScrollGesture) -> String {
+        func object(_ key: String, _ fields: [(String, Double)]) -> String {
+            "{\"\(key)\": {" + fields.map { "\"\($0.0)\": \(number($0.1))" }.joined(separator: ", ") + "}}"
+        }
+        switch gesture {
+        case .drag(let speed, let duration): return object("drag", [("speed", speed), ("duration", duration)])
+        case .fling(let velocity): return object("fling", [("velocity", velocity)])
+        case .flingFor(let velocity, let duration): return object("fling", [("velocity", velocity), ("for", duration)])
+        case .jump(let item): return object("jump", [("item", Double(item))])
+        case .pause(let duration): return object("pause", [("duration", duration)])
+        case .animate(let item, let duration): return object("animate", [("item", Double(item)), ("duration", duration)])
+        case .statusBarTap: return object("statusBarTap", [])
+        case .restore(let offset): return object("restore", [("offset", offset)])
+        case .rotate(let width, let height): return object("rotate", [("width", width), ("height", height)])
+        case .insertAbove(let count, let after): return object("insertAbove", [("count", Double(count))] + (after.map { [("after", $0)] } ?? []))
+        case .deleteAbove(let count, let after): return object("deleteAbove", [("count", Double(count))] + (after.map { [("after", $0)] } ?? []))
+        }
     }
 
     /// How far (in points) a sample's offset may lie outside the content: half a point, for

@@ -44,13 +44,18 @@ public enum TraceGenerator {
     /// The trace of one seed: a `profile` session of at least `duration` seconds (its last move finishes, then half a second of rest).
     /// - Throws: ``SimulationError`` naming a duration out of range.
     public static func trace(profile: Profile, seed: UInt64, duration: Double = 30) throws -> Scenario {
-        guard duration.isFinite, durationRange.contains(duration) else {
-            throw SimulationError("duration \(duration) s is out of range; use \(durationRange.lowerBound) to \(durationRange.upperBound) s")
-        }
+        try check(duration: duration)
         var model = Model(profile: profile, seed: seed)
         while model.time < duration { model.act() }
         model.idle(for: 0.5)
         return Scenario(name: "\(profile.rawValue)-\(seed)", layout: model.layout, viewport: model.viewport, motion: .samples(model.samples))
+    }
+
+    /// - Throws: ``SimulationError`` naming a duration out of ``durationRange``.
+    static func check(duration: Double) throws {
+        guard duration.isFinite, durationRange.contains(duration) else {
+            throw SimulationError("duration \(duration) s is out of range; use \(durationRange.lowerBound) to \(durationRange.upperBound) s")
+        }
     }
 
     private struct Model {
@@ -81,15 +86,6 @@ public enum TraceGenerator {
             samples = [OffsetSample(time: 0, offset: 0, phase: .idle)]
         }
 
-        mutating func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * random.nextUnitInterval() }
-        mutating func logUniform(_ a: Double, _ b: Double) -> Double { exp(uniform(log(a), log(b))) }
-        mutating func chance(_ p: Double) -> Bool { random.nextUnitInterval() < p }
-        /// A log-normal draw with this median and a spread of `sigma`.
-        mutating func logNormal(median: Double, sigma: Double) -> Double {
-            let u1 = max(random.nextUnitInterval(), 1e-12), u2 = random.nextUnitInterval()
-            return median * exp(sigma * sqrt(-2 * log(u1)) * cos(2 * .pi * u2))
-        }
-
         mutating func emit(_ phase: TracePhase, resting: Double? = nil) {
             samples.append(OffsetSample(time: time, offset: offset, phase: phase, restingOffset: resting))
         }
@@ -99,33 +95,33 @@ public enum TraceGenerator {
         mutating func direction(back: Double) -> Double {
             if offset <= range.lowerBound + 1 { return 1 }
             if offset >= range.upperBound - 1 { return -1 }
-            return chance(back) ? -1 : 1
+            return random.chance(back) ? -1 : 1
         }
 
         mutating func act() {
             switch profile {
             case .feed:
-                idle(for: logNormal(median: 1.7, sigma: 0.5))
+                idle(for: random.logNormal(median: 1.7, sigma: 0.5))
                 let roll = random.nextUnitInterval()
                 let sign = direction(back: 0.1)
                 if roll < 0.03 { jump() } else if roll < 0.58 {
-                    drag(speed: sign * uniform(300, 900), distance: uniform(0.6, 1.4) * layout.itemHeight)
-                } else { flick(velocity: sign * logUniform(800, 5_000)) }
+                    drag(speed: sign * random.uniform(300, 900), distance: random.uniform(0.6, 1.4) * layout.itemHeight)
+                } else { flick(velocity: sign * random.logUniform(800, 5_000)) }
             case .search:
-                idle(for: uniform(0.2, 0.8))
+                idle(for: random.uniform(0.2, 0.8))
                 let roll = random.nextUnitInterval()
                 let sign = direction(back: 0.15)
                 if roll < 0.03 { jump() } else if roll < 0.2 {
-                    drag(speed: sign * uniform(150, 500), distance: uniform(100, 400))
-                    idle(for: logNormal(median: 1.5, sigma: 0.4))
-                } else { flick(velocity: sign * logUniform(3_000, 12_000)) }
+                    drag(speed: sign * random.uniform(150, 500), distance: random.uniform(100, 400))
+                    idle(for: random.logNormal(median: 1.5, sigma: 0.4))
+                } else { flick(velocity: sign * random.logUniform(3_000, 12_000)) }
             case .gallery:
-                idle(for: uniform(0.4, 2))
+                idle(for: random.uniform(0.4, 2))
                 let roll = random.nextUnitInterval()
                 let sign = direction(back: 0.12)
                 if roll < 0.03 { jump() } else if roll < 0.4 {
-                    drag(speed: sign * uniform(200, 800), distance: uniform(100, 500))
-                } else { flick(velocity: sign * logUniform(1_000, 6_000)) }
+                    drag(speed: sign * random.uniform(200, 800), distance: random.uniform(100, 500))
+                } else { flick(velocity: sign * random.logUniform(1_000, 6_000)) }
             }
         }
 
@@ -180,8 +176,23 @@ public enum TraceGenerator {
         mutating func jump() {
             emit(.idle)
             time += 1 / sampleRate
-            offset = chance(0.4) ? 0 : range.clamp(uniform(range.lowerBound, range.upperBound))
+            offset = random.chance(0.4) ? 0 : range.clamp(random.uniform(range.lowerBound, range.upperBound))
             emit(.idle)
         }
+    }
+}
+
+/// The draws of the user models.
+extension SplitMix64 {
+    /// A draw uniform in `a..<b`.
+    mutating func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * nextUnitInterval() }
+    /// A draw whose logarithm is uniform in `log(a)..<log(b)`.
+    mutating func logUniform(_ a: Double, _ b: Double) -> Double { exp(uniform(log(a), log(b))) }
+    /// `true` with probability `p`.
+    mutating func chance(_ p: Double) -> Bool { nextUnitInterval() < p }
+    /// A log-normal draw with this median and a spread of `sigma`.
+    mutating func logNormal(median: Double, sigma: Double) -> Double {
+        let u1 = max(nextUnitInterval(), 1e-12), u2 = nextUnitInterval()
+        return median * exp(sigma * sqrt(-2 * log(u1)) * cos(2 * .pi * u2))
     }
 }
