@@ -19,8 +19,11 @@ extension PrefetchPolicies {
     /// - **At rest.** `idleLead` viewports the way the user was going (``ScrollContext/heading``),
     ///   so the next fling that way starts on loaded cells. Fling endings keep the same window, so
     ///   nothing is cancelled when the view stops.
-    /// - **Behind.** `behind` viewports behind the viewport, only while at rest or scrolling
-    ///   slowly: during fast scrolling the items just passed would enter and leave every frame.
+    /// - **Behind.** `behind` viewports behind the viewport at rest and while scrolling slowly (up
+    ///   to half a viewport per second), fading to nothing at a viewport per second: during fast
+    ///   scrolling the items just passed would enter and leave every frame. The fade, rather
+    ///   than a switch at one speed, keeps the row at the band's edge from coming and going when
+    ///   the speed read from frame to frame wavers around a threshold.
     /// - **Users who turn back.** The controller's ``ScrollContext/history`` estimates how often
     ///   the user reverses (the share of reversals among its motions, starting from
     ///   `reversalPrior` as if a few motions had shown it). At rest the window behind grows with the odds of a reversal `p/(1−p)`:
@@ -61,6 +64,19 @@ extension PrefetchPolicies {
         static let reversalPriorWeight = 4.0
         /// The estimated reversal share above which a coasting fling keeps `reversalBehind`: 0.25.
         static let reversalThreshold = 0.25
+        /// The speed, in viewports per second, at which the band behind a moving view has faded
+        /// to nothing; it is whole up to half a viewport per second.
+        static let behindFadeEnd = 1.0
+
+        /// The share of `behind` kept behind a view moving at `speed`: 1 up to half a viewport per
+        /// second, 0 from ``behindFadeEnd`` viewports per second, linear between, so a speed read
+        /// a little differently from frame to frame moves the band's edge by as little and the
+        /// row at its edge does not come and go.
+        static func behindShare(speed: Double, viewportLength length: Double) -> Double {
+            let start = length / 2, end = behindFadeEnd * length
+            guard end > start else { return speed < start ? 1 : 0 }
+            return min(max((end - speed) / (end - start), 0), 1)
+        }
 
         /// Creates an adaptive policy.
         ///
@@ -142,7 +158,9 @@ extension PrefetchPolicies {
                 return .empty
             }
             let speed = abs(context.velocity.isFinite ? context.velocity : 0)
-            let slow = speed < length / 2
+            // The band behind, in full up to half a viewport per second, fading to nothing at
+            // `Self.behindFadeEnd` viewports per second.
+            let behindShare = Self.behindShare(speed: speed, viewportLength: length)
             let idleLead = self.idleLead * aggressiveness
             let reversal = context.history.reversalShare(prior: reversalPrior, priorWeight: Self.reversalPriorWeight)
             // Never behind more than the latest motion travelled: the rest was never seen.
@@ -155,7 +173,7 @@ extension PrefetchPolicies {
                 let way = path.region(from: 0, to: restFar)
                 let atRest = path.region(from: max(restFar - length, 0), to: restFar + idleLead * length)
                 let kept = reversal > Self.reversalThreshold ? min(reversalBehind * length, swept) : 0
-                let behindLength = max(slow ? behind * length : 0, kept)
+                let behindLength = max(behind * length * behindShare, kept)
                 return PrefetchPlan(regions: [way, atRest, path.behind(behindLength)].compactMap { $0 })
             case let .programmatic(target, _) where target.isFinite && target != context.viewport.lowerBound:
                 let forward = target > context.viewport.lowerBound
@@ -173,7 +191,7 @@ extension PrefetchPolicies {
                 let latency = context.expectedLatency.seconds * latencyMultiplier
                 let path = Path(context: context, forward: context.direction == 0 ? context.heading >= 0 : context.direction > 0)
                 let lead = min(max(speed * latency + margin * length, minimumLead * length), maximumLead * length) * aggressiveness
-                return PrefetchPlan(regions: [path.region(from: 0, to: lead), slow ? path.behind(behind * length) : nil].compactMap { $0 })
+                return PrefetchPlan(regions: [path.region(from: 0, to: lead), path.behind(behind * length * behindShare)].compactMap { $0 })
             }
         }
     }

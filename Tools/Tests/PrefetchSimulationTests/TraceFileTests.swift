@@ -123,6 +123,7 @@ import Testing
         #expect(try parse(#"{"pause": {"duration": 1}}"#).bounces == false)
         let error = TraceFile.parseError
         #expect(error("{\(base), \"bounces\": \"yes\", \"gestures\": []}") == "trace.json: bounces: expected true or false, got a string")
+        #expect(error("{\(base), \"bounces\": 1, \"gestures\": []}") == "trace.json: bounces: expected true or false, got 1")
         #expect(error("{\(base), \"bounces\": true, \"samples\": [[0, 0]]}")
             == "trace.json: bounces: applies to a trace of gestures; a trace of samples has no overscroll (its offsets lie in the content)")
     }

@@ -214,6 +214,15 @@ public enum TraceFile {
             return Int(n)
         }
 
+        /// A JSON `true` or `false`, not a number: JSON's booleans and numbers may both arrive as
+        /// `NSNumber`, whose class tells them apart on Linux and Darwin alike.
+        func flag(_ value: Any, _ path: String) throws -> Bool {
+            guard let flag = value as? Bool, type(of: value) == Bool.self || String(describing: type(of: value)).contains("Boolean") else {
+                throw fail(path, "expected true or false, got \(describe(value))")
+            }
+            return flag
+        }
+
         func describe(_ value: Any) -> String {
             switch value {
             case is String: "a string"
@@ -283,19 +292,14 @@ public enum TraceFile {
             }
             var bounces = false
             if let raw = top["bounces"] {
-                guard let flag = raw as? Bool else { throw fail("bounces", "expected true or false, got \(describe(raw))") }
+                let flag = try self.flag(raw, "bounces")
                 guard !flag || motion.isGestures else {
                     throw fail("bounces", "applies to a trace of gestures; a trace of samples has no overscroll (its offsets lie in the content)")
                 }
                 bounces = flag
             }
             var selfSizing = false
-            if let raw = layoutObject["selfSizing"] {
-                guard let flag = raw as? Bool, type(of: raw) == Bool.self || String(describing: type(of: raw)).contains("Boolean") else {
-                    throw fail("layout.selfSizing", "expected true or false, got \(describe(raw))")
-                }
-                selfSizing = flag
-            }
+            if let raw = layoutObject["selfSizing"] { selfSizing = try flag(raw, "layout.selfSizing") }
             return Scenario(name: name, layout: layout, viewport: viewport, motion: motion,
                             payloadBytes: try integer(top["payloadBytes"], "payloadBytes", default: 50_000), itemBytes: itemBytes,
                             bounces: bounces, selfSizing: selfSizing)
