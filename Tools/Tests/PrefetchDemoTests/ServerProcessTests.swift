@@ -110,11 +110,13 @@ struct ServerProcessTests {
 
     @Test func theSoakFlagsInjectFaultsAndRestartTheServerMidRun() async throws {
         try await withTemporaryDirectory { directory in
-            // Given a served run with the soak's faults and a restart after 2 s
+            // Given a served run with the soak's faults and a restart after 2 s. The run lasts 5 s
+            // scaled like the waits: under ThreadSanitizer starting the server again takes
+            // seconds, and a restart still under way when the run ends is cancelled unreported.
             let arguments = ["--serve", "--server-faults", "--server-restart-after", "2", "--plain", "--json", "--script", "fling",
-                             "--duration", "5", "--items", "2000", "--cold",
+                             "--duration", "\(Int((5 * TestTime.scale).rounded(.up)))", "--items", "2000", "--cold",
                              "--disk-cache", directory.appendingPathComponent("cache.sqlite").path]
-            let output = try await BoundedProcess.run(try DemoProcess.executable, arguments, timeout: .seconds(60))
+            let output = try await BoundedProcess.run(try DemoProcess.executable, arguments, timeout: TestTime.scaled(.seconds(60)))
             // Then the server ran with the faults, was killed and started again on its port, and the run still ends well
             #expect(output.status == 0, "exit \(output.status): \(output.stderr)")
             #expect(output.stderr.contains("--error-rate 0.08 --reset-rate 0.05"), "\(output.stderr)")
