@@ -49,7 +49,7 @@ extension CollectionViewDataSourcePrefetching {
 /// view then never calls) to let the view's prefetch planner rank every load: set each
 /// request's priority on the item's prefetch interest, and use
 /// ``CollectionView/fetchPriority(forItemAt:)`` in `cellForItemAt`. An `AsyncFetcher` gives
-/// you one: ``PrefetchKit/AsyncFetcher/prefetchDataSource(identifier:expectedBytes:)``.
+/// you one: `AsyncFetcher.prefetchDataSource(identifier:expectedBytes:)` (this module's extension).
 /// See <doc:PrefetchContract>.
 @MainActor
 public protocol CollectionViewDataSourcePrioritizedPrefetching: CollectionViewDataSourcePrefetching, PrefetchLoadReporting {

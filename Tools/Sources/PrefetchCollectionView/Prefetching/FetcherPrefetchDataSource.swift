@@ -30,7 +30,7 @@ extension AsyncFetcher {
 }
 
 /// A prioritized prefetch data source backed by an `AsyncFetcher`: made by
-/// ``PrefetchKit/AsyncFetcher/prefetchDataSource(identifier:expectedBytes:)``.
+/// `AsyncFetcher.prefetchDataSource(identifier:expectedBytes:)`.
 ///
 /// It forwards each frame's decisions to the fetcher's prefetch target, which keeps the id it
 /// requested under each index path, reports the fetcher's latency to the view, and on memory

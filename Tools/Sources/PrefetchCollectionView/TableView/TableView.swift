@@ -62,7 +62,7 @@ public final class TableView: ItemScrollView, ItemViewHost {
     /// (scrolling up over rows never shown, after a jump) the content offset moves by the row's
     /// change in the same pass, so what is on screen stays in place; the scroll observer hears
     /// the content size change first and the offset's move after it, in UIKit's order. Measured
-    /// heights follow their rows through batch updates; ``reloadData()`` forgets them.
+    /// heights follow their rows through batch updates; ``ItemScrollView/reloadData()`` forgets them.
     public var estimatedRowHeight: Double = 0 {
         didSet {
             precondition(estimatedRowHeight.isFinite && estimatedRowHeight >= 0,

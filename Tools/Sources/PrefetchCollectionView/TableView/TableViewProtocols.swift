@@ -43,7 +43,7 @@ extension TableViewDataSourcePrefetching {
 ///
 /// The table view's counterpart of ``CollectionViewDataSourcePrioritizedPrefetching``; use
 /// ``TableView/fetchPriority(forRowAt:)`` in `cellForRowAt`. An `AsyncFetcher` gives you one:
-/// ``PrefetchKit/AsyncFetcher/prefetchDataSource(identifier:expectedBytes:)``.
+/// `AsyncFetcher.prefetchDataSource(identifier:expectedBytes:)`.
 @MainActor
 public protocol TableViewDataSourcePrioritizedPrefetching: TableViewDataSourcePrefetching, PrefetchLoadReporting {
     /// Applies one frame's decisions; see `PrefetchUpdate` for the order of its parts.

@@ -50,7 +50,7 @@ public struct SharedLink: Sendable, Hashable, CustomStringConvertible {
     /// running at once share it equally). On, only the transfers of the most urgent level move,
     /// sharing the link equally, while the others wait: a server that honours HTTP's priority
     /// signals (RFC 9218) over HTTP/2 or HTTP/3, with each load's urgency following its fetch
-    /// priority while it runs (``FetchPriority/urgency``, as `HTTPLoader` sends it).
+    /// priority while it runs (``/PrefetchKit/FetchPriority/urgency``, as `HTTPLoader` sends it).
     public var sharesByPriority = false
     /// What makes the link behave like a phone's (queueing, slow start, the radio's wake-up,
     /// slow round trips in runs): none by default, the classic fluid link. See <doc:APhonesLink>.

@@ -64,7 +64,7 @@ public enum PreviewSource: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension PreviewSource {
-    /// The previews `--previews` names (``PreviewOptions/Mode``), `share` of each payload.
+    /// The previews `--previews` names (`PreviewOptions.Mode`), `share` of each payload.
     public init(_ mode: PreviewOptions.Mode, share: Double) {
         switch mode {
         case .none: self = .none

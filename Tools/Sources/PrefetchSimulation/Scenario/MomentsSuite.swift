@@ -20,14 +20,14 @@ public enum MomentsSuite {
         /// drags and at rest, and old ones are deleted: the app keeps the user's place.
         case insertsAbove = "inserts-above"
         /// Drags past the top (a pull to refresh) and past the bottom, on a view that rubber-bands
-        /// as UIKit's does by default (``Scenario/bounces``), with flings that stop at the ends.
+        /// as UIKit's does by default (a trace's `bounces`), with flings that stop at the ends.
         case rubberBand = "rubber-band"
         /// A feed of text posts and photo posts, rows of different heights (60 to 420 pt, the
         /// normal case in SwiftUI): reading, drags, flings, a drag back, a jump far down and
         /// scrolling back up over rows never laid out. A list only: the grid's items share one size.
         case variableRows = "variable-rows"
         /// The same feed and motion as ``variableRows``, its rows sizing themselves as a UIKit
-        /// app's self-sizing cells do (``Scenario/selfSizing``): each row is laid out at the
+        /// app's self-sizing cells do (a trace's `layout.selfSizing`): each row is laid out at the
         /// typical height until it comes on screen, so the content size changes as rows are
         /// measured, and the offset too when rows above the screen are (scrolling up after the
         /// jump). Under the SwiftUI toolkit it plays as ``variableRows`` does: a lazy stack

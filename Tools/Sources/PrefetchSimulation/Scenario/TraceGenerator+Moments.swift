@@ -9,7 +9,7 @@ extension TraceGenerator {
     /// The user reads, drags and flings as in ``trace(profile:seed:duration:)``, and about one
     /// move in five is a moment instead:
     /// - `feed`: posts of different heights (``ScenarioLayout/feed(itemCount:seed:)``, drawn from
-    ///   the seed), on half of the seeds sizing themselves (``Scenario/selfSizing``); new posts
+    ///   the seed), on half of the seeds sizing themselves (`layout.selfSizing`); new posts
     ///   arrive above, at rest and mid-drag, and old ones go; pulls to refresh past the top; a
     ///   status-bar tap, a restore, an animated scroll to a post, a jump; a rotation now and then,
     ///   sometimes mid-fling.

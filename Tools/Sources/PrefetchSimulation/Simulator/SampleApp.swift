@@ -192,7 +192,7 @@ public final class SampleApp<ID: Hashable & Sendable, Value: Sendable>: AppActio
     }
 
     /// Drives the app's prefetching through `toolkit`'s binding (before a run): with `.swiftui`,
-    /// a ``ListFeed`` replaces the UIKit prefetcher, with its policy, network conditions, previews
+    /// a `ListFeed` replaces the UIKit prefetcher, with its policy, network conditions, previews
     /// and whether prefetching is on.
     public func use(_ toolkit: Toolkit) {
         guard toolkit == .swiftui, listFeed == nil, !rowsSizeThemselves else { return }
