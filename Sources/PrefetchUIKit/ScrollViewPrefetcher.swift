@@ -215,17 +215,23 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
 
     /// The priority for the cell at `indexPath` to ask with: call it from `cellForItemAt`
     /// (`cellForRowAt`) and pass it to `fetchAsync(_:priority:completion:)`. A stale index path
-    /// is reported and answered with ``/PrefetchKit/FetchPriority/visible``.
+    /// is reported and answered with ``/PrefetchKit/FetchPriority/visible``. During an animated
+    /// scroll, a cell on screen asks at visible priority, except on a frame that moved the
+    /// content a screen or more: such a cell is gone at the next frame, so it asks at
+    /// ``/PrefetchKit/FetchPriority/Level/speculative``, and its load waits behind the
+    /// destination's instead of pre-empting one.
     public func priority(at indexPath: IndexPath) -> FetchPriority {
         endQuietAnimation()
         flushPendingLayout()
         let extent = surface?.cellExtent(at: indexPath, along: axis)
-        // During an animation nobody announced the plan is its first frame's: a cell on screen now
-        // is what the user sees, whatever that plan forecast.
+        // During an animation the plan is its first frame's: a cell on screen now is what the user
+        // sees, whatever that plan forecast, unless the frame moved the content a screen or more.
+        // Such a cell is gone at the next frame: it asks at speculative priority, so its load waits
+        // behind the destination's loads instead of pre-empting one, and is cancelled unstarted.
         if adapter.holdsPlanForAnimation, let extent, let reading = surface?.reading(along: axis),
            reading.offset.isFinite, reading.viewportLength.isFinite, reading.viewportLength > 0,
            extent.overlaps(reading.offset..<(reading.offset + reading.viewportLength)) {
-            return .visible
+            return adapter.animationFliesPast(viewportLength: reading.viewportLength) ? FetchPriority(level: .speculative) : .visible
         }
         let answer = adapter.priority(at: indexPath, lookup: lookup, extent: extent)
         if let problem = answer.problem { onProblem(problem) }

@@ -234,6 +234,33 @@ struct UIKitCallbackOrderTests {
         #expect(rig.timer.pending.isEmpty)
     }
 
+    @Test func aCellAnAnimationShowsForOneFrameAsksAtSpeculativePriority() {
+        // scrollToItem(at: row 900, at: .top, animated: true) from 1,000, announced, and
+        // setContentOffset(CGPoint(x: 0, y: 30_000), animated: true), untold (its first frame is a jump
+        // to where it is, planned as such): 18 steps each
+        for announced in [true, false] {
+            let rig = UIKitRig()
+            rig.step(to: 1_000)
+            let target = announced ? 90_000.0 : 30_000
+            if announced { rig.prefetcher.willScroll(to: [0, 900], animated: true) }
+            var asked: [(step: Int, level: FetchPriority.Level)] = []
+            for step in 1...18 {
+                let offset = 1_000 + (target - 1_000) * (1 - pow(1 - Double(step) / 18, 3))
+                rig.step(to: offset)
+                // cellForItemAt for the row at the top of the screen this frame shows
+                asked.append((step, rig.prefetcher.priority(at: [0, Int(offset / 100)]).level))
+            }
+            // While a frame moves the content a screen (600 pt) or more, the cells it shows are gone at
+            // the next: they ask at speculative priority, below every prefetch, so they pre-empt none
+            // of the destination's loads; the last frames move less and their cells ask as visible
+            let fast = asked.filter { (2...10).contains($0.step) }, slow = asked.filter { $0.step >= 16 }
+            #expect(fast.allSatisfy { $0.level == .speculative }, "announced \(announced): \(asked)")
+            #expect(slow.allSatisfy { $0.level == .visible }, "announced \(announced): \(asked)")
+            #expect(FetchPriority.Level.speculative < .prefetch)
+            #expect(rig.problems.isEmpty)
+        }
+    }
+
     @Test func anAnnouncedAnimatedScrollToAFarItemPlansTheDestinationFirstAndRestsAfterIt() {
         // scrollToItem(at: row 900, at: .top, animated: true) from 1,000: 89,000 pt in 0.3 s
         let rig = UIKitRig()

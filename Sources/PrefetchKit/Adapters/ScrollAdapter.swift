@@ -186,6 +186,12 @@ package final class ScrollAdapter<Item: Hashable> {
     /// Whether the last frames belong to an animation nobody announced, whose plan is held.
     package var holdsPlanForAnimation: Bool { tracker.holdsPlan }
 
+    /// Whether the last frame belongs to an animation whose plan is held and moved the content a
+    /// viewport of `viewportLength` or more: every cell it shows is on screen for that frame only.
+    package func animationFliesPast(viewportLength: Double) -> Bool {
+        tracker.holdsPlan && viewportLength.isFinite && viewportLength > 0 && tracker.lastStep >= viewportLength
+    }
+
     /// Whether an animation nobody announced has gone quiet at `time`: a frame at rest ends it.
     package func unannouncedAnimationEnded(at time: Double) -> Bool { tracker.unannouncedAnimationEnded(at: time) }
 

@@ -84,6 +84,9 @@ package struct ScrollTracker: Sendable {
     /// Whether the last frame belongs to an animation whose destination nobody told: the adapter
     /// then keeps the plan it has rather than plan every screen the animation flies past.
     package private(set) var holdsPlan = false
+    /// How far the last frame moved the (clamped) offset from the frame before it, in points; 0
+    /// for the first frame.
+    package private(set) var lastStep = 0.0
 
     /// How long an animation nobody announced may go without a frame before it counts as ended, in
     /// seconds: a display frame is 8-17 ms, so a gap of 0.1 s is a stop, not a slow frame.
@@ -170,6 +173,7 @@ package struct ScrollTracker: Sendable {
         let range = reported.range
         frame.offset = min(max(reported.offset, range.lowerBound), range.upperBound)
         measureVelocity(frame)
+        lastStep = last.map { abs(frame.offset - $0.offset) } ?? 0
         last = (frame.time, frame.offset)
         holdsPlan = false
         let phase: MotionPhase

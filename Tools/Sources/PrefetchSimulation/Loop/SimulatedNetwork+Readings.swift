@@ -80,6 +80,9 @@ extension SimulatedNetwork {
                          duration: duration, size: size)
     }
 
+    /// The items whose loads started, each with how many of its loads started so far.
+    package var loadsStartedByItem: [Int: Int] { state.withLock { $0.loadsStarted } }
+
     /// Whether a load of `item` waits here or backs off before its next attempt.
     package func isLoading(_ item: Int) -> Bool {
         state.withLock { s in s.backingOff[item] != nil || s.calls.values.contains { $0.item == item } }
