@@ -64,10 +64,15 @@ package final class ScrollAdapter<Item: Hashable> {
         if let problem = shutDownProblem() { return problem }
         do {
             let state = try tracker.frame(frame)
-            // An animation nobody announced keeps the plan of its first frame until it stops.
+            // A move nobody announced adds its first frame's screen to the plan held; if it goes on (an
+            // animation) its later frames hold that plan until it stops.
             guard !tracker.holdsPlan else { return nil }
             lastState = state
-            controller.update(state, geometry: geometry)
+            if tracker.startsUnannouncedMove {
+                controller.updateKeepingPlan(state, geometry: geometry)
+            } else {
+                controller.update(state, geometry: geometry)
+            }
             return nil
         } catch {
             return Self.problem(error)

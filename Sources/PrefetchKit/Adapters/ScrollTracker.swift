@@ -59,11 +59,20 @@ package struct ScrollTracker: Sendable {
     /// The shortest interval a velocity is measured over, in seconds: two offsets reported closer
     /// than this (one scroll step seen by two observers) are measured from the earlier anchor.
     package static let minimumInterval = 0.004
+    /// How far back a drag's velocity looks, in seconds: the slope of a least-squares line through
+    /// the drag's frames of the last `dragWindow` (and the one frame just before it). Two
+    /// frames alone give the speed of one display interval, which the callback's own delay (a few
+    /// milliseconds of main-thread work) and offsets rounded to the pixel grid skew by up to a
+    /// fifth at 60 Hz and by half at 120 Hz; two display intervals of 60 Hz smooth that and lag a
+    /// steady drag by nothing.
+    package static let dragWindow = 1.0 / 30
 
     private var last: (time: Double, offset: Double)?
     /// The frame the velocity is measured from: the last one that moved, at least
     /// `minimumInterval` before the next.
     private var anchor: (time: Double, offset: Double)?
+    /// The current drag's moving frames within ``dragWindow`` of the last (and the one before them).
+    private var dragSamples: [(time: Double, offset: Double)] = []
     /// The velocity of the last frame, in points per second.
     package private(set) var velocity = 0.0
     /// The time of the last frame, in seconds; nil before the first.
@@ -84,6 +93,10 @@ package struct ScrollTracker: Sendable {
     /// Whether the last frame belongs to an animation whose destination nobody told: the adapter
     /// then keeps the plan it has rather than plan every screen the animation flies past.
     package private(set) var holdsPlan = false
+    /// Whether the last frame is the first of a move nobody announced (a jump, or an animation's
+    /// first frame): the adapter adds its screen to the plan it has and plans the rest when the
+    /// view rests (see `PrefetchController.updateKeepingPlan(_:geometry:)`).
+    package private(set) var startsUnannouncedMove = false
     /// How far the last frame moved the (clamped) offset from the frame before it, in points; 0
     /// for the first frame.
     package private(set) var lastStep = 0.0
@@ -110,6 +123,7 @@ package struct ScrollTracker: Sendable {
         self.velocity = velocity
         coastedOver = nil
         animation = nil
+        dragSamples = []
         // The lift gives the velocity: the next frames measure from here, not from where the drag
         // (or a flick from rest) began.
         anchor = (time, offset)
@@ -131,6 +145,7 @@ package struct ScrollTracker: Sendable {
         guard delta.isFinite, delta != 0 else { return }
         if let last { self.last = (last.time, last.offset + delta) }
         if let anchor { self.anchor = (anchor.time, anchor.offset + delta) }
+        dragSamples = dragSamples.map { ($0.time, $0.offset + delta) }
         if case let .decelerating(resting, rate)? = fling { fling = .decelerating(restingOffset: resting + delta, rate: rate) }
         if let flingOrigin { self.flingOrigin = flingOrigin + delta }
         if let animation { self.animation = (animation.target + delta, animation.end, animation.planned) }
@@ -153,7 +168,8 @@ package struct ScrollTracker: Sendable {
     /// The state of one frame.
     ///
     /// The velocity is the change of offset since the last frame that moved, over the time between
-    /// them. A frame that repeats the offset within `echoInterval` of the last movement keeps
+    /// them; while dragging, from the third frame on, the slope through the drag's frames of the
+    /// last ``dragWindow``. A frame that repeats the offset within `echoInterval` of the last movement keeps
     /// the velocity: UIKit reports one scroll step to an offset and a bounds observer, and a size
     /// change, a phase change or a data change re-reads an unchanged offset; none of them means
     /// the content stopped. A repeat after a longer pause is a standstill (velocity 0). Offsets
@@ -176,6 +192,7 @@ package struct ScrollTracker: Sendable {
         lastStep = last.map { abs(frame.offset - $0.offset) } ?? 0
         last = (frame.time, frame.offset)
         holdsPlan = false
+        startsUnannouncedMove = false
         let phase: MotionPhase
         switch frame.motion {
         case .dragging:
@@ -224,6 +241,8 @@ package struct ScrollTracker: Sendable {
                 animation = nil
                 if let since = unannounced, frame.time - since <= Self.animationQuietTime {
                     holdsPlan = true
+                } else {
+                    startsUnannouncedMove = true
                 }
                 unannounced = frame.time
                 phase = .idle
@@ -236,6 +255,7 @@ package struct ScrollTracker: Sendable {
         if phase == .idle {
             velocity = 0
             anchor = (frame.time, frame.offset)
+            dragSamples = []
         }
         return ScrollState(seconds: frame.time, viewport: frame.offset..<(frame.offset + frame.viewportLength),
                            contentLength: max(0, frame.contentLength), velocity: velocity, phase: phase)
@@ -251,6 +271,7 @@ package struct ScrollTracker: Sendable {
             if frame.time - (anchor?.time ?? last.time) > Self.echoInterval {
                 velocity = 0
                 anchor = (frame.time, frame.offset)
+                dragSamples = []
             }
             return
         }
@@ -261,8 +282,36 @@ package struct ScrollTracker: Sendable {
         if measured.isFinite {
             velocity = measured
             coastedOver = frame.motion == .decelerating ? interval : nil
+            if frame.motion == .dragging {
+                if dragSamples.isEmpty { dragSamples = [from] }
+                dragSamples.append((frame.time, frame.offset))
+                if let slope = dragSlope(at: frame.time) { velocity = slope }
+            } else {
+                dragSamples = []
+            }
         }
         anchor = (frame.time, frame.offset)
+    }
+
+    /// The slope of the least-squares line through the drag's frames in its window, once there
+    /// are three: frames older than twice the window are dropped (a pause before them says
+    /// nothing about the finger now), and of those older than the window only the newest stays.
+    private mutating func dragSlope(at time: Double) -> Double? {
+        dragSamples.removeAll { $0.time < time - 2 * Self.dragWindow }
+        if let inside = dragSamples.firstIndex(where: { $0.time > time - Self.dragWindow }), inside > 1 {
+            dragSamples.removeFirst(inside - 1)
+        }
+        guard dragSamples.count >= 3 else { return nil }
+        let n = Double(dragSamples.count)
+        let meanTime = dragSamples.reduce(0) { $0 + $1.time } / n
+        let meanOffset = dragSamples.reduce(0) { $0 + $1.offset } / n
+        var covariance = 0.0, variance = 0.0
+        for sample in dragSamples {
+            covariance += (sample.time - meanTime) * (sample.offset - meanOffset)
+            variance += (sample.time - meanTime) * (sample.time - meanTime)
+        }
+        let slope = covariance / variance
+        return variance > 0 && slope.isFinite ? slope : nil
     }
 
     /// The velocity at the last frame. A velocity measured over an interval the content coasted

@@ -167,6 +167,18 @@ public final class PrefetchController<Item: Hashable> {
         return update
     }
 
+    /// Plans `state` as ``update(_:geometry:)`` does, but keeps what the last update planned and
+    /// only adds the viewport to it, asking the policy nothing: for the first frame of a move
+    /// nobody announced (a jump, or an animated scroll whose later frames show it to be one), whose
+    /// look-ahead would be flown past if the move goes on, and whose old plan would churn if it was
+    /// a nudge. The next frame at rest plans the rest.
+    @discardableResult
+    package func updateKeepingPlan<Geometry: ItemGeometry>(_ state: ScrollState, geometry: Geometry) -> PrefetchUpdate<Item>
+    where Geometry.Item == Item {
+        planner.keepsPlan = true
+        return update(state, geometry: geometry)
+    }
+
     /// The priority to load `item` at now: what the controller requested it at, or, for an item
     /// outside the plan, its rank under the current forecast given its `extent`.
     ///

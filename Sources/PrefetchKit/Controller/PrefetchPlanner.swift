@@ -51,6 +51,12 @@ package struct PrefetchPlanner<Item: Hashable> {
     @usableFromInline var resizeCarry: Range<Double>?
     /// Whether the last step was at rest.
     @usableFromInline var restedLast = false
+    /// The stretches of content the last step planned, its viewport included.
+    @usableFromInline var lastRegions: [Range<Double>] = []
+    /// Whether the next step keeps the stretches the last one planned and adds its own viewport to
+    /// them instead of asking the policy (see ``PrefetchController/updateKeepingPlan(_:geometry:)``);
+    /// cleared by that step.
+    @usableFromInline package var keepsPlan = false
 
     /// Creates a planner that holds nothing.
     package init(policy: any PrefetchPolicy = PrefetchPolicies.uikitLike,
@@ -76,6 +82,8 @@ package struct PrefetchPlanner<Item: Hashable> {
         planning: Bool = true, itemLatency: (Item) -> Duration? = { _ in nil }
     ) -> PrefetchUpdate<Item> where Geometry.Item == Item {
         var state = state
+        let keepsPlan = self.keepsPlan
+        self.keepsPlan = false
         // A clock that stepped back (frames from two sources, say) cannot move the plan back in time.
         if let lastTime, state.seconds.isFinite, state.seconds < lastTime { state.seconds = lastTime }
         guard (try? state.validate()) != nil, state.viewportLength > 0, state.contentLength > 0 else {
@@ -113,8 +121,15 @@ package struct PrefetchPlanner<Item: Hashable> {
         let resized = carriedAcrossResize(state)
         if let carry = carriedIntoDrag(state), !restriction.limitsRegions { regions.append(carry) }
         if let resized, !restriction.limitsRegions { regions.append(resized) }
+        if keepsPlan, !restriction.limitsRegions {
+            // What the last step planned near the new viewport (a nudge) stays; what a jump left far
+            // behind goes at once, so its loads stop taking the link from the new screen.
+            let near = (state.viewport.lowerBound - state.viewportLength)..<(state.viewport.upperBound + state.viewportLength)
+            regions = lastRegions.filter { $0.overlaps(near) }
+        }
         if restriction == .expensive { regions = clippedToExpensiveReach(regions, state, forecast) }
         regions.append(state.viewport)
+        lastRegions = regions
         let rules = rules(for: restriction)
         // The target holds the plan so far: the gate takes over from there.
         if !rules.isOpen, !gate.isClosed { closeGate() }
@@ -256,6 +271,7 @@ package struct PrefetchPlanner<Item: Hashable> {
     package mutating func reset() {
         gate.reset()
         held.removeAll()
+        lastRegions = []
         pendingMoves = []
         pendingRemovals = []
     }
