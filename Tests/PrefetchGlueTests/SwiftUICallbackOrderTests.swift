@@ -86,6 +86,34 @@ struct SwiftUICallbackOrderTests {
         rig.fetcher.shutdown()
     }
 
+    @Test(arguments: [60.0, 120.0])
+    func aFlickWhoseGeometryComesLateRestsNearWhereSwiftUIsFlingDoes(hz: Double) throws {
+        // SwiftUI gives no resting offset: the fling is projected from the speed the geometry
+        // frames measured. A 2,400 pt/s flick at `hz`, each onScrollGeometryChange 0-3 ms after
+        // its frame (the delays of FrameRateTests) and its offset on the pixel grid
+        let rig = try Rig()
+        rig.geometry(10_000)
+        rig.time += 0.5
+        rig.prefetcher.phaseChanged(to: .interacting)
+        var frameTime = rig.time, offset = 10_000.0
+        for frame in 1...Int(0.25 * hz) {
+            frameTime += 1 / hz
+            offset += 2_400 / hz
+            let called = frameTime + FrameRateTests.delays[frame % FrameRateTests.delays.count]
+            rig.geometry(FrameRateTests.onPixelGrid(offset), after: called - rig.time)
+        }
+        rig.time += 0.004
+        rig.prefetcher.phaseChanged(to: .decelerating)
+        guard case let .decelerating(rest, _)? = rig.state?.phase else {
+            Issue.record("the fling was lost: \(String(describing: rig.state?.phase))")
+            return
+        }
+        let fling = uikitFling(from: offset, velocity: 2_400)
+        // The toolkit's fling travels 1,199 pt; the projection misses its end by at most a tenth of that
+        #expect(abs(rest - fling.rest) <= 0.1 * (fling.rest - offset), "rests at \(rest), SwiftUI's fling at \(fling.rest)")
+        rig.fetcher.shutdown()
+    }
+
     @Test func aTouchThatCatchesAFlingStopsIt() throws {
         let rig = try Rig()
         rig.prefetcher.phaseChanged(to: .interacting)
