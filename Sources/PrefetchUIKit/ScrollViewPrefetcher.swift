@@ -216,8 +216,8 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
     /// The priority for the cell at `indexPath` to ask with: call it from `cellForItemAt`
     /// (`cellForRowAt`) and pass it to `fetchAsync(_:priority:completion:)`. A stale index path
     /// is reported and answered with ``/PrefetchKit/FetchPriority/visible``. During an animated
-    /// scroll, a cell on screen asks at visible priority, except on a frame that moved the
-    /// content a screen or more: such a cell is gone at the next frame, so it asks at
+    /// scroll, a cell on screen asks at visible priority, except while the content moves a
+    /// screen or more per sixtieth of a second: such a cell is gone within a frame or two, so it asks at
     /// ``/PrefetchKit/FetchPriority/Level/speculative``, and its load waits behind the
     /// destination's instead of pre-empting one.
     public func priority(at indexPath: IndexPath) -> FetchPriority {
@@ -225,8 +225,8 @@ public final class ScrollViewPrefetcher<Item: Hashable> {
         flushPendingLayout()
         let extent = surface?.cellExtent(at: indexPath, along: axis)
         // During an animation the plan is its first frame's: a cell on screen now is what the user
-        // sees, whatever that plan forecast, unless the frame moved the content a screen or more.
-        // Such a cell is gone at the next frame: it asks at speculative priority, so its load waits
+        // sees, whatever that plan forecast, unless the content moves a screen or more per 60 Hz
+        // frame. Such a cell is gone within a frame or two: it asks at speculative priority, so its load waits
         // behind the destination's loads instead of pre-empting one, and is cancelled unstarted.
         if adapter.holdsPlanForAnimation, let extent, let reading = surface?.reading(along: axis),
            reading.offset.isFinite, reading.viewportLength.isFinite, reading.viewportLength > 0,

@@ -119,6 +119,29 @@ struct FrameRateTests {
         #expect(rig.problems.isEmpty)
     }
 
+    @Test(arguments: [60.0, 120.0])
+    func aCellAnAnimationShowsForAMomentAsksAtSpeculativePriority(hz: Double) {
+        // scrollToItem(at: row 900, at: .top, animated: true) from 1,000, announced: 0.3 s of frames.
+        // At 120 Hz a frame moves half as far as at 60 Hz, but its cells are gone as soon: what
+        // counts is moving a screen per sixtieth of a second
+        let rig = Self.atRest(at: 1_000)
+        rig.prefetcher.willScroll(to: [0, 900], animated: true)
+        let frames = Int(0.3 * hz)
+        var asked: [(progress: Double, level: FetchPriority.Level)] = []
+        for step in 1...frames {
+            let t = Double(step) / Double(frames)
+            let offset = Self.onPixelGrid(1_000 + 89_000 * (1 - pow(1 - t, 3)))
+            rig.step(to: offset, after: 1 / hz)
+            asked.append((t, rig.prefetcher.priority(at: [0, Int(offset / 100)]).level))
+        }
+        // The curve moves 890,000 × (1 − t)² pt/s: a screen (600 pt) per sixtieth of a second until
+        // t = 0.8. Counted per frame (a screen per frame at 120 Hz is t ≤ 0.72), the cells of t = 0.72-0.8
+        // would ask at visible and pre-empt the destination's loads
+        let fast = asked.filter { $0.progress > 0.05 && $0.progress <= 0.78 }, slow = asked.filter { $0.progress >= 0.85 }
+        #expect(!fast.isEmpty && fast.allSatisfy { $0.level == .speculative }, "\(hz) Hz: \(asked.map { $0.level.rawValue })")
+        #expect(!slow.isEmpty && slow.allSatisfy { $0.level == .visible }, "\(hz) Hz: \(asked.map { $0.level.rawValue })")
+    }
+
     @Test func aJumpRequestsItsScreenAtOnceAndItsLookAheadWhenItRests() {
         // setContentOffset(_:animated: false) to 50,000: one step with neither flag. It may be an
         // animation's first frame, so only its screen is requested; what the view held far behind goes

@@ -191,10 +191,11 @@ package final class ScrollAdapter<Item: Hashable> {
     /// Whether the last frames belong to an animation nobody announced, whose plan is held.
     package var holdsPlanForAnimation: Bool { tracker.holdsPlan }
 
-    /// Whether the last frame belongs to an animation whose plan is held and moved the content a
-    /// viewport of `viewportLength` or more: every cell it shows is on screen for that frame only.
+    /// Whether the last frame belongs to an animation whose plan is held and moves the content a
+    /// viewport of `viewportLength` or more per 60 Hz display frame (at 120 Hz, half a viewport per
+    /// frame): every cell it shows is gone within a sixtieth of a second.
     package func animationFliesPast(viewportLength: Double) -> Bool {
-        tracker.holdsPlan && viewportLength.isFinite && viewportLength > 0 && tracker.lastStep >= viewportLength
+        tracker.holdsPlan && viewportLength.isFinite && viewportLength > 0 && tracker.lastStepSpeed / 60 >= viewportLength
     }
 
     /// Whether an animation nobody announced has gone quiet at `time`: a frame at rest ends it.

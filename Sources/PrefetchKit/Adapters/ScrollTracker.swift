@@ -97,9 +97,9 @@ package struct ScrollTracker: Sendable {
     /// first frame): the adapter adds its screen to the plan it has and plans the rest when the
     /// view rests (see `PrefetchController.updateKeepingPlan(_:geometry:)`).
     package private(set) var startsUnannouncedMove = false
-    /// How far the last frame moved the (clamped) offset from the frame before it, in points; 0
-    /// for the first frame.
-    package private(set) var lastStep = 0.0
+    /// How fast the last frame moved the (clamped) offset from the frame before it, in points per
+    /// second (over at least a millisecond); 0 for the first frame.
+    package private(set) var lastStepSpeed = 0.0
 
     /// How long an animation nobody announced may go without a frame before it counts as ended, in
     /// seconds: a display frame is 8-17 ms, so a gap of 0.1 s is a stop, not a slow frame.
@@ -189,7 +189,7 @@ package struct ScrollTracker: Sendable {
         let range = reported.range
         frame.offset = min(max(reported.offset, range.lowerBound), range.upperBound)
         measureVelocity(frame)
-        lastStep = last.map { abs(frame.offset - $0.offset) } ?? 0
+        lastStepSpeed = last.map { abs(frame.offset - $0.offset) / max(frame.time - $0.time, 0.001) } ?? 0
         last = (frame.time, frame.offset)
         holdsPlan = false
         startsUnannouncedMove = false
